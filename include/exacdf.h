@@ -1,0 +1,26 @@
+/*
+ * exacdf.h -- extensions of exacdf beyond the PnetCDF API (exa_* calls and
+ * EXA_* constants). Includes pnetcdf.h, so a program needs only this header.
+ */
+#ifndef EXACDF_H
+#define EXACDF_H
+
+#include <pnetcdf.h>
+
+#define EXACDF_VERSION "0.1.0"
+#define EXACDF_VERSION_MAJOR 0
+#define EXACDF_VERSION_MINOR 1
+#define EXACDF_VERSION_PATCH 0
+
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
+/** Version string of exacdf itself (ncmpi_inq_libvers gives the PnetCDF API version). Local. */
+extern const char *exa_inq_libvers(void);
+
+#if defined(__cplusplus)
+}
+#endif
+
+#endif /* EXACDF_H */

@@ -1,0 +1,92 @@
+// The netCDF classic header (CDF-1, CDF-2, CDF-5) as plain data, and its
+// pure codec: encode to and decode from bytes exactly as the netCDF classic
+// format specification says. No MPI, no file I/O.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "exacdf_nc_constants.h"
+#include "util/status.hpp"
+
+namespace exa::format {
+
+// The classic format versions, numbered as the fourth byte of the magic.
+enum class Version : int { kCdf1 = 1, kCdf2 = 2, kCdf5 = 5 };
+
+// numrecs value meaning "streaming" (written by netCDF while a record write is in progress).
+inline constexpr int64_t kStreamingNumrecs = -1;
+
+// An attribute. Values are kept in external form (big-endian XDR), nelems
+// elements of the external type, without the trailing padding.
+struct Attribute {
+  std::string name;
+  nc_type type = NC_NAT;
+  int64_t nelems = 0;
+  std::vector<uint8_t> xvalues;
+};
+
+// A dimension; length 0 (NC_UNLIMITED) marks the record dimension.
+struct Dimension {
+  std::string name;
+  int64_t length = 0;
+};
+
+// A variable. begin is the file offset of its first element; vsize is the
+// value stored in the header (bytes per record for record variables, padded
+// to 4 bytes as the specification says).
+struct Variable {
+  std::string name;
+  std::vector<int> dimids;
+  std::vector<Attribute> atts;
+  nc_type type = NC_NAT;
+  int64_t vsize = 0;
+  int64_t begin = 0;
+};
+
+// A whole classic header. dims/vars/gatts are in id order.
+struct Header {
+  Version version = Version::kCdf1;
+  int64_t numrecs = 0;
+  std::vector<Dimension> dims;
+  std::vector<Attribute> gatts;
+  std::vector<Variable> vars;
+};
+
+// Size in bytes of one element of an external type in the classic formats
+// (NC_CHAR is 1); 0 for a type the classic formats do not have.
+int64_t external_size(nc_type type);
+
+// Whether a type may appear in a file of this version (CDF-5 types only in CDF-5).
+bool type_valid_for(nc_type type, Version version);
+
+// Exact encoded size of the header in bytes (what encode() returns the size of).
+int64_t encoded_size(const Header& header);
+
+// Encodes the header. Padding bytes are zero. Counts above the version's
+// limits are the caller's mistake (model checks them first).
+std::vector<uint8_t> encode(const Header& header);
+
+// Result of decoding: on success, the header and the number of bytes it used.
+struct DecodeResult {
+  Status status;
+  Header header;
+  int64_t consumed = 0;
+  // When status is NC_ENOTNC because bytes ran out, the number of bytes a
+  // reader should offer next time (at least bytes.size() + 1); 0 otherwise.
+  int64_t need_bytes = 0;
+};
+
+// Decodes a classic header from the start of a file. Never reads outside
+// `bytes`; never allocates more than the input could describe. A prefix of a
+// valid header yields NC_ENOTNC with need_bytes set, so a reader can fetch
+// more and try again. Malformed input yields NC_ENOTNC (bad magic, truncated,
+// bad tag), NC_EBADDIM (dimension id out of range), NC_EUNLIMIT (two
+// unlimited dimensions), NC_EBADTYPE (unknown type), NC_EVARSIZE or
+// NC_EINVAL (bad sizes, negative counts), NC_EBADNAME (bad name).
+DecodeResult decode(std::span<const uint8_t> bytes);
+
+}  // namespace exa::format
