@@ -157,6 +157,51 @@ extern int ncmpi_get_att_text(int ncid, int varid, const char *name, char *ip);
 EXACDF_FOR_EACH_MEMTYPE(EXACDF_ATT_PROTO_)
 #undef EXACDF_ATT_PROTO_
 
+/* ---------------------------------------------------------------------
+ * Data mode switches and blocking data calls. Calls ending in _all are
+ * collective (collective data mode); the others are independent (between
+ * ncmpi_begin_indep_data and ncmpi_end_indep_data).
+ * ------------------------------------------------------------------- */
+
+/* Every type of the typed data API: text plus the memory-type table. */
+#define EXACDF_FOR_EACH_DATA_TYPE(X) X(text, char) EXACDF_FOR_EACH_MEMTYPE(X)
+
+#define EXACDF_DATA_PROTO_KINDS_(OP, CQ, NAME, CTYPE, SFX)                                   \
+  extern int ncmpi_##OP##_var1_##NAME##SFX(int ncid, int varid, const MPI_Offset *start,     \
+                                           CQ CTYPE *buf);                                   \
+  extern int ncmpi_##OP##_var_##NAME##SFX(int ncid, int varid, CQ CTYPE *buf);               \
+  extern int ncmpi_##OP##_vara_##NAME##SFX(int ncid, int varid, const MPI_Offset *start,     \
+                                           const MPI_Offset *count, CQ CTYPE *buf);          \
+  extern int ncmpi_##OP##_vars_##NAME##SFX(int ncid, int varid, const MPI_Offset *start,     \
+                                           const MPI_Offset *count, const MPI_Offset *stride, \
+                                           CQ CTYPE *buf);
+#define EXACDF_DATA_PROTO_(NAME, CTYPE)                    \
+  EXACDF_DATA_PROTO_KINDS_(put, const, NAME, CTYPE, )     \
+  EXACDF_DATA_PROTO_KINDS_(put, const, NAME, CTYPE, _all) \
+  EXACDF_DATA_PROTO_KINDS_(get, , NAME, CTYPE, )          \
+  EXACDF_DATA_PROTO_KINDS_(get, , NAME, CTYPE, _all)
+EXACDF_FOR_EACH_DATA_TYPE(EXACDF_DATA_PROTO_)
+#undef EXACDF_DATA_PROTO_
+#undef EXACDF_DATA_PROTO_KINDS_
+
+/* The flexible forms: the memory layout is (buf, bufcount, buftype). */
+#define EXACDF_FLEX_PROTO_(OP, CQ, SFX)                                                        \
+  extern int ncmpi_##OP##_var1##SFX(int ncid, int varid, const MPI_Offset *start, CQ void *buf, \
+                                    MPI_Offset bufcount, MPI_Datatype buftype);                \
+  extern int ncmpi_##OP##_var##SFX(int ncid, int varid, CQ void *buf, MPI_Offset bufcount,     \
+                                   MPI_Datatype buftype);                                      \
+  extern int ncmpi_##OP##_vara##SFX(int ncid, int varid, const MPI_Offset *start,              \
+                                    const MPI_Offset *count, CQ void *buf, MPI_Offset bufcount, \
+                                    MPI_Datatype buftype);                                     \
+  extern int ncmpi_##OP##_vars##SFX(int ncid, int varid, const MPI_Offset *start,              \
+                                    const MPI_Offset *count, const MPI_Offset *stride,         \
+                                    CQ void *buf, MPI_Offset bufcount, MPI_Datatype buftype);
+EXACDF_FLEX_PROTO_(put, const, )
+EXACDF_FLEX_PROTO_(put, const, _all)
+EXACDF_FLEX_PROTO_(get, , )
+EXACDF_FLEX_PROTO_(get, , _all)
+#undef EXACDF_FLEX_PROTO_
+
 #if defined(__cplusplus)
 }
 #endif

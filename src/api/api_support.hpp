@@ -1,0 +1,41 @@
+// What every C entry point does: find the file, run the call, turn the
+// Status (or an escaping C++ exception) into an NC_* code.
+#pragma once
+
+#include <cstdio>
+#include <cstdlib>
+#include <new>
+
+#include "api/handles.hpp"
+#include "util/status.hpp"
+
+namespace exa::api {
+
+// Prints a diagnostic to stderr when EXACDF_VERBOSE=1 (the failing call's message).
+void report(const char* function, const Status& st);
+
+// Runs fn() and returns its NC_* code; no exception crosses the C ABI.
+template <typename Fn>
+int guarded(const char* function, Fn&& fn) {
+  try {
+    Status st = fn();
+    if (!st.is_ok()) report(function, st);
+    return st.code();
+  } catch (const std::bad_alloc&) {
+    return NC_ENOMEM;
+  } catch (...) {
+    return NC_EINTERNAL;
+  }
+}
+
+// Runs fn(file) for an open ncid; NC_EBADID otherwise.
+template <typename Fn>
+int with_file(const char* function, int ncid, Fn&& fn) {
+  return guarded(function, [&]() -> Status {
+    OpenFile* f = find_file(ncid);
+    if (f == nullptr) return {NC_EBADID, "not an open file id"};
+    return fn(*f);
+  });
+}
+
+}  // namespace exa::api

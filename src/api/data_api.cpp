@@ -1,0 +1,116 @@
+// C entry points for blocking data calls. Every typed variant (type x
+// var1/var/vara/vars x put/get x independent/_all) and every flexible form is
+// generated from EXACDF_FOR_EACH_DATA_TYPE; all of them reach data_call().
+#include <vector>
+
+#include "api/api_support.hpp"
+#include "api/memtypes.hpp"
+#include "pnetcdf.h"
+
+using exa::Status;
+using exa::api::OpenFile;
+
+namespace {
+
+enum class Kind { kVar1, kVar, kVara, kVars };
+
+// Turns var1/var into explicit start/count (var: the whole variable, with
+// the current number of records), then passes the request down the stack.
+int data_call(const char* fn, int ncid, int varid, Kind kind, const MPI_Offset* start,
+              const MPI_Offset* count, const MPI_Offset* stride, const void* buf,
+              MPI_Offset bufcount, MPI_Datatype buftype, nc_type memtype, bool put,
+              bool collective) {
+  return exa::api::with_file(fn, ncid, [&](OpenFile& f) -> Status {
+    exa::layer::DataRequest req;
+    req.varid = varid;
+    req.start = start;
+    req.count = count;
+    req.stride = kind == Kind::kVars ? stride : nullptr;
+    req.buf = const_cast<void*>(buf);
+    req.bufcount = bufcount;
+    req.buftype = buftype;
+    req.memtype = memtype;
+    req.collective = collective;
+    std::vector<MPI_Offset> zeros, shape;
+    if (kind == Kind::kVar1 || kind == Kind::kVar) {
+      const auto& ds = f.connector->dataset(*f.state);
+      if (ds.valid_var(varid)) {
+        const auto& var = ds.header().vars[static_cast<size_t>(varid)];
+        for (int d : var.dimids)
+          shape.push_back(kind == Kind::kVar1 ? 1
+                          : d == ds.unlimited_dim() ? ds.numrecs()
+                                                    : ds.header().dims[static_cast<size_t>(d)].length);
+        zeros.assign(shape.size(), 0);
+        if (kind == Kind::kVar) req.start = zeros.data();
+        req.count = shape.data();
+      }
+    }
+    return put ? f.connector->put(*f.state, req) : f.connector->get(*f.state, req);
+  });
+}
+
+}  // namespace
+
+#define EXA_NAME_(OP, KIND, NAME, SFX) "ncmpi_" #OP "_" #KIND "_" #NAME #SFX
+#define EXA_DATA_KINDS_(OP, CQ, NAME, CTYPE, SFX, PUT, COLL)                                     \
+  int ncmpi_##OP##_var1_##NAME##SFX(int ncid, int varid, const MPI_Offset* start, CQ CTYPE* buf) { \
+    return data_call(EXA_NAME_(OP, var1, NAME, SFX), ncid, varid, Kind::kVar1, start, nullptr,  \
+                     nullptr, buf, -1, MPI_DATATYPE_NULL, exa::api::memtype_of<CTYPE>(), PUT,  \
+                     COLL);                                                                     \
+  }                                                                                             \
+  int ncmpi_##OP##_var_##NAME##SFX(int ncid, int varid, CQ CTYPE* buf) {                        \
+    return data_call(EXA_NAME_(OP, var, NAME, SFX), ncid, varid, Kind::kVar, nullptr, nullptr,  \
+                     nullptr, buf, -1, MPI_DATATYPE_NULL, exa::api::memtype_of<CTYPE>(), PUT,  \
+                     COLL);                                                                     \
+  }                                                                                             \
+  int ncmpi_##OP##_vara_##NAME##SFX(int ncid, int varid, const MPI_Offset* start,               \
+                                    const MPI_Offset* count, CQ CTYPE* buf) {                   \
+    return data_call(EXA_NAME_(OP, vara, NAME, SFX), ncid, varid, Kind::kVara, start, count,    \
+                     nullptr, buf, -1, MPI_DATATYPE_NULL, exa::api::memtype_of<CTYPE>(), PUT,  \
+                     COLL);                                                                     \
+  }                                                                                             \
+  int ncmpi_##OP##_vars_##NAME##SFX(int ncid, int varid, const MPI_Offset* start,               \
+                                    const MPI_Offset* count, const MPI_Offset* stride,          \
+                                    CQ CTYPE* buf) {                                            \
+    return data_call(EXA_NAME_(OP, vars, NAME, SFX), ncid, varid, Kind::kVars, start, count,    \
+                     stride, buf, -1, MPI_DATATYPE_NULL, exa::api::memtype_of<CTYPE>(), PUT,   \
+                     COLL);                                                                     \
+  }
+#define EXA_DATA_DEFINE_(NAME, CTYPE)                             \
+  EXA_DATA_KINDS_(put, const, NAME, CTYPE, , true, false)         \
+  EXA_DATA_KINDS_(put, const, NAME, CTYPE, _all, true, true)      \
+  EXA_DATA_KINDS_(get, , NAME, CTYPE, , false, false)             \
+  EXA_DATA_KINDS_(get, , NAME, CTYPE, _all, false, true)
+EXACDF_FOR_EACH_DATA_TYPE(EXA_DATA_DEFINE_)
+#undef EXA_DATA_DEFINE_
+#undef EXA_DATA_KINDS_
+
+#define EXA_FLEX_DEFINE_(OP, CQ, SFX, PUT, COLL)                                                 \
+  int ncmpi_##OP##_var1##SFX(int ncid, int varid, const MPI_Offset* start, CQ void* buf,        \
+                             MPI_Offset bufcount, MPI_Datatype buftype) {                       \
+    return data_call("ncmpi_" #OP "_var1" #SFX, ncid, varid, Kind::kVar1, start, nullptr,       \
+                     nullptr, buf, bufcount, buftype, NC_NAT, PUT, COLL);                       \
+  }                                                                                             \
+  int ncmpi_##OP##_var##SFX(int ncid, int varid, CQ void* buf, MPI_Offset bufcount,             \
+                            MPI_Datatype buftype) {                                             \
+    return data_call("ncmpi_" #OP "_var" #SFX, ncid, varid, Kind::kVar, nullptr, nullptr,       \
+                     nullptr, buf, bufcount, buftype, NC_NAT, PUT, COLL);                       \
+  }                                                                                             \
+  int ncmpi_##OP##_vara##SFX(int ncid, int varid, const MPI_Offset* start,                      \
+                             const MPI_Offset* count, CQ void* buf, MPI_Offset bufcount,        \
+                             MPI_Datatype buftype) {                                            \
+    return data_call("ncmpi_" #OP "_vara" #SFX, ncid, varid, Kind::kVara, start, count,         \
+                     nullptr, buf, bufcount, buftype, NC_NAT, PUT, COLL);                       \
+  }                                                                                             \
+  int ncmpi_##OP##_vars##SFX(int ncid, int varid, const MPI_Offset* start,                      \
+                             const MPI_Offset* count, const MPI_Offset* stride, CQ void* buf,   \
+                             MPI_Offset bufcount, MPI_Datatype buftype) {                       \
+    return data_call("ncmpi_" #OP "_vars" #SFX, ncid, varid, Kind::kVars, start, count,         \
+                     stride, buf, bufcount, buftype, NC_NAT, PUT, COLL);                        \
+  }
+EXA_FLEX_DEFINE_(put, const, , true, false)
+EXA_FLEX_DEFINE_(put, const, _all, true, true)
+EXA_FLEX_DEFINE_(get, , , false, false)
+EXA_FLEX_DEFINE_(get, , _all, false, true)
+#undef EXA_FLEX_DEFINE_
+#undef EXA_NAME_

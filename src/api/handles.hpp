@@ -1,0 +1,26 @@
+// The handle table: ncid -> open file (its connector stack and state).
+// The one piece of global mutable state of the API, guarded by a mutex.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "layer/connector.hpp"
+
+namespace exa::api {
+
+struct OpenFile {
+  layer::Connector* connector = nullptr;
+  std::unique_ptr<layer::FileState> state;
+};
+
+// Registers an open file and returns its ncid.
+int add_file(std::unique_ptr<OpenFile> file);
+// The file of an ncid, or nullptr (NC_EBADID).
+OpenFile* find_file(int ncid);
+// Forgets an ncid (after close/abort).
+void remove_file(int ncid);
+// The ncids currently open.
+std::vector<int> open_ncids();
+
+}  // namespace exa::api

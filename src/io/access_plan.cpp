@@ -1,0 +1,102 @@
+#include "io/access_plan.hpp"
+
+#include <climits>
+
+#include "io/mpi_errors.hpp"
+
+namespace exa::io {
+
+namespace {
+
+int64_t stride_of(const Selection& sel, size_t i) { return sel.stride.empty() ? 1 : sel.stride[i]; }
+
+// Bytes between consecutive indices of each dimension.
+std::vector<int64_t> byte_strides(const VarGeometry& var) {
+  size_t n = var.shape.size();
+  std::vector<int64_t> out(n);
+  int64_t step = var.xsize;
+  for (size_t k = n; k-- > 0;) {
+    out[k] = (k == 0 && var.record) ? var.recsize : step;
+    step *= var.shape[k];
+  }
+  return out;
+}
+
+// The file type: hvector of hvectors, innermost run contiguous when stride is 1.
+// Counts above INT_MAX are split into an outer level.
+Status build_file_type(const VarGeometry& var, const Selection& sel, MPI_Datatype* type,
+                       int64_t* offset) {
+  size_t n = var.shape.size();
+  std::vector<int64_t> bs = byte_strides(var);
+  *offset = var.begin;
+  for (size_t k = 0; k < n; ++k) *offset += sel.start[k] * bs[k];
+  MPI_Datatype t;
+  MPI_Type_contiguous(static_cast<int>(var.xsize), MPI_BYTE, &t);
+  for (size_t k = n; k-- > 0;) {
+    int64_t cnt = sel.count[k];
+    if (cnt > INT_MAX) {
+      MPI_Type_free(&t);
+      return {NC_EINTOVERFLOW, "selection count exceeds INT_MAX along one dimension"};
+    }
+    MPI_Datatype next;
+    MPI_Type_create_hvector(static_cast<int>(cnt), 1, stride_of(sel, k) * bs[k], t, &next);
+    MPI_Type_free(&t);
+    t = next;
+  }
+  MPI_Type_commit(&t);
+  *type = t;
+  return Status::ok();
+}
+
+}  // namespace
+
+int64_t selected_elements(const Selection& sel) {
+  int64_t n = 1;
+  for (int64_t c : sel.count) n *= c;
+  return n;
+}
+
+Status check_selection(const VarGeometry& var, const Selection& sel, int64_t numrecs, bool write) {
+  for (size_t k = 0; k < var.shape.size(); ++k) {
+    int64_t start = sel.start[k], count = sel.count[k], stride = stride_of(sel, k);
+    bool unbounded = k == 0 && var.record && write;
+    int64_t len = (k == 0 && var.record) ? numrecs : var.shape[k];
+    if (start < 0 || (!unbounded && start > len)) return {NC_EINVALCOORDS, "start out of range"};
+    if (count < 0) return {NC_ENEGATIVECNT, "negative count"};
+    if (stride < 1) return {NC_ESTRIDE, "stride must be positive"};
+    if (count == 0 || unbounded) continue;
+    if (start == len) return {NC_EINVALCOORDS, "start at the end with a non-zero count"};
+    if (start + (count - 1) * stride >= len) return {NC_EEDGE, "start + count exceeds the dimension"};
+  }
+  return Status::ok();
+}
+
+Status transfer(MpiFile& file, const VarGeometry& var, const Selection& sel, bool write,
+                bool collective, void* buf, int64_t nbytes) {
+  MPI_File fh = file.handle();
+  MPI_Datatype ftype = MPI_BYTE;
+  int64_t offset = 0;
+  Status st;
+  if (nbytes > INT_MAX)
+    st = {NC_EINTOVERFLOW, "request above 2 GiB per rank"};
+  else if (nbytes > 0)
+    st = build_file_type(var, sel, &ftype, &offset);
+  if (!st.is_ok()) nbytes = 0;  // a collective call still takes part, with nothing
+  MPI_File_set_view(fh, nbytes > 0 ? offset : 0, MPI_BYTE, nbytes > 0 ? ftype : MPI_BYTE,
+                    "native", MPI_INFO_NULL);
+  MPI_Status status;
+  int count = static_cast<int>(nbytes);
+  int err;
+  if (write)
+    err = collective ? MPI_File_write_at_all(fh, 0, buf, count, MPI_BYTE, &status)
+                     : MPI_File_write_at(fh, 0, buf, count, MPI_BYTE, &status);
+  else
+    err = collective ? MPI_File_read_at_all(fh, 0, buf, count, MPI_BYTE, &status)
+                     : MPI_File_read_at(fh, 0, buf, count, MPI_BYTE, &status);
+  MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
+  if (ftype != MPI_BYTE) MPI_Type_free(&ftype);
+  if (!st.is_ok()) return st;
+  return from_mpi(err, write ? MpiOp::kWrite : MpiOp::kRead, "MPI-IO data transfer");
+}
+
+}  // namespace exa::io

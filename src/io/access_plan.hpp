@@ -1,0 +1,45 @@
+// Access plans: a selection (start/count/stride) of a variable becomes one
+// MPI file datatype (nested hvectors, no per-element work) and one MPI-IO call.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "io/mpi_file.hpp"
+#include "util/status.hpp"
+
+namespace exa::io {
+
+// Where a variable's elements are in the file.
+struct VarGeometry {
+  int64_t begin = 0;           // offset of element 0
+  int64_t xsize = 1;           // bytes per external element
+  std::vector<int64_t> shape;  // dimension lengths (shape[0] ignored for record variables)
+  bool record = false;
+  int64_t recsize = 0;         // bytes between consecutive records
+};
+
+struct Selection {
+  std::vector<int64_t> start;
+  std::vector<int64_t> count;
+  std::vector<int64_t> stride;  // all 1 when empty
+};
+
+// Checks a selection as PnetCDF does: NC_EINVALCOORDS for a start outside
+// the variable (a start equal to the length is allowed with a zero count),
+// NC_ENEGATIVECNT, NC_EEDGE when start+count runs past the end, NC_ESTRIDE
+// for a stride < 1. Record variables: reads are bounded by numrecs, writes
+// are not.
+Status check_selection(const VarGeometry& var, const Selection& sel, int64_t numrecs, bool write);
+
+// Number of elements selected.
+int64_t selected_elements(const Selection& sel);
+
+// One transfer of packed external bytes between memory and a selection.
+// Collective calls must be made by every rank of the file (nbytes may be 0).
+Status transfer(MpiFile& file, const VarGeometry& var, const Selection& sel, bool write,
+                bool collective, void* buf, int64_t nbytes);
+
+}  // namespace exa::io

@@ -1,0 +1,15 @@
+// Agreement of outcomes across the ranks of a collective call, so that an
+// error on one rank is returned on every rank and no rank is left waiting.
+#pragma once
+
+#include <mpi.h>
+
+#include "util/status.hpp"
+
+namespace exa::io {
+
+// Returns on every rank the most negative NC_* code any rank had (one
+// allreduce); a rank whose own status is that code keeps its message.
+Status agree(MPI_Comm comm, const Status& local);
+
+}  // namespace exa::io

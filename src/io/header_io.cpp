@@ -1,0 +1,105 @@
+#include "io/header_io.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+
+#include "io/collective.hpp"
+
+namespace exa::io {
+
+namespace {
+
+bool is_hdf5(const std::vector<uint8_t>& bytes) {
+  static const uint8_t kMagic[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+  return bytes.size() >= 8 && std::memcmp(bytes.data(), kMagic, 8) == 0;
+}
+
+// Rank 0 only: reads until the header decodes or the file ends.
+Status read_on_root(MpiFile& file, int64_t chunk, std::vector<uint8_t>* bytes) {
+  int64_t file_size = 0;
+  EXA_RETURN_IF_ERROR(file.size(&file_size));
+  int64_t want = std::min(std::max<int64_t>(chunk, 8), file_size);
+  bytes->clear();
+  for (;;) {
+    int64_t have = static_cast<int64_t>(bytes->size());
+    bytes->resize(static_cast<size_t>(want));
+    EXA_RETURN_IF_ERROR(file.read_at(have, bytes->data() + have, want - have));
+    if (is_hdf5(*bytes)) return {NC_ENOTBUILT, "netCDF-4/HDF5 files are not supported"};
+    format::DecodeResult r = format::decode(*bytes);
+    if (r.status.is_ok()) {
+      bytes->resize(static_cast<size_t>(r.consumed));
+      return Status::ok();
+    }
+    if (r.need_bytes == 0 || want >= file_size) return r.status;
+    // Grow by whole chunks, at least to what the decoder asked for.
+    int64_t next = std::max(r.need_bytes, want + chunk);
+    want = std::min(((next + chunk - 1) / chunk) * chunk, file_size);
+  }
+}
+
+Status broadcast_bytes(MPI_Comm comm, std::vector<uint8_t>* bytes) {
+  int64_t n = static_cast<int64_t>(bytes->size());
+  MPI_Bcast(&n, 1, MPI_INT64_T, 0, comm);
+  bytes->resize(static_cast<size_t>(n));
+  for (int64_t off = 0; off < n; off += INT_MAX) {
+    int piece = static_cast<int>(std::min<int64_t>(n - off, INT_MAX));
+    MPI_Bcast(bytes->data() + off, piece, MPI_BYTE, 0, comm);
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+format::DecodeResult read_header(MpiFile& file, int64_t chunk) {
+  std::vector<uint8_t> bytes;
+  Status st;
+  if (file.rank() == 0) st = read_on_root(file, chunk, &bytes);
+  format::DecodeResult result;
+  result.status = agree(file.comm(), st);
+  if (!result.status.is_ok()) return result;
+  broadcast_bytes(file.comm(), &bytes);
+  return format::decode(bytes);
+}
+
+Status write_header(MpiFile& file, const std::vector<uint8_t>& bytes) {
+  Status st;
+  if (file.rank() == 0) st = file.write_at(0, bytes.data(), static_cast<int64_t>(bytes.size()));
+  return agree(file.comm(), st);
+}
+
+Status write_numrecs(MpiFile& file, format::Version version, int64_t numrecs) {
+  Status st;
+  if (file.rank() == 0) {
+    uint8_t buf[8];
+    int width = version == format::Version::kCdf5 ? 8 : 4;
+    auto v = static_cast<uint64_t>(numrecs);
+    for (int i = 0; i < width; ++i) buf[i] = static_cast<uint8_t>(v >> (8 * (width - 1 - i)));
+    st = file.write_at(4, buf, width);
+  }
+  return agree(file.comm(), st);
+}
+
+}  // namespace exa::io
+
+namespace exa::io {
+
+Status probe_format(const char* path, int* format) {
+  MpiFile file;
+  EXA_RETURN_IF_ERROR(file.open(MPI_COMM_SELF, path, false, MPI_INFO_NULL));
+  int64_t size = 0;
+  EXA_RETURN_IF_ERROR(file.size(&size));
+  std::vector<uint8_t> magic(static_cast<size_t>(std::min<int64_t>(size, 8)));
+  EXA_RETURN_IF_ERROR(file.read_at(0, magic.data(), static_cast<int64_t>(magic.size())));
+  *format = NC_FORMAT_UNKNOWN;
+  if (is_hdf5(magic)) {
+    *format = NC_FORMAT_NETCDF4;
+  } else if (magic.size() >= 4 && magic[0] == 'C' && magic[1] == 'D' && magic[2] == 'F') {
+    if (magic[3] == 1) *format = NC_FORMAT_CLASSIC;
+    if (magic[3] == 2) *format = NC_FORMAT_CDF2;
+    if (magic[3] == 5) *format = NC_FORMAT_CDF5;
+  }
+  return file.close();
+}
+
+}  // namespace exa::io

@@ -1,0 +1,33 @@
+// Reading and writing a classic header through MPI-IO: the root reads in
+// chunks of nc_header_read_chunk_size and broadcasts; rank 0 writes.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "format/classic_header.hpp"
+#include "io/mpi_file.hpp"
+
+namespace exa::io {
+
+// Collective. Rank 0 reads the header (growing the read by `chunk` bytes
+// until the decoder has what it needs), broadcasts the bytes, and every rank
+// decodes them. A netCDF-4/HDF5 file gives NC_ENOTBUILT, anything else that
+// is not a classic file NC_ENOTNC. Same result on every rank.
+format::DecodeResult read_header(MpiFile& file, int64_t chunk);
+
+// Collective. Rank 0 writes the encoded header at offset 0; errors agreed.
+Status write_header(MpiFile& file, const std::vector<uint8_t>& bytes);
+
+// Collective. Rank 0 rewrites only the numrecs field; errors agreed.
+Status write_numrecs(MpiFile& file, format::Version version, int64_t numrecs);
+
+}  // namespace exa::io
+
+namespace exa::io {
+
+// Independent. The NC_FORMAT_* of a file from its magic number
+// (NC_FORMAT_NETCDF4 for HDF5, NC_FORMAT_UNKNOWN for anything else).
+Status probe_format(const char* path, int* format);
+
+}  // namespace exa::io

@@ -1,0 +1,96 @@
+#include "io/hints.hpp"
+
+#include <cstdlib>
+#include <string_view>
+
+namespace exa::io {
+
+namespace {
+
+void read_info(MPI_Info info, std::map<std::string, std::string>* out) {
+  if (info == MPI_INFO_NULL) return;
+  int nkeys = 0;
+  MPI_Info_get_nkeys(info, &nkeys);
+  for (int i = 0; i < nkeys; ++i) {
+    char key[MPI_MAX_INFO_KEY + 1];
+    MPI_Info_get_nthkey(info, i, key);
+    int len = 0, flag = 0;
+    MPI_Info_get_valuelen(info, key, &len, &flag);
+    if (!flag) continue;
+    std::string value(static_cast<size_t>(len) + 1, '\0');
+    MPI_Info_get(info, key, len + 1, value.data(), &flag);
+    value.resize(static_cast<size_t>(len));
+    (*out)[key] = value;
+  }
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+void read_env(std::map<std::string, std::string>* out) {
+  const char* env = std::getenv("PNETCDF_HINTS");
+  if (!env) return;
+  std::string_view rest(env);
+  while (!rest.empty()) {
+    size_t end = rest.find(';');
+    std::string_view item = rest.substr(0, end);
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+    size_t eq = item.find('=');
+    if (eq == std::string_view::npos) continue;
+    auto key = trim(item.substr(0, eq));
+    auto value = trim(item.substr(eq + 1));
+    if (!key.empty()) (*out)[std::string(key)] = std::string(value);
+  }
+}
+
+// Positive integer value of a hint, or `fallback` when absent or malformed.
+int64_t positive(const std::map<std::string, std::string>& all, const char* key,
+                 int64_t fallback) {
+  auto it = all.find(key);
+  if (it == all.end()) return fallback;
+  char* end = nullptr;
+  long long v = std::strtoll(it->second.c_str(), &end, 10);
+  if (end == it->second.c_str() || *end != '\0' || v <= 0) return fallback;
+  return v;
+}
+
+}  // namespace
+
+Status gather_hints(MPI_Info user, Hints* out) {
+  Hints h;
+  read_info(user, &h.all);
+  read_env(&h.all);
+  h.layout.header_align = positive(h.all, "nc_header_align_size", 0);
+  h.layout.var_align = positive(h.all, "nc_var_align_size", 0);
+  h.layout.record_align = positive(h.all, "nc_record_align_size", 0);
+  h.header_read_chunk = positive(h.all, "nc_header_read_chunk_size", kDefaultHeaderReadChunk);
+  *out = std::move(h);
+  return Status::ok();
+}
+
+MPI_Info to_mpi_info(const Hints& hints) {
+  MPI_Info info;
+  MPI_Info_create(&info);
+  for (const auto& [key, value] : hints.all) MPI_Info_set(info, key.c_str(), value.c_str());
+  return info;
+}
+
+MPI_Info file_info_used(const Hints& hints, MPI_File fh) {
+  MPI_Info info = MPI_INFO_NULL;
+  if (fh != MPI_FILE_NULL) MPI_File_get_info(fh, &info);
+  if (info == MPI_INFO_NULL) MPI_Info_create(&info);
+  for (const auto& [key, value] : hints.all) MPI_Info_set(info, key.c_str(), value.c_str());
+  auto set = [&](const char* key, int64_t v) {
+    MPI_Info_set(info, key, std::to_string(v).c_str());
+  };
+  set("nc_header_align_size", hints.layout.header_align);
+  set("nc_var_align_size", hints.layout.var_align);
+  set("nc_record_align_size", hints.layout.record_align);
+  set("nc_header_read_chunk_size", hints.header_read_chunk);
+  return info;
+}
+
+}  // namespace exa::io

@@ -1,0 +1,36 @@
+// I/O hints: those of an MPI_Info given to create/open merged with the
+// PNETCDF_HINTS environment variable ("key=value;key=value", which wins, as
+// in PnetCDF), and the values exacdf reads from them.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "format/layout.hpp"
+#include "util/status.hpp"
+
+namespace exa::io {
+
+inline constexpr int64_t kDefaultHeaderReadChunk = 256 * 1024;
+
+struct Hints {
+  format::LayoutHints layout;  // nc_header_align_size, nc_var_align_size, nc_record_align_size
+  int64_t header_read_chunk = kDefaultHeaderReadChunk;  // nc_header_read_chunk_size
+  std::map<std::string, std::string> all;  // every hint after merging, by key
+};
+
+// Merges `user` (may be MPI_INFO_NULL) and PNETCDF_HINTS into `out`.
+// Malformed numeric values are ignored, as PnetCDF ignores them. Local.
+Status gather_hints(MPI_Info user, Hints* out);
+
+// A new MPI_Info holding every merged hint (the caller frees it).
+MPI_Info to_mpi_info(const Hints& hints);
+
+// The info a file reports through ncmpi_inq_file_info: the MPI-IO hints of
+// the open file plus exacdf's own values (defaults included).
+MPI_Info file_info_used(const Hints& hints, MPI_File fh);
+
+}  // namespace exa::io

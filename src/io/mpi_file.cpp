@@ -1,0 +1,146 @@
+#include "io/mpi_file.hpp"
+
+#include <climits>
+
+#include "io/collective.hpp"
+#include "io/mpi_errors.hpp"
+
+namespace exa::io {
+
+namespace {
+
+// The largest piece one MPI call moves: MPI counts are int.
+constexpr int64_t kMaxPiece = int64_t{1} << 30;
+
+template <typename Fn>
+Status in_pieces(int64_t offset, int64_t nbytes, Fn&& fn) {
+  do {
+    int64_t piece = nbytes < kMaxPiece ? nbytes : kMaxPiece;
+    EXA_RETURN_IF_ERROR(fn(offset, piece));
+    offset += piece;
+    nbytes -= piece;
+  } while (nbytes > 0);
+  return Status::ok();
+}
+
+}  // namespace
+
+MpiFile::~MpiFile() { close(); }
+
+Status MpiFile::open_impl(MPI_Comm comm, const std::string& path, int amode, MPI_Info info,
+                          bool create) {
+  MPI_Comm_dup(comm, &comm_);
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &nprocs_);
+  int err = MPI_File_open(comm_, path.c_str(), amode, info, &fh_);
+  Status st = from_mpi(err, create ? MpiOp::kCreate : MpiOp::kOpen, "MPI_File_open");
+  if (st.is_ok()) MPI_File_set_errhandler(fh_, MPI_ERRORS_RETURN);
+  st = agree(comm_, st);
+  if (!st.is_ok()) {
+    if (fh_ != MPI_FILE_NULL) MPI_File_close(&fh_);
+    MPI_Comm_free(&comm_);
+    comm_ = MPI_COMM_NULL;
+  }
+  return st;
+}
+
+Status MpiFile::create(MPI_Comm comm, const std::string& path, bool noclobber, MPI_Info info) {
+  writable_ = true;
+  int amode = MPI_MODE_RDWR | MPI_MODE_CREATE | (noclobber ? MPI_MODE_EXCL : 0);
+  EXA_RETURN_IF_ERROR(open_impl(comm, path, amode, info, true));
+  if (noclobber) return Status::ok();
+  // NC_CLOBBER: an existing file loses its contents.
+  Status st = from_mpi(MPI_File_set_size(fh_, 0), MpiOp::kWrite, "MPI_File_set_size");
+  return agree(comm_, st);
+}
+
+Status MpiFile::open(MPI_Comm comm, const std::string& path, bool writable, MPI_Info info) {
+  writable_ = writable;
+  return open_impl(comm, path, writable ? MPI_MODE_RDWR : MPI_MODE_RDONLY, info, false);
+}
+
+Status MpiFile::read_at(int64_t offset, void* buf, int64_t nbytes) {
+  auto* p = static_cast<char*>(buf);
+  return in_pieces(offset, nbytes, [&](int64_t off, int64_t n) {
+    MPI_Status status;
+    int err = MPI_File_read_at(fh_, off, p + (off - offset), static_cast<int>(n), MPI_BYTE, &status);
+    return from_mpi(err, MpiOp::kRead, "MPI_File_read_at");
+  });
+}
+
+Status MpiFile::write_at(int64_t offset, const void* buf, int64_t nbytes) {
+  if (!writable_) return {NC_EPERM, "file is open read-only"};
+  const auto* p = static_cast<const char*>(buf);
+  return in_pieces(offset, nbytes, [&](int64_t off, int64_t n) {
+    MPI_Status status;
+    int err = MPI_File_write_at(fh_, off, p + (off - offset), static_cast<int>(n), MPI_BYTE, &status);
+    return from_mpi(err, MpiOp::kWrite, "MPI_File_write_at");
+  });
+}
+
+// Collective calls must be made the same number of times on every rank, so
+// the number of pieces is agreed first.
+Status MpiFile::read_at_all(int64_t offset, void* buf, int64_t nbytes) {
+  int64_t pieces = (nbytes + kMaxPiece - 1) / kMaxPiece, most = 0;
+  MPI_Allreduce(&pieces, &most, 1, MPI_INT64_T, MPI_MAX, comm_);
+  auto* p = static_cast<char*>(buf);
+  Status st;
+  for (int64_t i = 0; i < (most > 0 ? most : 1); ++i) {
+    int64_t off = i * kMaxPiece;
+    int64_t n = off < nbytes ? (nbytes - off < kMaxPiece ? nbytes - off : kMaxPiece) : 0;
+    MPI_Status status;
+    int err = MPI_File_read_at_all(fh_, offset + off, n ? p + off : nullptr, static_cast<int>(n),
+                                   MPI_BYTE, &status);
+    if (st.is_ok()) st = from_mpi(err, MpiOp::kRead, "MPI_File_read_at_all");
+  }
+  return st;
+}
+
+Status MpiFile::write_at_all(int64_t offset, const void* buf, int64_t nbytes) {
+  if (!writable_) return {NC_EPERM, "file is open read-only"};
+  int64_t pieces = (nbytes + kMaxPiece - 1) / kMaxPiece, most = 0;
+  MPI_Allreduce(&pieces, &most, 1, MPI_INT64_T, MPI_MAX, comm_);
+  const auto* p = static_cast<const char*>(buf);
+  Status st;
+  for (int64_t i = 0; i < (most > 0 ? most : 1); ++i) {
+    int64_t off = i * kMaxPiece;
+    int64_t n = off < nbytes ? (nbytes - off < kMaxPiece ? nbytes - off : kMaxPiece) : 0;
+    MPI_Status status;
+    int err = MPI_File_write_at_all(fh_, offset + off, n ? p + off : nullptr, static_cast<int>(n),
+                                    MPI_BYTE, &status);
+    if (st.is_ok()) st = from_mpi(err, MpiOp::kWrite, "MPI_File_write_at_all");
+  }
+  return st;
+}
+
+Status MpiFile::sync_all() {
+  Status st = from_mpi(MPI_File_sync(fh_), MpiOp::kWrite, "MPI_File_sync");
+  MPI_Barrier(comm_);
+  Status again = from_mpi(MPI_File_sync(fh_), MpiOp::kWrite, "MPI_File_sync");
+  return st.is_ok() ? again : st;
+}
+
+Status MpiFile::size(int64_t* nbytes) {
+  MPI_Offset sz = 0;
+  Status st = from_mpi(MPI_File_get_size(fh_, &sz), MpiOp::kOther, "MPI_File_get_size");
+  *nbytes = sz;
+  return st;
+}
+
+Status MpiFile::grow_to(int64_t nbytes) {
+  int64_t current = 0;
+  EXA_RETURN_IF_ERROR(size(&current));
+  if (current >= nbytes) return Status::ok();
+  return from_mpi(MPI_File_set_size(fh_, nbytes), MpiOp::kWrite, "MPI_File_set_size");
+}
+
+Status MpiFile::close() {
+  Status st;
+  if (fh_ != MPI_FILE_NULL) st = from_mpi(MPI_File_close(&fh_), MpiOp::kOther, "MPI_File_close");
+  fh_ = MPI_FILE_NULL;
+  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+  comm_ = MPI_COMM_NULL;
+  return st;
+}
+
+}  // namespace exa::io

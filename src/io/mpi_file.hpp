@@ -1,0 +1,59 @@
+// An open MPI-IO file shared by the ranks of a communicator: open/create
+// with hints, positioned reads and writes (split so no MPI count exceeds
+// INT_MAX), sync, size, close. Collective calls are marked _all.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+
+#include "util/status.hpp"
+
+namespace exa::io {
+
+class MpiFile {
+ public:
+  MpiFile() = default;
+  MpiFile(const MpiFile&) = delete;
+  MpiFile& operator=(const MpiFile&) = delete;
+  ~MpiFile();
+
+  // Collective. Creates (NC_CLOBBER truncates, NC_NOCLOBBER fails with
+  // NC_EEXIST) or opens (writable with NC_WRITE). Errors agreed on all ranks.
+  Status create(MPI_Comm comm, const std::string& path, bool noclobber, MPI_Info info);
+  Status open(MPI_Comm comm, const std::string& path, bool writable, MPI_Info info);
+
+  // Independent positioned I/O of contiguous bytes.
+  Status read_at(int64_t offset, void* buf, int64_t nbytes);
+  Status write_at(int64_t offset, const void* buf, int64_t nbytes);
+  // Collective positioned I/O (every rank calls; nbytes may be 0).
+  Status read_at_all(int64_t offset, void* buf, int64_t nbytes);
+  Status write_at_all(int64_t offset, const void* buf, int64_t nbytes);
+
+  // Collective: flushes written data to storage and orders it before later
+  // reads by other ranks (sync, barrier, sync as MPI-IO requires).
+  Status sync_all();
+  // Collective. Current size in bytes; grow (never shrink) to at least nbytes.
+  Status size(int64_t* nbytes);
+  Status grow_to(int64_t nbytes);
+  // Collective. Closes; safe to call twice.
+  Status close();
+
+  MPI_File handle() const { return fh_; }
+  MPI_Comm comm() const { return comm_; }
+  int rank() const { return rank_; }
+  int nprocs() const { return nprocs_; }
+  bool writable() const { return writable_; }
+
+ private:
+  Status open_impl(MPI_Comm comm, const std::string& path, int amode, MPI_Info info, bool create);
+
+  MPI_File fh_ = MPI_FILE_NULL;
+  MPI_Comm comm_ = MPI_COMM_NULL;  // a dup owned by this object
+  int rank_ = 0;
+  int nprocs_ = 1;
+  bool writable_ = false;
+};
+
+}  // namespace exa::io

@@ -1,0 +1,107 @@
+// The object layer: every ncmpi_* call reaches the file through a Connector.
+// Connectors stack, each holding the next (native is the terminal one), so
+// tracing, safe-mode checking, asynchronous I/O and caching can be added
+// without touching the API. A connector is stateless per file except for
+// what it keeps in its FileState.
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+#include <string>
+
+#include "format/layout.hpp"
+#include "model/dataset.hpp"
+#include "util/status.hpp"
+
+namespace exa::layer {
+
+// Per-file state owned by the terminal connector; upper connectors may wrap it.
+class FileState {
+ public:
+  virtual ~FileState() = default;
+  virtual MPI_Comm comm() const = 0;
+};
+
+// What an open file is, besides its metadata (answers for ncmpi_inq_*).
+struct FileFacts {
+  std::string path;
+  int mode = 0;              // cmode/omode as given (NC_WRITE, NC_64BIT_DATA, ...)
+  bool define_mode = false;
+  bool indep_mode = false;
+  int fill_mode = NC_NOFILL;
+  MPI_Offset put_bytes = 0;  // bytes written by data calls on this rank
+  MPI_Offset get_bytes = 0;  // bytes read by data calls on this rank
+  int striping_size = 0;
+  int striping_count = 0;
+};
+
+// One data access: a variable, a selection, a memory buffer. Pointers not
+// used by the access kind are null (stride null = 1, imap null = contiguous).
+struct DataRequest {
+  int varid = 0;
+  const MPI_Offset* start = nullptr;
+  const MPI_Offset* count = nullptr;
+  const MPI_Offset* stride = nullptr;
+  const MPI_Offset* imap = nullptr;
+  void* buf = nullptr;             // for puts the layer only reads it
+  MPI_Offset bufcount = -1;        // flexible API: elements of buftype; -1 for typed calls
+  MPI_Datatype buftype = MPI_DATATYPE_NULL;
+  nc_type memtype = NC_NAT;        // typed calls: memory type; NC_NAT: derive from buftype
+  bool collective = true;
+};
+
+class Connector {
+ public:
+  virtual ~Connector() = default;
+  virtual const char* name() const = 0;
+
+  // Files (collective).
+  virtual Status create(MPI_Comm comm, const std::string& path, int cmode, MPI_Info info,
+                        std::unique_ptr<FileState>* out) = 0;
+  virtual Status open(MPI_Comm comm, const std::string& path, int omode, MPI_Info info,
+                      std::unique_ptr<FileState>* out) = 0;
+  // explicit_args: the h_minfree/v_align/v_minfree/r_align of ncmpi__enddef, or null.
+  virtual Status enddef(FileState& f, const format::LayoutHints* explicit_args) = 0;
+  virtual Status redef(FileState& f) = 0;
+  virtual Status sync(FileState& f) = 0;
+  virtual Status flush(FileState& f) = 0;
+  virtual Status sync_numrecs(FileState& f) = 0;
+  virtual Status begin_indep(FileState& f) = 0;
+  virtual Status end_indep(FileState& f) = 0;
+  virtual Status close(FileState& f) = 0;
+  virtual Status abort(FileState& f) = 0;
+  virtual Status set_fill(FileState& f, int fill_mode, int* old_mode) = 0;
+  virtual Status fill_var_rec(FileState& f, int varid, MPI_Offset recno) = 0;
+  virtual Status file_info(FileState& f, MPI_Info* info_used) = 0;
+
+  // Define calls (collective in PnetCDF's sense: every rank makes the same call).
+  virtual Status def_dim(FileState& f, const char* name, MPI_Offset len, int* id) = 0;
+  virtual Status def_var(FileState& f, const char* name, nc_type type, int ndims,
+                         const int* dimids, int* id) = 0;
+  virtual Status def_var_fill(FileState& f, int varid, int no_fill, const void* fill_value) = 0;
+  virtual Status rename_dim(FileState& f, int dimid, const char* name) = 0;
+  virtual Status rename_var(FileState& f, int varid, const char* name) = 0;
+  // memtype: the C type of `values` (NC_CHAR for text; the xtype itself for ncmpi_put_att).
+  virtual Status put_att(FileState& f, int varid, const char* name, nc_type xtype,
+                         MPI_Offset nelems, const void* values, nc_type memtype) = 0;
+  virtual Status del_att(FileState& f, int varid, const char* name) = 0;
+  virtual Status rename_att(FileState& f, int varid, const char* name, const char* new_name) = 0;
+
+  // Inquiry (local). The references stay valid until the next call on f.
+  virtual const model::Dataset& dataset(FileState& f) = 0;
+  virtual FileFacts facts(FileState& f) = 0;
+  virtual Status get_att(FileState& f, int varid, const char* name, void* values,
+                         nc_type memtype) = 0;
+
+  // Data.
+  virtual Status put(FileState& f, const DataRequest& req) = 0;
+  virtual Status get(FileState& f, const DataRequest& req) = 0;
+};
+
+// The connector stack for a new file: chosen by the hint/environment
+// variable exa_connectors (comma-separated, top first; "native" always ends
+// it). Returns the top; connectors live for the whole program. Thread-safe.
+Connector* connector_stack(MPI_Info info);
+
+}  // namespace exa::layer

@@ -1,0 +1,76 @@
+// A connector that passes every call to the next one. Stackable connectors
+// derive from it and override only what they change.
+#pragma once
+
+#include "layer/connector.hpp"
+
+namespace exa::layer {
+
+class ForwardingConnector : public Connector {
+ public:
+  explicit ForwardingConnector(Connector* next) : next_(next) {}
+
+  Status create(MPI_Comm comm, const std::string& path, int cmode, MPI_Info info,
+                std::unique_ptr<FileState>* out) override {
+    return next_->create(comm, path, cmode, info, out);
+  }
+  Status open(MPI_Comm comm, const std::string& path, int omode, MPI_Info info,
+              std::unique_ptr<FileState>* out) override {
+    return next_->open(comm, path, omode, info, out);
+  }
+  Status enddef(FileState& f, const format::LayoutHints* a) override { return next_->enddef(f, a); }
+  Status redef(FileState& f) override { return next_->redef(f); }
+  Status sync(FileState& f) override { return next_->sync(f); }
+  Status flush(FileState& f) override { return next_->flush(f); }
+  Status sync_numrecs(FileState& f) override { return next_->sync_numrecs(f); }
+  Status begin_indep(FileState& f) override { return next_->begin_indep(f); }
+  Status end_indep(FileState& f) override { return next_->end_indep(f); }
+  Status close(FileState& f) override { return next_->close(f); }
+  Status abort(FileState& f) override { return next_->abort(f); }
+  Status set_fill(FileState& f, int mode, int* old) override { return next_->set_fill(f, mode, old); }
+  Status fill_var_rec(FileState& f, int varid, MPI_Offset recno) override {
+    return next_->fill_var_rec(f, varid, recno);
+  }
+  Status file_info(FileState& f, MPI_Info* info) override { return next_->file_info(f, info); }
+  Status def_dim(FileState& f, const char* name, MPI_Offset len, int* id) override {
+    return next_->def_dim(f, name, len, id);
+  }
+  Status def_var(FileState& f, const char* name, nc_type type, int ndims, const int* dimids,
+                 int* id) override {
+    return next_->def_var(f, name, type, ndims, dimids, id);
+  }
+  Status def_var_fill(FileState& f, int varid, int no_fill, const void* value) override {
+    return next_->def_var_fill(f, varid, no_fill, value);
+  }
+  Status rename_dim(FileState& f, int dimid, const char* name) override {
+    return next_->rename_dim(f, dimid, name);
+  }
+  Status rename_var(FileState& f, int varid, const char* name) override {
+    return next_->rename_var(f, varid, name);
+  }
+  Status put_att(FileState& f, int varid, const char* name, nc_type xtype, MPI_Offset nelems,
+                 const void* values, nc_type memtype) override {
+    return next_->put_att(f, varid, name, xtype, nelems, values, memtype);
+  }
+  Status del_att(FileState& f, int varid, const char* name) override {
+    return next_->del_att(f, varid, name);
+  }
+  Status rename_att(FileState& f, int varid, const char* name, const char* new_name) override {
+    return next_->rename_att(f, varid, name, new_name);
+  }
+  const model::Dataset& dataset(FileState& f) override { return next_->dataset(f); }
+  FileFacts facts(FileState& f) override { return next_->facts(f); }
+  Status get_att(FileState& f, int varid, const char* name, void* values, nc_type memtype) override {
+    return next_->get_att(f, varid, name, values, memtype);
+  }
+  Status put(FileState& f, const DataRequest& req) override { return next_->put(f, req); }
+  Status get(FileState& f, const DataRequest& req) override { return next_->get(f, req); }
+
+ protected:
+  Connector* next() const { return next_; }
+
+ private:
+  Connector* next_;
+};
+
+}  // namespace exa::layer

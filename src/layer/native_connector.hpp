@@ -1,0 +1,80 @@
+// The terminal connector: files in the netCDF classic formats through
+// MPI-IO, with the in-memory model kept identical on every rank.
+#pragma once
+
+#include "io/hints.hpp"
+#include "io/mpi_file.hpp"
+#include "layer/connector.hpp"
+#include "model/dataset.hpp"
+
+namespace exa::layer {
+
+// Everything the native connector knows about one open file.
+class NativeFile : public FileState {
+ public:
+  MPI_Comm comm() const override { return file.comm(); }
+
+  io::MpiFile file;   // opened on the file's communicator: collective I/O, header
+  io::MpiFile indep;  // opened on MPI_COMM_SELF while independent data mode needs it
+  io::Hints hints;
+  model::Dataset ds;
+  std::string path;
+  int mode = 0;
+  bool define_mode = false;
+  bool indep_mode = false;
+  bool never_ended = false;  // created and not yet through enddef: abort deletes it
+  bool in_redef = false;
+  bool numrecs_dirty = false;  // grown by independent puts, not yet agreed
+  int fill_mode = NC_NOFILL;
+  format::Header before_redef;  // the header as on disk when redef began
+  format::Layout layout_before_redef;
+  MPI_Offset put_bytes = 0;
+  MPI_Offset get_bytes = 0;
+};
+
+class NativeConnector final : public Connector {
+ public:
+  const char* name() const override { return "native"; }
+
+  Status create(MPI_Comm comm, const std::string& path, int cmode, MPI_Info info,
+                std::unique_ptr<FileState>* out) override;
+  Status open(MPI_Comm comm, const std::string& path, int omode, MPI_Info info,
+              std::unique_ptr<FileState>* out) override;
+  Status enddef(FileState& f, const format::LayoutHints* explicit_args) override;
+  Status redef(FileState& f) override;
+  Status sync(FileState& f) override;
+  Status flush(FileState& f) override;
+  Status sync_numrecs(FileState& f) override;
+  Status begin_indep(FileState& f) override;
+  Status end_indep(FileState& f) override;
+  Status close(FileState& f) override;
+  Status abort(FileState& f) override;
+  Status set_fill(FileState& f, int fill_mode, int* old_mode) override;
+  Status fill_var_rec(FileState& f, int varid, MPI_Offset recno) override;
+  Status file_info(FileState& f, MPI_Info* info_used) override;
+
+  Status def_dim(FileState& f, const char* name, MPI_Offset len, int* id) override;
+  Status def_var(FileState& f, const char* name, nc_type type, int ndims, const int* dimids,
+                 int* id) override;
+  Status def_var_fill(FileState& f, int varid, int no_fill, const void* fill_value) override;
+  Status rename_dim(FileState& f, int dimid, const char* name) override;
+  Status rename_var(FileState& f, int varid, const char* name) override;
+  Status put_att(FileState& f, int varid, const char* name, nc_type xtype, MPI_Offset nelems,
+                 const void* values, nc_type memtype) override;
+  Status del_att(FileState& f, int varid, const char* name) override;
+  Status rename_att(FileState& f, int varid, const char* name, const char* new_name) override;
+
+  const model::Dataset& dataset(FileState& f) override;
+  FileFacts facts(FileState& f) override;
+  Status get_att(FileState& f, int varid, const char* name, void* values,
+                 nc_type memtype) override;
+
+  Status put(FileState& f, const DataRequest& req) override;
+  Status get(FileState& f, const DataRequest& req) override;
+};
+
+// Default format of ncmpi_create when cmode names none (ncmpi_set_default_format).
+int default_create_format();
+void set_default_create_format(int format);
+
+}  // namespace exa::layer

@@ -1,0 +1,141 @@
+// Native connector: define calls, attributes, and attribute reads.
+#include <cstring>
+
+#include "convert/external.hpp"
+#include "io/collective.hpp"
+#include "io/header_io.hpp"
+#include "layer/native_connector.hpp"
+#include "layer/native_internal.hpp"
+
+namespace exa::layer {
+
+namespace {
+
+Status need_define_mode(const NativeFile& nf) {
+  if (!nf.file.writable()) return {NC_EPERM, "file is open read-only"};
+  if (!nf.define_mode) return {NC_ENOTINDEFINE, "not in define mode"};
+  return Status::ok();
+}
+
+Status need_writable(const NativeFile& nf) {
+  if (!nf.file.writable()) return {NC_EPERM, "file is open read-only"};
+  return Status::ok();
+}
+
+// In data mode a rename or attribute change rewrites the header at once
+// (collective, as in PnetCDF); in define mode it waits for enddef.
+Status persist_if_data_mode(NativeFile& nf) {
+  if (nf.define_mode) return Status::ok();
+  return io::write_header(nf.file, format::encode(nf.ds.header()));
+}
+
+Status name_arg(const char* name) {
+  if (name == nullptr) return {NC_EBADNAME, "null name"};
+  return Status::ok();
+}
+
+}  // namespace
+
+Status NativeConnector::def_dim(FileState& f, const char* name, MPI_Offset len, int* id) {
+  auto& nf = native(f);
+  EXA_RETURN_IF_ERROR(name_arg(name));
+  EXA_RETURN_IF_ERROR(need_define_mode(nf));
+  return nf.ds.def_dim(name, len, id);
+}
+
+Status NativeConnector::def_var(FileState& f, const char* name, nc_type type, int ndims,
+                                const int* dimids, int* id) {
+  auto& nf = native(f);
+  EXA_RETURN_IF_ERROR(name_arg(name));
+  EXA_RETURN_IF_ERROR(need_define_mode(nf));
+  if (ndims < 0) return {NC_EINVAL, "negative number of dimensions"};
+  if (ndims > 0 && dimids == nullptr) return {NC_EINVAL, "null dimension ids"};
+  int new_id = -1;
+  EXA_RETURN_IF_ERROR(nf.ds.def_var(name, type, {dimids, static_cast<size_t>(ndims)}, &new_id));
+  nf.ds.set_var_no_fill(new_id, nf.fill_mode == NC_NOFILL);
+  if (id) *id = new_id;
+  return Status::ok();
+}
+
+Status NativeConnector::def_var_fill(FileState& f, int varid, int no_fill, const void* fill_value) {
+  auto& nf = native(f);
+  EXA_RETURN_IF_ERROR(need_define_mode(nf));
+  if (!nf.ds.valid_var(varid)) return {NC_ENOTVAR, "invalid variable id"};
+  if (fill_value != nullptr) {
+    nc_type type = nf.ds.header().vars[static_cast<size_t>(varid)].type;
+    EXA_RETURN_IF_ERROR(put_att(f, varid, _FillValue, type, 1, fill_value, type));
+  }
+  nf.ds.set_var_no_fill(varid, no_fill != 0);
+  return Status::ok();
+}
+
+Status NativeConnector::rename_dim(FileState& f, int dimid, const char* name) {
+  auto& nf = native(f);
+  EXA_RETURN_IF_ERROR(name_arg(name));
+  EXA_RETURN_IF_ERROR(need_writable(nf));
+  EXA_RETURN_IF_ERROR(nf.ds.rename_dim(dimid, name, nf.define_mode));
+  return persist_if_data_mode(nf);
+}
+
+Status NativeConnector::rename_var(FileState& f, int varid, const char* name) {
+  auto& nf = native(f);
+  EXA_RETURN_IF_ERROR(name_arg(name));
+  EXA_RETURN_IF_ERROR(need_writable(nf));
+  EXA_RETURN_IF_ERROR(nf.ds.rename_var(varid, name, nf.define_mode));
+  return persist_if_data_mode(nf);
+}
+
+Status NativeConnector::put_att(FileState& f, int varid, const char* name, nc_type xtype,
+                                MPI_Offset nelems, const void* values, nc_type memtype) {
+  auto& nf = native(f);
+  EXA_RETURN_IF_ERROR(name_arg(name));
+  EXA_RETURN_IF_ERROR(need_writable(nf));
+  if (varid != NC_GLOBAL && !nf.ds.valid_var(varid)) return {NC_ENOTVAR, "invalid variable id"};
+  if (nelems < 0) return {NC_EINVAL, "negative attribute length"};
+  if (nelems > 0 && values == nullptr) return {NC_EINVAL, "null attribute values"};
+  if (xtype < NC_BYTE || xtype > NC_UINT64) return {NC_EBADTYPE, "bad attribute type"};
+  EXA_RETURN_IF_ERROR(convert::check_convertible(memtype, xtype));
+  int64_t xsize = format::external_size(xtype);
+  if (xsize == 0) return {NC_EBADTYPE, "bad attribute type"};
+  if (nelems > (INT64_MAX / 2) / xsize) return {NC_EINVAL, "attribute too large"};
+  std::vector<uint8_t> xvalues(static_cast<size_t>(nelems * xsize));
+  Status converted = Status::ok();
+  if (nelems > 0)
+    converted = convert::to_external(values, memtype, xtype, nelems, xvalues.data());
+  if (!converted.is_ok() && converted.code() != NC_ERANGE) return converted;
+  EXA_RETURN_IF_ERROR(nf.ds.put_att(varid, name, xtype, nelems, std::move(xvalues), nf.define_mode));
+  EXA_RETURN_IF_ERROR(persist_if_data_mode(nf));
+  return converted;  // NC_ERANGE after storing, as netCDF does
+}
+
+Status NativeConnector::del_att(FileState& f, int varid, const char* name) {
+  auto& nf = native(f);
+  EXA_RETURN_IF_ERROR(name_arg(name));
+  EXA_RETURN_IF_ERROR(need_define_mode(nf));
+  return nf.ds.del_att(varid, name);
+}
+
+Status NativeConnector::rename_att(FileState& f, int varid, const char* name,
+                                   const char* new_name) {
+  auto& nf = native(f);
+  EXA_RETURN_IF_ERROR(name_arg(name));
+  EXA_RETURN_IF_ERROR(name_arg(new_name));
+  EXA_RETURN_IF_ERROR(need_writable(nf));
+  EXA_RETURN_IF_ERROR(nf.ds.rename_att(varid, name, new_name, nf.define_mode));
+  return persist_if_data_mode(nf);
+}
+
+Status NativeConnector::get_att(FileState& f, int varid, const char* name, void* values,
+                                nc_type memtype) {
+  auto& nf = native(f);
+  EXA_RETURN_IF_ERROR(name_arg(name));
+  const format::Attribute* att = nullptr;
+  EXA_RETURN_IF_ERROR(nf.ds.find_att(varid, name, &att));
+  nc_type mem = memtype == NC_NAT ? att->type : memtype;
+  EXA_RETURN_IF_ERROR(convert::check_convertible(mem, att->type));
+  if (att->nelems == 0) return Status::ok();
+  if (values == nullptr) return {NC_EINVAL, "null buffer"};
+  return convert::from_external(att->xvalues.data(), att->type, mem, att->nelems, values);
+}
+
+}  // namespace exa::layer

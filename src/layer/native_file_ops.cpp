@@ -1,0 +1,284 @@
+// Native connector: file-level operations (create, open, enddef, redef,
+// sync, close, abort, fill mode).
+#include <atomic>
+#include <cstring>
+
+#include "io/collective.hpp"
+#include "io/data_mover.hpp"
+#include "io/fill.hpp"
+#include "io/header_io.hpp"
+#include "layer/native_connector.hpp"
+#include "layer/native_internal.hpp"
+
+namespace exa::layer {
+
+namespace {
+
+std::atomic<int> g_default_format{NC_FORMAT_CLASSIC};
+
+// Every rank must pass the same mode; PnetCDF checks this on every create/open.
+Status check_same_mode(MPI_Comm comm, int mode, int mismatch_code) {
+  int lo = mode, hi = mode;
+  MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, comm);
+  MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, comm);
+  if (lo != hi) return {mismatch_code, "ranks passed different modes"};
+  return Status::ok();
+}
+
+Status version_for_cmode(int cmode, format::Version* version) {
+  if ((cmode & NC_64BIT_OFFSET) && (cmode & NC_64BIT_DATA))
+    return {NC_EINVAL_CMODE, "NC_64BIT_OFFSET and NC_64BIT_DATA together"};
+  if (cmode & NC_NETCDF4) return {NC_ENOTBUILT, "netCDF-4 files are not supported"};
+  if (cmode & NC_64BIT_DATA) {
+    *version = format::Version::kCdf5;
+  } else if (cmode & NC_64BIT_OFFSET) {
+    *version = format::Version::kCdf2;
+  } else {
+    int def = g_default_format.load();
+    *version = def == NC_FORMAT_CDF5 ? format::Version::kCdf5
+             : def == NC_FORMAT_CDF2 ? format::Version::kCdf2 : format::Version::kCdf1;
+  }
+  return Status::ok();
+}
+
+// The fill regions of variables with id >= first_new that are to be filled.
+std::vector<io::FillRegion> fill_regions_for_new_vars(const NativeFile& nf, int first_new) {
+  std::vector<io::FillRegion> regions;
+  const auto& h = nf.ds.header();
+  for (int id = first_new; id < nf.ds.nvars(); ++id) {
+    if (nf.ds.var_no_fill(id)) continue;
+    const auto& var = h.vars[static_cast<size_t>(id)];
+    int64_t bytes = format::record_elements(h, var) * format::external_size(var.type);
+    if (!nf.ds.is_record_var(id)) {
+      regions.push_back({var.begin, bytes, nf.ds.fill_value_external(id)});
+      continue;
+    }
+    for (int64_t r = 0; r < nf.ds.numrecs(); ++r)
+      regions.push_back({var.begin + r * nf.ds.layout().recsize, bytes, nf.ds.fill_value_external(id)});
+  }
+  return regions;
+}
+
+}  // namespace
+
+int default_create_format() { return g_default_format.load(); }
+void set_default_create_format(int format) { g_default_format.store(format); }
+
+Status NativeConnector::create(MPI_Comm comm, const std::string& path, int cmode, MPI_Info info,
+                               std::unique_ptr<FileState>* out) {
+  auto nf = std::make_unique<NativeFile>();
+  Status st = check_same_mode(comm, cmode, NC_EMULTIDEFINE_CMODE);
+  format::Version version = format::Version::kCdf1;
+  if (st.is_ok()) st = version_for_cmode(cmode, &version);
+  if (st.is_ok()) st = io::gather_hints(info, &nf->hints);
+  EXA_RETURN_IF_ERROR(io::agree(comm, st));
+  MPI_Info mpi_info = io::to_mpi_info(nf->hints);
+  st = nf->file.create(comm, path, (cmode & NC_NOCLOBBER) != 0, mpi_info);
+  MPI_Info_free(&mpi_info);
+  EXA_RETURN_IF_ERROR(st);
+  nf->ds = model::Dataset(version);
+  nf->path = path;
+  nf->mode = cmode | NC_WRITE;
+  nf->define_mode = true;
+  nf->never_ended = true;
+  *out = std::move(nf);
+  return Status::ok();
+}
+
+Status NativeConnector::open(MPI_Comm comm, const std::string& path, int omode, MPI_Info info,
+                             std::unique_ptr<FileState>* out) {
+  auto nf = std::make_unique<NativeFile>();
+  Status st = check_same_mode(comm, omode, NC_EMULTIDEFINE_OMODE);
+  if (st.is_ok() && (omode & NC_NETCDF4)) st = {NC_ENOTBUILT, "netCDF-4 files are not supported"};
+  if (st.is_ok()) st = io::gather_hints(info, &nf->hints);
+  EXA_RETURN_IF_ERROR(io::agree(comm, st));
+  MPI_Info mpi_info = io::to_mpi_info(nf->hints);
+  st = nf->file.open(comm, path, (omode & NC_WRITE) != 0, mpi_info);
+  MPI_Info_free(&mpi_info);
+  EXA_RETURN_IF_ERROR(st);
+  format::DecodeResult decoded = io::read_header(nf->file, nf->hints.header_read_chunk);
+  if (!decoded.status.is_ok()) {
+    nf->file.close();
+    return decoded.status;
+  }
+  nf->ds = model::Dataset(std::move(decoded.header));
+  nf->ds.adopt_layout_from_header();
+  for (int id = 0; id < nf->ds.nvars(); ++id) nf->ds.set_var_no_fill(id, true);
+  nf->path = path;
+  nf->mode = omode;
+  *out = std::move(nf);
+  return Status::ok();
+}
+
+Status NativeConnector::enddef(FileState& f, const format::LayoutHints* explicit_args) {
+  auto& nf = native(f);
+  if (!nf.define_mode) return {NC_ENOTINDEFINE, "not in define mode"};
+  format::LayoutHints hints = nf.hints.layout;
+  if (explicit_args) {
+    if (explicit_args->header_minfree > 0) hints.header_minfree = explicit_args->header_minfree;
+    if (explicit_args->var_align > 0) hints.var_align = explicit_args->var_align;
+    if (explicit_args->var_minfree > 0) hints.var_minfree = explicit_args->var_minfree;
+    if (explicit_args->record_align > 0) hints.record_align = explicit_args->record_align;
+  }
+  const format::Layout* previous = nf.in_redef ? &nf.layout_before_redef : nullptr;
+  EXA_RETURN_IF_ERROR(io::agree(nf.comm(), nf.ds.compute_layout(hints, previous)));
+  int first_new = 0;
+  if (nf.in_redef) {
+    first_new = static_cast<int>(nf.before_redef.vars.size());
+    auto moves = io::plan_relocation(nf.before_redef, nf.layout_before_redef, nf.ds.header(),
+                                     nf.ds.layout(), nf.ds.numrecs());
+    EXA_RETURN_IF_ERROR(io::move_data(nf.file, std::move(moves)));
+  }
+  EXA_RETURN_IF_ERROR(io::write_header(nf.file, format::encode(nf.ds.header())));
+  auto regions = fill_regions_for_new_vars(nf, first_new);
+  if (!regions.empty()) EXA_RETURN_IF_ERROR(io::write_fill(nf.file, regions));
+  nf.define_mode = false;
+  nf.in_redef = false;
+  nf.never_ended = false;
+  nf.before_redef = {};
+  return Status::ok();
+}
+
+Status NativeConnector::redef(FileState& f) {
+  auto& nf = native(f);
+  if (!nf.file.writable()) return {NC_EPERM, "file is open read-only"};
+  if (nf.define_mode) return {NC_EINDEFINE, "already in define mode"};
+  if (nf.indep_mode) EXA_RETURN_IF_ERROR(end_indep(f));
+  EXA_RETURN_IF_ERROR(sync_numrecs(f));
+  nf.before_redef = nf.ds.header();
+  nf.layout_before_redef = nf.ds.layout();
+  nf.define_mode = true;
+  nf.in_redef = true;
+  return Status::ok();
+}
+
+Status NativeConnector::sync_numrecs(FileState& f) {
+  auto& nf = native(f);
+  if (nf.define_mode) return {NC_EINDEFINE, "in define mode"};
+  int64_t mine = nf.ds.numrecs(), most = mine;
+  int dirty = nf.numrecs_dirty ? 1 : 0, any_dirty = 0;
+  MPI_Allreduce(&mine, &most, 1, MPI_INT64_T, MPI_MAX, nf.comm());
+  MPI_Allreduce(&dirty, &any_dirty, 1, MPI_INT, MPI_MAX, nf.comm());
+  nf.ds.set_numrecs(most);
+  nf.numrecs_dirty = false;
+  if (!any_dirty || !nf.file.writable()) return Status::ok();
+  return io::write_numrecs(nf.file, nf.ds.version(), most);
+}
+
+Status NativeConnector::sync(FileState& f) {
+  auto& nf = native(f);
+  if (nf.define_mode) return {NC_EINDEFINE, "in define mode"};
+  EXA_RETURN_IF_ERROR(sync_numrecs(f));
+  if (nf.indep.handle() != MPI_FILE_NULL) MPI_File_sync(nf.indep.handle());
+  return io::agree(nf.comm(), nf.file.sync_all());
+}
+
+Status NativeConnector::flush(FileState& f) {
+  auto& nf = native(f);
+  if (nf.define_mode) return {NC_EINDEFINE, "in define mode"};
+  return sync_numrecs(f);
+}
+
+Status NativeConnector::begin_indep(FileState& f) {
+  auto& nf = native(f);
+  if (nf.define_mode) return {NC_EINDEFINE, "in define mode"};
+  if (nf.indep_mode) return {NC_EINDEP, "already in independent data mode"};
+  if (nf.indep.handle() == MPI_FILE_NULL) {
+    MPI_Info mpi_info = io::to_mpi_info(nf.hints);
+    Status st = nf.indep.open(MPI_COMM_SELF, nf.path, nf.file.writable(), mpi_info);
+    MPI_Info_free(&mpi_info);
+    EXA_RETURN_IF_ERROR(io::agree(nf.comm(), st));
+  }
+  nf.indep_mode = true;
+  return Status::ok();
+}
+
+Status NativeConnector::end_indep(FileState& f) {
+  auto& nf = native(f);
+  if (nf.define_mode) return {NC_EINDEFINE, "in define mode"};
+  if (!nf.indep_mode) return {NC_ENOTINDEP, "not in independent data mode"};
+  // Make what this rank wrote independently visible to the collective handle.
+  if (nf.indep.handle() != MPI_FILE_NULL && nf.file.writable()) MPI_File_sync(nf.indep.handle());
+  nf.indep_mode = false;
+  return sync_numrecs(f);
+}
+
+Status NativeConnector::close(FileState& f) {
+  auto& nf = native(f);
+  Status st;
+  if (nf.define_mode) st = enddef(f, nullptr);
+  if (st.is_ok() && nf.indep_mode) st = end_indep(f);
+  if (st.is_ok()) st = sync_numrecs(f);
+  Status closed = nf.indep.close();
+  Status closed_all = nf.file.close();
+  if (st.is_ok()) st = closed.is_ok() ? closed_all : closed;
+  return st;
+}
+
+Status NativeConnector::abort(FileState& f) {
+  auto& nf = native(f);
+  bool remove = nf.never_ended;
+  nf.indep.close();
+  int rank = nf.file.rank();
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm_dup(nf.comm(), &comm);
+  nf.file.close();
+  if (remove && rank == 0) MPI_File_delete(nf.path.c_str(), MPI_INFO_NULL);
+  MPI_Barrier(comm);
+  MPI_Comm_free(&comm);
+  return Status::ok();
+}
+
+Status NativeConnector::set_fill(FileState& f, int fill_mode, int* old_mode) {
+  auto& nf = native(f);
+  if (!nf.file.writable()) return {NC_EPERM, "file is open read-only"};
+  if (!nf.define_mode) return {NC_ENOTINDEFINE, "set_fill needs define mode"};
+  if (fill_mode != NC_FILL && fill_mode != NC_NOFILL) return {NC_EINVAL, "bad fill mode"};
+  if (old_mode) *old_mode = nf.fill_mode;
+  nf.fill_mode = fill_mode;
+  // As in PnetCDF, the file's mode applies to every variable defined so far.
+  for (int id = 0; id < nf.ds.nvars(); ++id) nf.ds.set_var_no_fill(id, fill_mode == NC_NOFILL);
+  return Status::ok();
+}
+
+Status NativeConnector::fill_var_rec(FileState& f, int varid, MPI_Offset recno) {
+  auto& nf = native(f);
+  if (nf.define_mode) return {NC_EINDEFINE, "in define mode"};
+  if (!nf.ds.valid_var(varid)) return {NC_ENOTVAR, "invalid variable id"};
+  if (!nf.ds.is_record_var(varid)) return {NC_ENOTRECVAR, "not a record variable"};
+  if (nf.ds.var_no_fill(varid)) return {NC_ENOTFILL, "fill mode is off for this variable"};
+  if (recno < 0) return {NC_EINVALCOORDS, "negative record number"};
+  const auto& var = nf.ds.header().vars[static_cast<size_t>(varid)];
+  int64_t bytes = format::record_elements(nf.ds.header(), var) * format::external_size(var.type);
+  std::vector<io::FillRegion> regions{
+      {var.begin + recno * nf.ds.layout().recsize, bytes, nf.ds.fill_value_external(varid)}};
+  EXA_RETURN_IF_ERROR(io::write_fill(nf.file, regions));
+  if (recno + 1 > nf.ds.numrecs()) {
+    nf.ds.set_numrecs(recno + 1);
+    nf.numrecs_dirty = true;
+  }
+  return sync_numrecs(f);
+}
+
+Status NativeConnector::file_info(FileState& f, MPI_Info* info_used) {
+  auto& nf = native(f);
+  *info_used = io::file_info_used(nf.hints, nf.file.handle());
+  return Status::ok();
+}
+
+const model::Dataset& NativeConnector::dataset(FileState& f) { return native(f).ds; }
+
+FileFacts NativeConnector::facts(FileState& f) {
+  auto& nf = native(f);
+  FileFacts out;
+  out.path = nf.path;
+  out.mode = nf.mode;
+  out.define_mode = nf.define_mode;
+  out.indep_mode = nf.indep_mode;
+  out.fill_mode = nf.fill_mode;
+  out.put_bytes = nf.put_bytes;
+  out.get_bytes = nf.get_bytes;
+  return out;
+}
+
+}  // namespace exa::layer

@@ -1,0 +1,138 @@
+#include "layer/safe_mode_connector.hpp"
+
+#include <cstring>
+#include <initializer_list>
+#include <string_view>
+#include <vector>
+
+#include "convert/external.hpp"
+#include "format/classic_header.hpp"
+#include "io/collective.hpp"
+
+namespace exa::layer {
+
+namespace {
+
+uint64_t digest(const void* data, size_t n, uint64_t h = 1469598103934665603ULL) {
+  const auto* p = static_cast<const uint8_t*>(data);
+  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ULL;
+  return h;
+}
+uint64_t digest_str(const char* s) { return s ? digest(s, std::strlen(s)) : 0; }
+template <typename T>
+uint64_t digest_val(const T& v) { return digest(&v, sizeof v); }
+
+struct Field {
+  int code;       // the NC_EMULTIDEFINE_* code when this argument differs
+  uint64_t hash;  // digest of the argument on this rank
+};
+
+// One allreduce: the max of each digest and of its complement tells whether
+// every rank had the same value. Returns the code of the first differing field.
+Status compare_fields(MPI_Comm comm, std::initializer_list<Field> fields) {
+  std::vector<uint64_t> v;
+  for (const Field& f : fields) {
+    v.push_back(f.hash);
+    v.push_back(~f.hash);
+  }
+  MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_UINT64_T, MPI_MAX, comm);
+  size_t i = 0;
+  for (const Field& f : fields) {
+    if (v[i] != ~v[i + 1]) return {f.code, "ranks passed different arguments to a collective call"};
+    i += 2;
+  }
+  return Status::ok();
+}
+
+template <typename Call>
+Status checked(FileState& f, std::initializer_list<Field> fields, Call&& call) {
+  EXA_RETURN_IF_ERROR(compare_fields(f.comm(), fields));
+  return io::agree(f.comm(), call());
+}
+
+}  // namespace
+
+Status SafeModeConnector::enddef(FileState& f, const format::LayoutHints* a) {
+  auto bytes = format::encode(dataset(f).header());
+  EXA_RETURN_IF_ERROR(compare_fields(f.comm(), {{NC_EMULTIDEFINE, digest(bytes.data(), bytes.size())}}));
+  return io::agree(f.comm(), next()->enddef(f, a));
+}
+
+Status SafeModeConnector::redef(FileState& f) {
+  return io::agree(f.comm(), next()->redef(f));
+}
+
+Status SafeModeConnector::set_fill(FileState& f, int mode, int* old) {
+  return checked(f, {{NC_EMULTIDEFINE_FILL_MODE, digest_val(mode)}},
+                 [&] { return next()->set_fill(f, mode, old); });
+}
+
+Status SafeModeConnector::def_dim(FileState& f, const char* name, MPI_Offset len, int* id) {
+  return checked(f, {{NC_EMULTIDEFINE_DIM_NAME, digest_str(name)},
+                     {NC_EMULTIDEFINE_DIM_SIZE, digest_val(len)}},
+                 [&] { return next()->def_dim(f, name, len, id); });
+}
+
+Status SafeModeConnector::def_var(FileState& f, const char* name, nc_type type, int ndims,
+                                  const int* dimids, int* id) {
+  uint64_t dims = dimids && ndims > 0 ? digest(dimids, sizeof(int) * static_cast<size_t>(ndims)) : 0;
+  return checked(f, {{NC_EMULTIDEFINE_VAR_NAME, digest_str(name)},
+                     {NC_EMULTIDEFINE_VAR_NDIMS, digest_val(ndims)},
+                     {NC_EMULTIDEFINE_VAR_TYPE, digest_val(type)},
+                     {NC_EMULTIDEFINE_VAR_DIMIDS, dims}},
+                 [&] { return next()->def_var(f, name, type, ndims, dimids, id); });
+}
+
+Status SafeModeConnector::def_var_fill(FileState& f, int varid, int no_fill, const void* value) {
+  uint64_t fill = 0;
+  const auto& ds = dataset(f);
+  if (value && ds.valid_var(varid)) {
+    nc_type t = ds.header().vars[static_cast<size_t>(varid)].type;
+    fill = digest(value, static_cast<size_t>(convert::native_size(t)));
+  }
+  return checked(f, {{NC_EMULTIDEFINE_FNC_ARGS, digest_val(varid)},
+                     {NC_EMULTIDEFINE_VAR_FILL_MODE, digest_val(no_fill)},
+                     {NC_EMULTIDEFINE_VAR_FILL_VALUE, fill}},
+                 [&] { return next()->def_var_fill(f, varid, no_fill, value); });
+}
+
+Status SafeModeConnector::rename_dim(FileState& f, int dimid, const char* name) {
+  return checked(f, {{NC_EMULTIDEFINE_FNC_ARGS, digest_val(dimid)},
+                     {NC_EMULTIDEFINE_DIM_NAME, digest_str(name)}},
+                 [&] { return next()->rename_dim(f, dimid, name); });
+}
+
+Status SafeModeConnector::rename_var(FileState& f, int varid, const char* name) {
+  return checked(f, {{NC_EMULTIDEFINE_FNC_ARGS, digest_val(varid)},
+                     {NC_EMULTIDEFINE_VAR_NAME, digest_str(name)}},
+                 [&] { return next()->rename_var(f, varid, name); });
+}
+
+Status SafeModeConnector::put_att(FileState& f, int varid, const char* name, nc_type xtype,
+                                  MPI_Offset nelems, const void* values, nc_type memtype) {
+  int64_t width = convert::native_size(memtype);
+  uint64_t vals = (values && nelems > 0 && width > 0)
+                      ? digest(values, static_cast<size_t>(nelems * width)) : 0;
+  return checked(f, {{NC_EMULTIDEFINE_FNC_ARGS, digest_val(varid)},
+                     {NC_EMULTIDEFINE_ATTR_NAME, digest_str(name)},
+                     {NC_EMULTIDEFINE_ATTR_TYPE, digest_val(xtype)},
+                     {NC_EMULTIDEFINE_ATTR_LEN, digest_val(nelems)},
+                     {NC_EMULTIDEFINE_ATTR_VAL, vals}},
+                 [&] { return next()->put_att(f, varid, name, xtype, nelems, values, memtype); });
+}
+
+Status SafeModeConnector::del_att(FileState& f, int varid, const char* name) {
+  return checked(f, {{NC_EMULTIDEFINE_FNC_ARGS, digest_val(varid)},
+                     {NC_EMULTIDEFINE_ATTR_NAME, digest_str(name)}},
+                 [&] { return next()->del_att(f, varid, name); });
+}
+
+Status SafeModeConnector::rename_att(FileState& f, int varid, const char* name,
+                                     const char* new_name) {
+  return checked(f, {{NC_EMULTIDEFINE_FNC_ARGS, digest_val(varid)},
+                     {NC_EMULTIDEFINE_ATTR_NAME, digest_str(name)},
+                     {NC_EMULTIDEFINE_ATTR_NAME, digest_str(new_name)}},
+                 [&] { return next()->rename_att(f, varid, name, new_name); });
+}
+
+}  // namespace exa::layer

@@ -1,0 +1,243 @@
+#include "model/dataset.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "convert/external.hpp"
+#include "model/names.hpp"
+
+namespace exa::model {
+
+namespace {
+
+// Largest dimension length a version can store (NON_NEG is a signed int in CDF-1/2).
+int64_t max_dim_length(format::Version v) {
+  return v == format::Version::kCdf5 ? INT64_MAX : static_cast<int64_t>(NC_MAX_INT);
+}
+
+Status check_type_for_version(nc_type type, format::Version v) {
+  if (type < NC_BYTE || type > NC_UINT64) return {NC_EBADTYPE, "unknown external type"};
+  if (!format::type_valid_for(type, v))
+    return {NC_ESTRICTCDF2, "type needs the CDF-5 format"};
+  return Status::ok();
+}
+
+}  // namespace
+
+Dataset::Dataset(format::Version version) { header_.version = version; }
+
+Dataset::Dataset(format::Header header) : header_(std::move(header)) { rebuild_indexes(); }
+
+void Dataset::rebuild_indexes() {
+  dim_index_.clear();
+  var_index_.clear();
+  unlimited_dim_ = -1;
+  for (int i = 0; i < ndims(); ++i) {
+    dim_index_.emplace(header_.dims[static_cast<size_t>(i)].name, i);
+    if (header_.dims[static_cast<size_t>(i)].length == NC_UNLIMITED) unlimited_dim_ = i;
+  }
+  for (int i = 0; i < nvars(); ++i) var_index_.emplace(header_.vars[static_cast<size_t>(i)].name, i);
+  var_no_fill_.assign(header_.vars.size(), 0);
+}
+
+int Dataset::find_dim(std::string_view name) const {
+  auto it = dim_index_.find(std::string(name));
+  return it == dim_index_.end() ? -1 : it->second;
+}
+
+int Dataset::find_var(std::string_view name) const {
+  auto it = var_index_.find(std::string(name));
+  return it == var_index_.end() ? -1 : it->second;
+}
+
+bool Dataset::is_record_var(int varid) const {
+  const auto& v = header_.vars[static_cast<size_t>(varid)];
+  return !v.dimids.empty() && v.dimids[0] == unlimited_dim_ && unlimited_dim_ >= 0;
+}
+
+Status Dataset::def_dim(std::string_view name, int64_t length, int* id) {
+  EXA_RETURN_IF_ERROR(check_name(name));
+  if (length < 0 || length > max_dim_length(header_.version))
+    return {NC_EDIMSIZE, "dimension length out of range for the format"};
+  if (length == NC_UNLIMITED && unlimited_dim_ >= 0)
+    return {NC_EUNLIMIT, "a second unlimited dimension"};
+  if (find_dim(name) >= 0) return {NC_ENAMEINUSE, "dimension name in use"};
+  int new_id = ndims();
+  header_.dims.push_back({std::string(name), length});
+  dim_index_.emplace(std::string(name), new_id);
+  if (length == NC_UNLIMITED) unlimited_dim_ = new_id;
+  if (id) *id = new_id;
+  return Status::ok();
+}
+
+Status Dataset::def_var(std::string_view name, nc_type type, std::span<const int> dimids,
+                        int* id) {
+  EXA_RETURN_IF_ERROR(check_name(name));
+  EXA_RETURN_IF_ERROR(check_type_for_version(type, header_.version));
+  for (size_t i = 0; i < dimids.size(); ++i) {
+    if (!valid_dim(dimids[i])) return {NC_EBADDIM, "invalid dimension id"};
+    if (i > 0 && dimids[i] == unlimited_dim_)
+      return {NC_EUNLIMPOS, "unlimited dimension must be the first"};
+  }
+  if (find_var(name) >= 0) return {NC_ENAMEINUSE, "variable name in use"};
+  format::Variable var;
+  var.name = std::string(name);
+  var.type = type;
+  var.dimids.assign(dimids.begin(), dimids.end());
+  int new_id = nvars();
+  header_.vars.push_back(std::move(var));
+  var_index_.emplace(std::string(name), new_id);
+  var_no_fill_.push_back(0);
+  if (id) *id = new_id;
+  return Status::ok();
+}
+
+Status Dataset::rename_dim(int id, std::string_view name, bool define_mode) {
+  if (!valid_dim(id)) return {NC_EBADDIM, "invalid dimension id"};
+  EXA_RETURN_IF_ERROR(check_name(name));
+  if (find_dim(name) >= 0) return {NC_ENAMEINUSE, "dimension name in use"};
+  auto& dim = header_.dims[static_cast<size_t>(id)];
+  if (!define_mode && name.size() > dim.name.size())
+    return {NC_ENOTINDEFINE, "a longer name needs define mode"};
+  dim_index_.erase(dim.name);
+  dim.name = std::string(name);
+  dim_index_.emplace(dim.name, id);
+  return Status::ok();
+}
+
+Status Dataset::rename_var(int id, std::string_view name, bool define_mode) {
+  if (!valid_var(id)) return {NC_ENOTVAR, "invalid variable id"};
+  EXA_RETURN_IF_ERROR(check_name(name));
+  if (find_var(name) >= 0) return {NC_ENAMEINUSE, "variable name in use"};
+  auto& var = header_.vars[static_cast<size_t>(id)];
+  if (!define_mode && name.size() > var.name.size())
+    return {NC_ENOTINDEFINE, "a longer name needs define mode"};
+  var_index_.erase(var.name);
+  var.name = std::string(name);
+  var_index_.emplace(var.name, id);
+  return Status::ok();
+}
+
+std::vector<format::Attribute>* Dataset::mutable_att_list(int varid) {
+  if (varid == NC_GLOBAL) return &header_.gatts;
+  if (!valid_var(varid)) return nullptr;
+  return &header_.vars[static_cast<size_t>(varid)].atts;
+}
+
+Status Dataset::att_list(int varid, const std::vector<format::Attribute>** out) const {
+  auto* list = const_cast<Dataset*>(this)->mutable_att_list(varid);
+  if (!list) return {NC_ENOTVAR, "invalid variable id"};
+  *out = list;
+  return Status::ok();
+}
+
+Status Dataset::find_att(int varid, std::string_view name, const format::Attribute** out,
+                         int* attnum) const {
+  const std::vector<format::Attribute>* list = nullptr;
+  EXA_RETURN_IF_ERROR(att_list(varid, &list));
+  for (size_t i = 0; i < list->size(); ++i) {
+    if ((*list)[i].name == name) {
+      if (out) *out = &(*list)[i];
+      if (attnum) *attnum = static_cast<int>(i);
+      return Status::ok();
+    }
+  }
+  return {NC_ENOTATT, "no such attribute"};
+}
+
+Status Dataset::put_att(int varid, std::string_view name, nc_type xtype, int64_t nelems,
+                        std::vector<uint8_t> xvalues, bool define_mode) {
+  auto* list = mutable_att_list(varid);
+  if (!list) return {NC_ENOTVAR, "invalid variable id"};
+  EXA_RETURN_IF_ERROR(check_name(name));
+  EXA_RETURN_IF_ERROR(check_type_for_version(xtype, header_.version));
+  if (nelems < 0) return {NC_EINVAL, "negative attribute length"};
+  if (varid != NC_GLOBAL && name == _FillValue) {
+    if (!define_mode) return {NC_ENOTINDEFINE, "_FillValue needs define mode"};
+    if (xtype != header_.vars[static_cast<size_t>(varid)].type)
+      return {NC_EBADTYPE, "_FillValue type differs from the variable's"};
+    if (nelems != 1) return {NC_EINVAL, "_FillValue must have one element"};
+  }
+  auto it = std::find_if(list->begin(), list->end(), [&](const auto& a) { return a.name == name; });
+  if (!define_mode) {
+    if (it == list->end()) return {NC_ENOTINDEFINE, "a new attribute needs define mode"};
+    if (static_cast<int64_t>(xvalues.size()) > static_cast<int64_t>(it->xvalues.size()))
+      return {NC_ENOTINDEFINE, "a larger attribute needs define mode"};
+  }
+  format::Attribute att{std::string(name), xtype, nelems, std::move(xvalues)};
+  if (it != list->end())
+    *it = std::move(att);
+  else
+    list->push_back(std::move(att));
+  return Status::ok();
+}
+
+Status Dataset::del_att(int varid, std::string_view name) {
+  auto* list = mutable_att_list(varid);
+  if (!list) return {NC_ENOTVAR, "invalid variable id"};
+  auto it = std::find_if(list->begin(), list->end(), [&](const auto& a) { return a.name == name; });
+  if (it == list->end()) return {NC_ENOTATT, "no such attribute"};
+  list->erase(it);
+  return Status::ok();
+}
+
+Status Dataset::rename_att(int varid, std::string_view name, std::string_view new_name,
+                           bool define_mode) {
+  auto* list = mutable_att_list(varid);
+  if (!list) return {NC_ENOTVAR, "invalid variable id"};
+  auto it = std::find_if(list->begin(), list->end(), [&](const auto& a) { return a.name == name; });
+  if (it == list->end()) return {NC_ENOTATT, "no such attribute"};
+  EXA_RETURN_IF_ERROR(check_name(new_name));
+  bool taken = std::any_of(list->begin(), list->end(), [&](const auto& a) { return a.name == new_name; });
+  if (taken) return {NC_ENAMEINUSE, "attribute name in use"};
+  if (!define_mode && new_name.size() > it->name.size())
+    return {NC_ENOTINDEFINE, "a longer name needs define mode"};
+  it->name = std::string(new_name);
+  return Status::ok();
+}
+
+std::vector<uint8_t> Dataset::fill_value_external(int varid) const {
+  const auto& var = header_.vars[static_cast<size_t>(varid)];
+  const format::Attribute* fill = nullptr;
+  if (find_att(varid, _FillValue, &fill).is_ok() && fill->type == var.type && fill->nelems == 1)
+    return fill->xvalues;
+  std::vector<uint8_t> out(static_cast<size_t>(format::external_size(var.type)));
+  convert::default_fill_external(var.type, out.data());
+  return out;
+}
+
+Status Dataset::compute_layout(const format::LayoutHints& hints, const format::Layout* previous) {
+  format::Layout out;
+  EXA_RETURN_IF_ERROR(format::compute_layout(header_, hints, previous, &out));
+  layout_ = out;
+  return Status::ok();
+}
+
+void Dataset::adopt_layout_from_header() {
+  format::Layout out;
+  out.header_size = format::encoded_size(header_);
+  out.header_extent = out.header_size;
+  int64_t end_fixed = out.header_size;
+  int nrec = 0;
+  int64_t first_rec = -1, sum_rec = 0, single_rec = 0;
+  bool any_var = false;
+  for (int id = 0; id < nvars(); ++id) {
+    const auto& v = header_.vars[static_cast<size_t>(id)];
+    out.header_extent = any_var ? std::min(out.header_extent, v.begin) : v.begin;
+    any_var = true;
+    if (is_record_var(id)) {
+      ++nrec;
+      sum_rec += v.vsize;
+      single_rec = format::record_elements(header_, v) * format::external_size(v.type);
+      if (first_rec < 0 || v.begin < first_rec) first_rec = v.begin;
+    } else {
+      end_fixed = std::max(end_fixed, v.begin + v.vsize);
+    }
+  }
+  // netCDF: with a single record variable, records are not padded.
+  out.recsize = nrec == 1 ? single_rec : sum_rec;
+  out.begin_rec = first_rec >= 0 ? first_rec : end_fixed;
+  layout_ = out;
+}
+
+}  // namespace exa::model
