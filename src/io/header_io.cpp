@@ -19,6 +19,8 @@ bool is_hdf5(const std::vector<uint8_t>& bytes) {
 Status read_on_root(MpiFile& file, int64_t chunk, std::vector<uint8_t>* bytes) {
   int64_t file_size = 0;
   EXA_RETURN_IF_ERROR(file.size(&file_size));
+  // As PnetCDF: a file too short to hold a magic number is a file error.
+  if (file_size < 8) return {NC_EFILE, "file too short for a netCDF header"};
   int64_t want = std::min(std::max<int64_t>(chunk, 8), file_size);
   bytes->clear();
   for (;;) {

@@ -12,8 +12,8 @@ namespace exa::layer {
 namespace {
 
 Status need_define_mode(const NativeFile& nf) {
-  if (!nf.file.writable()) return {NC_EPERM, "file is open read-only"};
   if (!nf.define_mode) return {NC_ENOTINDEFINE, "not in define mode"};
+  if (!nf.file.writable()) return {NC_EPERM, "file is open read-only"};
   return Status::ok();
 }
 

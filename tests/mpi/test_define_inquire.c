@@ -35,7 +35,8 @@ static void check_file(const char *path, int cmode) {
   CHECK_ERR(ncmpi_get_att_text(ncid, NC_GLOBAL, "ints", units), NC_ECHAR);
   CHECK_ERR(ncmpi_inq_varid(ncid, "nope", &varid), NC_ENOTVAR);
   CHECK_ERR(ncmpi_inq_dim(ncid, 17, name, &len), NC_EBADDIM);
-  CHECK_ERR(ncmpi_def_dim(ncid, "y", 3, &dimid), NC_EPERM);
+  CHECK_ERR(ncmpi_def_dim(ncid, "y", 3, &dimid), NC_ENOTINDEFINE);
+  CHECK_ERR(ncmpi_put_att_text(ncid, NC_GLOBAL, "title", 1, "x"), NC_EPERM);
   CHECK_ERR(ncmpi_redef(ncid), NC_EPERM);
   if (cmode & NC_64BIT_DATA) {
     unsigned long long u64;
