@@ -22,21 +22,58 @@ int64_t native_size(nc_type mem_type);
 // NC_EBADTYPE for unknown types.
 Status check_convertible(nc_type mem_type, nc_type xtype);
 
+// Range rules (those of PnetCDF 1.12.3 / netCDF-C ncx.m4, checked against
+// the system libpnetcdf by tests/unit/test_convert_oracle.cpp):
+//  - integer -> integer: NC_ERANGE when the value is outside the destination
+//    type (negative -> unsigned included); the element is the C cast (modular).
+//  - integer -> float/double: never NC_ERANGE. float -> double: NC_ERANGE
+//    for +-inf in to_external only (PnetCDF checks against +-DBL_MAX there);
+//    the element is still +-inf.
+//  - double -> float: NC_ERANGE when |v| > FLT_MAX (inf included, NaN not).
+//    to_external writes the C cast (+-inf); from_external writes +-FLT_MAX,
+//    as PnetCDF does without PNETCDF_ERANGE_FILL.
+//  - float/double -> integer: NC_ERANGE when v > (double)MAX or v < (double)MIN
+//    (MIN = 0 for unsigned, so -0.5 -> unsigned is NC_ERANGE, -0.0 is not);
+//    in-range values are truncated toward zero. Where PnetCDF's C cast is
+//    undefined we write a defined value: out-of-range elements saturate to
+//    MIN/MAX; NaN (never NC_ERANGE in PnetCDF) gives the bytes PnetCDF writes
+//    on x86-64 (INT32_MIN for int, 0x8000000000000000 for int64/uint64, 0 for
+//    the others); exactly 2^63 -> int64 and 2^64 -> uint64 (no NC_ERANGE in
+//    PnetCDF, because (double)INT64_MAX == 2^63) saturate to the maximum.
+//  - unsigned char memory <-> external NC_BYTE: in CDF-1/CDF-2 the bytes are
+//    taken as they are, never NC_ERANGE; in CDF-5 NC_BYTE is a signed byte and
+//    values > 127 (put) / < 0 (get) give NC_ERANGE. The bytes are the same
+//    either way; only the return code depends on the format (`cdf5`).
+// NC_ERANGE is reported once for the call; all elements are converted.
+// n < 0, or `in` and `out` overlapping other than exactly, give NC_EINVAL;
+// types are checked as check_convertible does.
+
 // Converts n values from memory (mem_type) to external form (xtype,
-// big-endian) in `out`. Values that do not fit xtype still produce an
-// element (as netCDF does: the C cast for integers, +-inf for floats out of
-// float range) and the call returns NC_ERANGE; every other element is exact.
-// `in` and `out` may be the same buffer only when the sizes are equal.
+// big-endian) in `out`, with the range rules above. `in` and `out` may be
+// the same buffer only when the native and external sizes are equal.
+// `cdf5` selects the CDF-5 rule for unsigned char -> NC_BYTE.
+Status to_external(const void* in, nc_type mem_type, nc_type xtype, int64_t n, void* out,
+                   bool cdf5);
+
+// As above with the CDF-1/CDF-2 rule (unsigned char -> NC_BYTE unchecked).
 Status to_external(const void* in, nc_type mem_type, nc_type xtype, int64_t n, void* out);
 
 // Converts n external values (xtype, big-endian) to memory (mem_type), with
-// NC_ERANGE as above for values that do not fit mem_type.
+// the range rules above; same aliasing rule as to_external. `cdf5` selects
+// the CDF-5 rule for NC_BYTE -> unsigned char.
+Status from_external(const void* in, nc_type xtype, nc_type mem_type, int64_t n, void* out,
+                     bool cdf5);
+
+// As above with the CDF-1/CDF-2 rule (NC_BYTE -> unsigned char unchecked).
 Status from_external(const void* in, nc_type xtype, nc_type mem_type, int64_t n, void* out);
 
-// Reverses the byte order of n elements of elem_size bytes (1, 2, 4, 8) in place.
+// Reverses the byte order of n elements of elem_size bytes in place (any
+// size; 2, 4 and 8 are the fast paths, 1 and n <= 0 do nothing). This is the
+// external <-> native step for same-type data on a little-endian host.
 void swap_bytes_in_place(void* buf, int64_t elem_size, int64_t n);
 
-// Writes the default fill value of xtype (NC_FILL_*) in external form to out.
+// Writes the default fill value of xtype (NC_FILL_*) in external form to out
+// (native_size(xtype) bytes; nothing for an unknown type).
 void default_fill_external(nc_type xtype, void* out);
 
 }  // namespace exa::convert

@@ -27,17 +27,22 @@ struct Attribute {
   nc_type type = NC_NAT;
   int64_t nelems = 0;
   std::vector<uint8_t> xvalues;
+  bool operator==(const Attribute&) const = default;
 };
 
 // A dimension; length 0 (NC_UNLIMITED) marks the record dimension.
 struct Dimension {
   std::string name;
   int64_t length = 0;
+  bool operator==(const Dimension&) const = default;
 };
 
-// A variable. begin is the file offset of its first element; vsize is the
-// value stored in the header (bytes per record for record variables, padded
-// to 4 bytes as the specification says).
+// A variable. begin is the file offset of its first element. vsize is the
+// variable's size in bytes (one record's worth for a record variable) rounded
+// up to 4, as compute_layout sets it. encode() writes 2^32-1 instead in
+// CDF-1/CDF-2 when vsize > 2^32-4 (the CDF-2 rule for a huge last variable).
+// decode() keeps the value found in the file without trusting it (PnetCDF
+// ignores it too; sizes always come from the dimensions).
 struct Variable {
   std::string name;
   std::vector<int> dimids;
@@ -45,6 +50,7 @@ struct Variable {
   nc_type type = NC_NAT;
   int64_t vsize = 0;
   int64_t begin = 0;
+  bool operator==(const Variable&) const = default;
 };
 
 // A whole classic header. dims/vars/gatts are in id order.
@@ -54,6 +60,7 @@ struct Header {
   std::vector<Dimension> dims;
   std::vector<Attribute> gatts;
   std::vector<Variable> vars;
+  bool operator==(const Header&) const = default;
 };
 
 // Size in bytes of one element of an external type in the classic formats
@@ -83,10 +90,17 @@ struct DecodeResult {
 // Decodes a classic header from the start of a file. Never reads outside
 // `bytes`; never allocates more than the input could describe. A prefix of a
 // valid header yields NC_ENOTNC with need_bytes set, so a reader can fetch
-// more and try again. Malformed input yields NC_ENOTNC (bad magic, truncated,
-// bad tag), NC_EBADDIM (dimension id out of range), NC_EUNLIMIT (two
-// unlimited dimensions), NC_EBADTYPE (unknown type), NC_EVARSIZE or
-// NC_EINVAL (bad sizes, negative counts), NC_EBADNAME (bad name).
+// more and try again. Malformed input yields NC_ENOTNC (bad magic, bad tag,
+// variable offsets below the header, out of order or overlapping, as
+// PnetCDF's open checks them), NC_EBADDIM (dimension id out of range),
+// NC_EUNLIMIT (two unlimited dimensions), NC_EUNLIMPOS (unlimited dimension
+// not first), NC_EBADTYPE (unknown type or one the version lacks),
+// NC_EMAXNAME (name longer than NC_MAX_NAME), NC_EBADNAME (illegal name),
+// NC_ENAMEINUSE (two dimensions, two variables or two attributes of one list
+// with the same name), NC_EMAXDIMS/NC_EMAXATTS/NC_EMAXVARS (count above
+// INT_MAX), NC_EINVAL (a 64-bit size field with the sign bit set, or an
+// attribute larger than 2^63 bytes), NC_EVARSIZE (variable too large for the
+// version). Non-zero padding bytes are accepted.
 DecodeResult decode(std::span<const uint8_t> bytes);
 
 }  // namespace exa::format

@@ -1,6 +1,6 @@
 // Layout of a classic file: where the header ends, where each variable
 // begins, the record size. Computed as PnetCDF 1.12.3 computes it, so a file
-// defined the same way has the same bytes.
+// defined the same way has the same bytes (docs/format-classic.md).
 #pragma once
 
 #include <cstdint>
@@ -9,14 +9,19 @@
 
 namespace exa::format {
 
-// Alignment settings: the hints nc_header_align_size, nc_var_align_size,
-// nc_record_align_size, and the arguments of ncmpi__enddef. 0 means default.
+// Alignment settings. 0 means "not set" everywhere. The MPI_Info hints and the
+// ncmpi__enddef arguments are kept apart because PnetCDF 1.12.3 uses them
+// differently: the info hint nc_var_align_size aligns every fixed-size
+// variable, while v_align of ncmpi__enddef only aligns the header extent.
 struct LayoutHints {
-  int64_t header_align = 0;    // nc_header_align_size
-  int64_t var_align = 0;       // nc_var_align_size / v_align
-  int64_t record_align = 0;    // nc_record_align_size / r_align
+  int64_t header_align = 0;    // info nc_header_align_size: aligns the header extent
+  int64_t var_align = 0;       // info nc_var_align_size: aligns each fixed-size variable
+  int64_t record_align = 0;    // info nc_record_align_size: aligns the record section
   int64_t header_minfree = 0;  // h_minfree of ncmpi__enddef
   int64_t var_minfree = 0;     // v_minfree of ncmpi__enddef
+  int64_t enddef_v_align = 0;  // v_align of ncmpi__enddef (header extent, if no info hint)
+  int64_t enddef_r_align = 0;  // r_align of ncmpi__enddef (record section, if no info hint)
+  int64_t striping_unit = 0;   // MPI-IO hint striping_unit of the open file, if known
 };
 
 // The computed layout, besides begin/vsize stored in each Variable.
@@ -25,20 +30,53 @@ struct Layout {
   int64_t header_extent = 0;  // space reserved for the header (= first variable's begin)
   int64_t begin_rec = 0;      // offset of the first record
   int64_t recsize = 0;        // bytes of one record (all record variables)
+  int nvars = 0;              // number of variables this layout placed
+  // Alignments in effect (each a multiple of 4), as PnetCDF reports them
+  // back in the info hints nc_header_align_size, nc_var_align_size and
+  // nc_record_align_size.
+  int64_t header_align = 0;
+  int64_t var_align = 0;
+  int64_t record_align = 0;
 };
 
 // Number of elements of one record of a variable (product of its
-// non-record dimension lengths), 1 for a scalar.
+// non-record dimension lengths), 1 for a scalar. Saturates at INT64_MAX.
 int64_t record_elements(const Header& header, const Variable& var);
 
 // Whether a variable's first dimension is the unlimited one.
 bool is_record_var(const Header& header, const Variable& var);
 
+// Bytes of the variable (of one record for a record variable), without
+// padding: record_elements * external_size. Saturates at INT64_MAX.
+int64_t var_bytes(const Header& header, const Variable& var);
+
+// PnetCDF's size limits (ncmpio_NC_check_vlens): one record of a variable, or
+// a fixed-size variable, may hold at most 2^31-4 bytes in CDF-1 and 2^32-4 in
+// CDF-2, except the last fixed-size variable when there are no record
+// variables, or else the last record variable. Returns NC_EVARSIZE.
+Status check_var_sizes(const Header& header);
+
+// The offset checks PnetCDF applies when it opens a file: fixed-size
+// variables begin at or after the header (header_size) in increasing,
+// non-overlapping order, the record section begins after them, record
+// variables in increasing, non-overlapping order. Returns NC_ENOTNC.
+Status check_var_offsets(const Header& header, int64_t header_size);
+
+// The layout a decoded file has, derived as PnetCDF derives it at open:
+// header_extent is the first variable's begin (fixed-size first), begin_rec
+// the first record variable's begin, or the end of the last fixed-size
+// variable when there is none; both 0 when there are no variables. Alignments
+// are left 0 (PnetCDF recomputes them at the next enddef). Pass it as
+// `previous` to compute_layout after redef.
+Layout existing_layout(const Header& header);
+
 // Fills in vsize and begin of every variable and returns the layout.
 // `previous` is the layout the file had before redef (nullptr for a new
-// file); like PnetCDF, existing variables keep their offsets when the
-// header still fits and nothing forces a move. Returns NC_EVARSIZE when a
-// variable is too large for the version (CDF-1/CDF-2 limits).
+// file or a first enddef); then the first previous->nvars variables must be
+// the old ones, still holding their old begin, and, like PnetCDF, no variable
+// moves to a lower offset, the header extent and record section never shrink.
+// Returns NC_EVARSIZE when a variable is too large for the version or an
+// offset does not fit (CDF-1).
 Status compute_layout(Header& header, const LayoutHints& hints, const Layout* previous,
                       Layout* out);
 

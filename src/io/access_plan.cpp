@@ -94,6 +94,7 @@ Status transfer(MpiFile& file, const VarGeometry& var, const Selection& sel, boo
     err = collective ? MPI_File_read_at_all(fh, 0, buf, count, MPI_BYTE, &status)
                      : MPI_File_read_at(fh, 0, buf, count, MPI_BYTE, &status);
   MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
+  if (err == MPI_SUCCESS) write ? file.count_written(nbytes) : file.count_read(nbytes);
   if (ftype != MPI_BYTE) MPI_Type_free(&ftype);
   if (!st.is_ok()) return st;
   return from_mpi(err, write ? MpiOp::kWrite : MpiOp::kRead, "MPI-IO data transfer");

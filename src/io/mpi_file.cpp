@@ -64,6 +64,7 @@ Status MpiFile::read_at(int64_t offset, void* buf, int64_t nbytes) {
   return in_pieces(offset, nbytes, [&](int64_t off, int64_t n) {
     MPI_Status status;
     int err = MPI_File_read_at(fh_, off, p + (off - offset), static_cast<int>(n), MPI_BYTE, &status);
+    if (err == MPI_SUCCESS) count_read(n);
     return from_mpi(err, MpiOp::kRead, "MPI_File_read_at");
   });
 }
@@ -74,6 +75,7 @@ Status MpiFile::write_at(int64_t offset, const void* buf, int64_t nbytes) {
   return in_pieces(offset, nbytes, [&](int64_t off, int64_t n) {
     MPI_Status status;
     int err = MPI_File_write_at(fh_, off, p + (off - offset), static_cast<int>(n), MPI_BYTE, &status);
+    if (err == MPI_SUCCESS) count_written(n);
     return from_mpi(err, MpiOp::kWrite, "MPI_File_write_at");
   });
 }
@@ -91,6 +93,7 @@ Status MpiFile::read_at_all(int64_t offset, void* buf, int64_t nbytes) {
     MPI_Status status;
     int err = MPI_File_read_at_all(fh_, offset + off, n ? p + off : nullptr, static_cast<int>(n),
                                    MPI_BYTE, &status);
+    if (err == MPI_SUCCESS) count_read(n);
     if (st.is_ok()) st = from_mpi(err, MpiOp::kRead, "MPI_File_read_at_all");
   }
   return st;
@@ -108,6 +111,7 @@ Status MpiFile::write_at_all(int64_t offset, const void* buf, int64_t nbytes) {
     MPI_Status status;
     int err = MPI_File_write_at_all(fh_, offset + off, n ? p + off : nullptr, static_cast<int>(n),
                                     MPI_BYTE, &status);
+    if (err == MPI_SUCCESS) count_written(n);
     if (st.is_ok()) st = from_mpi(err, MpiOp::kWrite, "MPI_File_write_at_all");
   }
   return st;

@@ -40,6 +40,12 @@ class MpiFile {
   // Collective. Closes; safe to call twice.
   Status close();
 
+  // Bytes this rank moved through this file (ncmpi_inq_put_size/get_size).
+  int64_t bytes_written() const { return bytes_written_; }
+  int64_t bytes_read() const { return bytes_read_; }
+  void count_written(int64_t n) { bytes_written_ += n; }
+  void count_read(int64_t n) { bytes_read_ += n; }
+
   MPI_File handle() const { return fh_; }
   MPI_Comm comm() const { return comm_; }
   int rank() const { return rank_; }
@@ -54,6 +60,8 @@ class MpiFile {
   int rank_ = 0;
   int nprocs_ = 1;
   bool writable_ = false;
+  int64_t bytes_written_ = 0;
+  int64_t bytes_read_ = 0;
 };
 
 }  // namespace exa::io

@@ -28,8 +28,6 @@ class NativeFile : public FileState {
   int fill_mode = NC_NOFILL;
   format::Header before_redef;  // the header as on disk when redef began
   format::Layout layout_before_redef;
-  MPI_Offset put_bytes = 0;
-  MPI_Offset get_bytes = 0;
 };
 
 class NativeConnector final : public Connector {

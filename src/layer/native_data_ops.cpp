@@ -124,7 +124,6 @@ Status NativeConnector::put(FileState& f, const DataRequest& req) {
   Status io_st = io::transfer(handle_for(nf, req.collective), plan.geo, plan.sel, true,
                               req.collective, external.data(), xbytes);
   if (st.is_ok()) st = io_st;
-  if (st.is_ok()) nf.put_bytes += xbytes;
   Status recs = update_numrecs(nf, req.collective, st.is_ok() ? records_reached(plan) : 0);
   if (!st.is_ok()) return st;
   if (!recs.is_ok()) return recs;
@@ -144,7 +143,6 @@ Status NativeConnector::get(FileState& f, const DataRequest& req) {
                               req.collective, external.data(), xbytes);
   if (!st.is_ok()) return st;
   EXA_RETURN_IF_ERROR(io_st);
-  nf.get_bytes += xbytes;
   if (plan.nelems == 0) return Status::ok();
   return convert::from_external(external.data(), plan.xtype, plan.memtype, plan.nelems, req.buf);
 }

@@ -182,7 +182,7 @@ Status NativeConnector::flush(FileState& f) {
 Status NativeConnector::begin_indep(FileState& f) {
   auto& nf = native(f);
   if (nf.define_mode) return {NC_EINDEFINE, "in define mode"};
-  if (nf.indep_mode) return {NC_EINDEP, "already in independent data mode"};
+  if (nf.indep_mode) return Status::ok();  // PnetCDF: no error, nothing to do
   if (nf.indep.handle() == MPI_FILE_NULL) {
     MPI_Info mpi_info = io::to_mpi_info(nf.hints);
     Status st = nf.indep.open(MPI_COMM_SELF, nf.path, nf.file.writable(), mpi_info);
@@ -196,7 +196,7 @@ Status NativeConnector::begin_indep(FileState& f) {
 Status NativeConnector::end_indep(FileState& f) {
   auto& nf = native(f);
   if (nf.define_mode) return {NC_EINDEFINE, "in define mode"};
-  if (!nf.indep_mode) return {NC_ENOTINDEP, "not in independent data mode"};
+  if (!nf.indep_mode) return Status::ok();  // PnetCDF: no error, nothing to do
   // Make what this rank wrote independently visible to the collective handle.
   if (nf.indep.handle() != MPI_FILE_NULL && nf.file.writable()) MPI_File_sync(nf.indep.handle());
   nf.indep_mode = false;
@@ -276,8 +276,8 @@ FileFacts NativeConnector::facts(FileState& f) {
   out.define_mode = nf.define_mode;
   out.indep_mode = nf.indep_mode;
   out.fill_mode = nf.fill_mode;
-  out.put_bytes = nf.put_bytes;
-  out.get_bytes = nf.get_bytes;
+  out.put_bytes = nf.file.bytes_written() + nf.indep.bytes_written();
+  out.get_bytes = nf.file.bytes_read() + nf.indep.bytes_read();
   return out;
 }
 

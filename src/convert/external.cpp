@@ -1,0 +1,124 @@
+// to_external / from_external: argument checks, the raw-copy cases, and the
+// one dispatch per call from (memory type, external type) to a loop instance
+// of kernels.hpp, generated from the type table.
+#include <cstring>
+
+#include "convert/external.hpp"
+#include "convert/kernels.hpp"
+#include "convert/type_table.hpp"
+
+namespace exa::convert {
+
+namespace {
+
+using Kernel = bool (*)(const unsigned char*, unsigned char*, int64_t);
+
+template <Direction dir, class M>
+Kernel kernel_for_external(nc_type xtype) {
+  switch (xtype) {
+#define EXA_CASE(code, type)                                      \
+  case code:                                                      \
+    if constexpr (dir == Direction::put)                          \
+      return &convert_values<M, type, Direction::put>;            \
+    else                                                          \
+      return &convert_values<type, M, Direction::get>;
+    EXA_CONVERT_NUMERIC_TYPES(EXA_CASE)
+#undef EXA_CASE
+    default: return nullptr;
+  }
+}
+
+template <Direction dir>
+Kernel kernel_for(nc_type mem_type, nc_type xtype) {
+  switch (mem_type) {
+#define EXA_CASE(code, type) \
+  case code: return kernel_for_external<dir, type>(xtype);
+    EXA_CONVERT_NUMERIC_TYPES(EXA_CASE)
+#undef EXA_CASE
+    default: return nullptr;
+  }
+}
+
+// Pairs whose bytes are copied unchanged: text, and in CDF-1/CDF-2 unsigned
+// char <-> NC_BYTE, which netCDF takes as raw bytes without a range check.
+bool is_raw_copy(nc_type mem_type, nc_type xtype, bool cdf5) {
+  if (mem_type == NC_CHAR) return true;  // check_convertible: xtype is NC_CHAR
+  return !cdf5 && mem_type == NC_UBYTE && xtype == NC_BYTE;
+}
+
+Status erange() { return Status(NC_ERANGE, "convert: value out of range"); }
+
+// The shared body of to_external and from_external: src/dst sizes are those
+// of the source and destination elements for this direction.
+template <Direction dir>
+Status convert(const void* in, nc_type mem_type, nc_type xtype, int64_t n, void* out,
+               bool cdf5) {
+  EXA_RETURN_IF_ERROR(check_convertible(mem_type, xtype));
+  if (n < 0) return Status(NC_EINVAL, "convert: negative element count");
+  if (n == 0) return Status::ok();
+  const int64_t msize = native_size(mem_type);
+  const int64_t xsize = native_size(xtype);
+  const int64_t ssize = dir == Direction::put ? msize : xsize;
+  const int64_t dsize = dir == Direction::put ? xsize : msize;
+  if (n > INT64_MAX / 8) return Status(NC_EINVAL, "convert: element count too large");
+
+  const auto* src = static_cast<const unsigned char*>(in);
+  auto* dst = static_cast<unsigned char*>(out);
+  const bool same = src == dst;
+  if (same && ssize != dsize)
+    return Status(NC_EINVAL, "convert: in-place conversion between different sizes");
+  if (!same) {
+    auto s0 = reinterpret_cast<uintptr_t>(src), d0 = reinterpret_cast<uintptr_t>(dst);
+    if (s0 < d0 + static_cast<uintptr_t>(n * dsize) && d0 < s0 + static_cast<uintptr_t>(n * ssize))
+      return Status(NC_EINVAL, "convert: input and output overlap");
+  }
+
+  if (is_raw_copy(mem_type, xtype, cdf5)) {
+    if (!same) std::memcpy(dst, src, static_cast<size_t>(n));
+    return Status::ok();
+  }
+  // Same type: the conversion is the byte order alone.
+  if (mem_type == xtype) {
+    if (!same) std::memcpy(dst, src, static_cast<size_t>(n * ssize));
+    if constexpr (std::endian::native == std::endian::little) swap_bytes_in_place(dst, ssize, n);
+    return Status::ok();
+  }
+
+  Kernel kernel = kernel_for<dir>(mem_type, xtype);
+  bool bad = false;
+  if (!same) {
+    bad = kernel(src, dst, n);
+  } else {
+    // The loops take non-overlapping buffers (so they vectorize without
+    // alias checks): stage in-place calls one block at a time.
+    alignas(64) unsigned char block[kBlockElements * 8];
+    for (int64_t base = 0; base < n; base += kBlockElements) {
+      const int64_t m = std::min(kBlockElements, n - base);
+      bad |= kernel(src + base * ssize, block, m);
+      std::memcpy(dst + base * dsize, block, static_cast<size_t>(m * dsize));
+    }
+  }
+  return bad ? erange() : Status::ok();
+}
+
+}  // namespace
+
+Status to_external(const void* in, nc_type mem_type, nc_type xtype, int64_t n, void* out,
+                   bool cdf5) {
+  return convert<Direction::put>(in, mem_type, xtype, n, out, cdf5);
+}
+
+Status to_external(const void* in, nc_type mem_type, nc_type xtype, int64_t n, void* out) {
+  return convert<Direction::put>(in, mem_type, xtype, n, out, false);
+}
+
+Status from_external(const void* in, nc_type xtype, nc_type mem_type, int64_t n, void* out,
+                     bool cdf5) {
+  return convert<Direction::get>(in, mem_type, xtype, n, out, cdf5);
+}
+
+Status from_external(const void* in, nc_type xtype, nc_type mem_type, int64_t n, void* out) {
+  return convert<Direction::get>(in, mem_type, xtype, n, out, false);
+}
+
+}  // namespace exa::convert

@@ -1,0 +1,92 @@
+// Conversion loops: one template instance per (source type, destination
+// type, direction), chosen once per call by external.cpp. Each loop is a
+// plain pass over the elements with unaligned loads/stores and byte swaps
+// that the compiler can vectorize; range checks accumulate into a flag
+// instead of branching.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+
+#include "convert/byte_order.hpp"
+#include "convert/range_rules.hpp"
+
+namespace exa::convert {
+
+// put: memory (native order) -> external (big-endian); get: the reverse.
+enum class Direction { put, get };
+
+// Elements per block of the floating -> integer loop: small enough that the
+// check pass and the cast pass share the L1 cache.
+inline constexpr int64_t kBlockElements = 512;
+
+// Converts n values of S at `in` to D at `out`; returns whether any value
+// gives NC_ERANGE. `in` and `out` must not overlap (external.cpp stages
+// in-place calls through a block buffer).
+template <class S, class D, Direction dir>
+bool convert_values(const unsigned char* __restrict in, unsigned char* __restrict out,
+                    int64_t n) {
+  constexpr bool in_be = dir == Direction::get;
+  constexpr bool out_be = dir == Direction::put;
+  constexpr int64_t ss = sizeof(S);
+  constexpr int64_t ds = sizeof(D);
+
+  if constexpr (std::is_integral_v<S> && std::is_integral_v<D>) {
+    unsigned bad = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      S v = load<S, in_be>(in + i * ss);
+      bad |= int_out_of_range<D>(v);
+      store<D, out_be>(out + i * ds, static_cast<D>(v));
+    }
+    return bad != 0;
+  } else if constexpr (std::is_same_v<S, double> && std::is_same_v<D, float>) {
+    unsigned bad = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      double v = load<S, in_be>(in + i * ss);
+      bad |= double_to_float_out_of_range(v);
+      float f = dir == Direction::put ? static_cast<float>(v) : double_to_float_get(v);
+      store<D, out_be>(out + i * ds, f);
+    }
+    return bad != 0;
+  } else if constexpr (std::is_same_v<S, float> && std::is_same_v<D, double> &&
+                       dir == Direction::put) {
+    unsigned bad = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      float v = load<S, in_be>(in + i * ss);
+      bad |= float_to_double_put_out_of_range(v);
+      store<D, out_be>(out + i * ds, static_cast<double>(v));
+    }
+    return bad != 0;
+  } else if constexpr (std::is_floating_point_v<D>) {
+    // integer -> floating, reading float -> double: always representable.
+    for (int64_t i = 0; i < n; ++i)
+      store<D, out_be>(out + i * ds, static_cast<D>(load<S, in_be>(in + i * ss)));
+    return false;
+  } else {
+    // floating -> integer: check a block; if every value casts cleanly (the
+    // usual case) cast it directly, else take the per-element defined path.
+    bool bad = false;
+    for (int64_t base = 0; base < n; base += kBlockElements) {
+      const int64_t m = std::min(kBlockElements, n - base);
+      const unsigned char* bin = in + base * ss;
+      unsigned char* bout = out + base * ds;
+      unsigned clean = 1;
+      for (int64_t i = 0; i < m; ++i)
+        clean &= float_casts_cleanly<D>(static_cast<double>(load<S, in_be>(bin + i * ss)));
+      if (clean) {
+        for (int64_t i = 0; i < m; ++i)
+          store<D, out_be>(bout + i * ds, static_cast<D>(load<S, in_be>(bin + i * ss)));
+        continue;
+      }
+      for (int64_t i = 0; i < m; ++i) {
+        double v = load<S, in_be>(bin + i * ss);
+        bad |= float_out_of_range<D>(v);
+        store<D, out_be>(bout + i * ds, float_to_int_defined<D>(v));
+      }
+    }
+    return bad;
+  }
+}
+
+}  // namespace exa::convert
