@@ -7,10 +7,9 @@
 
 namespace exa::model {
 
-// Checks a dimension, variable or attribute name as netCDF does: non-empty,
-// at most NC_MAX_NAME bytes (NC_EMAXNAME), valid UTF-8, first character a
-// letter, digit, '_' or multi-byte character, no control character or '/',
-// no trailing white space (NC_EBADNAME otherwise).
+// Checks a dimension, variable or attribute name as the define calls do:
+// NC_EMAXNAME when longer than NC_MAX_NAME, NC_EBADNAME when it breaks the
+// netCDF naming rule (format::is_valid_name, shared with the decoder).
 Status check_name(std::string_view name);
 
 }  // namespace exa::model
