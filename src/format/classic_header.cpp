@@ -70,10 +70,12 @@ void put_attr_list(xdr::Writer& w, const std::vector<Attribute>& atts, int width
   }
 }
 
-// The CDF-2 specification's rule: a vsize that does not fit is written as 2^32-1.
+// The CDF-2 specification's rule: a vsize that does not fit is written as
+// 2^32-1. (A computed vsize is a multiple of 4, so "above 2^32-4", PnetCDF's
+// test, and "above 2^32-1" agree; the latter keeps any decoded value intact.)
 uint64_t stored_vsize(int64_t vsize, int width) {
   if (width == 8) return uint64_t(vsize);
-  return vsize > kMaxVsize32 ? 0xFFFFFFFFu : uint64_t(vsize);
+  return vsize > int64_t(UINT32_MAX) ? 0xFFFFFFFFu : uint64_t(vsize);
 }
 
 }  // namespace

@@ -40,7 +40,8 @@ struct Dimension {
 // A variable. begin is the file offset of its first element. vsize is the
 // variable's size in bytes (one record's worth for a record variable) rounded
 // up to 4, as compute_layout sets it. encode() writes 2^32-1 instead in
-// CDF-1/CDF-2 when vsize > 2^32-4 (the CDF-2 rule for a huge last variable).
+// CDF-1/CDF-2 when vsize does not fit in 32 bits (the CDF-2 rule for a huge
+// last variable).
 // decode() keeps the value found in the file without trusting it (PnetCDF
 // ignores it too; sizes always come from the dimensions).
 struct Variable {
