@@ -53,6 +53,7 @@ constexpr ErrorText kErrors[] = {
     E(NC_EACCESS, "NetCDF: Access failure"),
     E(NC_ENOTFOUND, "NetCDF: Not found"),
     E(NC_EINTERNAL, "NetCDF: Internal library error"),
+    E(NC_ELATEFILL, "NetCDF: Attempt to define fill value when data already exists."),
     E(NC_ENOTBUILT, "NetCDF: Attempt to use feature that was not turned on when the library was built"),
     E(NC_EMPI, "MPI operation failed"),
     E(NC_ENULLPAD, "NetCDF: File header padding is not null bytes"),

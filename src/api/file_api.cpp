@@ -59,9 +59,9 @@ int ncmpi__enddef(int ncid, MPI_Offset h_minfree, MPI_Offset v_align, MPI_Offset
       return {NC_EINVAL, "negative alignment argument"};
     exa::format::LayoutHints args;
     args.header_minfree = h_minfree;
-    args.var_align = v_align;
+    args.enddef_v_align = v_align;
     args.var_minfree = v_minfree;
-    args.record_align = r_align;
+    args.enddef_r_align = r_align;
     return f.connector->enddef(*f.state, &args);
   });
 }

@@ -67,9 +67,17 @@ std::vector<Move> slice(const Round& round, int64_t lo, int64_t hi) {
 }  // namespace
 
 Status move_data(MpiFile& file, std::vector<Move> moves, int64_t bytes_per_rank) {
+  // Bytes past the end of the file were never written: there is nothing to
+  // move, and copying them would only lengthen the file.
+  int64_t file_size = 0;
+  Status sized = file.size(&file_size);
+  // Every rank must plan the same rounds: use rank 0's view of the size.
+  MPI_Bcast(&file_size, 1, MPI_INT64_T, 0, file.comm());
+  for (Move& m : moves) m.len = std::max<int64_t>(0, std::min(m.len, file_size - m.src));
   moves.erase(std::remove_if(moves.begin(), moves.end(),
                              [](const Move& m) { return m.len <= 0 || m.src == m.dst; }),
               moves.end());
+  if (!sized.is_ok()) moves.clear();
   const int64_t nprocs = file.nprocs();
   Status st;
   std::vector<uint8_t> buffer;
@@ -91,7 +99,7 @@ Status move_data(MpiFile& file, std::vector<Move> moves, int64_t bytes_per_rank)
     Status synced = file.sync_all();
     if (st.is_ok()) st = synced;
   }
-  return agree(file.comm(), st);
+  return agree(file.comm(), st.is_ok() ? sized : st);
 }
 
 }  // namespace exa::io

@@ -71,6 +71,17 @@ Status gather_hints(MPI_Info user, Hints* out) {
   return Status::ok();
 }
 
+void read_striping(MPI_File fh, Hints* hints) {
+  MPI_Info info = MPI_INFO_NULL;
+  if (fh == MPI_FILE_NULL || MPI_File_get_info(fh, &info) != MPI_SUCCESS) return;
+  std::map<std::string, std::string> used;
+  read_info(info, &used);
+  MPI_Info_free(&info);
+  hints->striping_unit = positive(used, "striping_unit", 0);
+  hints->striping_factor = positive(used, "striping_factor", 0);
+  hints->layout.striping_unit = hints->striping_unit;
+}
+
 MPI_Info to_mpi_info(const Hints& hints) {
   MPI_Info info;
   MPI_Info_create(&info);

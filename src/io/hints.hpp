@@ -19,12 +19,18 @@ inline constexpr int64_t kDefaultHeaderReadChunk = 256 * 1024;
 struct Hints {
   format::LayoutHints layout;  // nc_header_align_size, nc_var_align_size, nc_record_align_size
   int64_t header_read_chunk = kDefaultHeaderReadChunk;  // nc_header_read_chunk_size
+  int64_t striping_unit = 0;    // of the open file, when MPI-IO reports it
+  int64_t striping_factor = 0;
   std::map<std::string, std::string> all;  // every hint after merging, by key
 };
 
 // Merges `user` (may be MPI_INFO_NULL) and PNETCDF_HINTS into `out`.
 // Malformed numeric values are ignored, as PnetCDF ignores them. Local.
 Status gather_hints(MPI_Info user, Hints* out);
+
+// Records the striping MPI-IO reports for an open file (it sets the default
+// header alignment of large files, as in PnetCDF). Local.
+void read_striping(MPI_File fh, Hints* hints);
 
 // A new MPI_Info holding every merged hint (the caller frees it).
 MPI_Info to_mpi_info(const Hints& hints);

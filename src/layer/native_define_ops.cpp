@@ -61,6 +61,9 @@ Status NativeConnector::def_var_fill(FileState& f, int varid, int no_fill, const
   auto& nf = native(f);
   EXA_RETURN_IF_ERROR(need_define_mode(nf));
   if (!nf.ds.valid_var(varid)) return {NC_ENOTVAR, "invalid variable id"};
+  // The fill setting of a variable that already went through an enddef is fixed.
+  if (nf.in_redef && varid < static_cast<int>(nf.before_redef.vars.size()))
+    return {NC_ELATEFILL, "variable was defined before the last enddef"};
   if (fill_value != nullptr) {
     nc_type type = nf.ds.header().vars[static_cast<size_t>(varid)].type;
     EXA_RETURN_IF_ERROR(put_att(f, varid, _FillValue, type, 1, fill_value, type));

@@ -76,6 +76,7 @@ Status NativeConnector::create(MPI_Comm comm, const std::string& path, int cmode
   st = nf->file.create(comm, path, (cmode & NC_NOCLOBBER) != 0, mpi_info);
   MPI_Info_free(&mpi_info);
   EXA_RETURN_IF_ERROR(st);
+  io::read_striping(nf->file.handle(), &nf->hints);
   nf->ds = model::Dataset(version);
   nf->path = path;
   nf->mode = cmode | NC_WRITE;
@@ -103,6 +104,7 @@ Status NativeConnector::open(MPI_Comm comm, const std::string& path, int omode, 
   }
   nf->ds = model::Dataset(std::move(decoded.header));
   nf->ds.adopt_layout_from_header();
+  io::read_striping(nf->file.handle(), &nf->hints);
   for (int id = 0; id < nf->ds.nvars(); ++id) nf->ds.set_var_no_fill(id, true);
   nf->path = path;
   nf->mode = omode;
@@ -113,14 +115,22 @@ Status NativeConnector::open(MPI_Comm comm, const std::string& path, int omode, 
 Status NativeConnector::enddef(FileState& f, const format::LayoutHints* explicit_args) {
   auto& nf = native(f);
   if (!nf.define_mode) return {NC_ENOTINDEFINE, "not in define mode"};
+  // Info hints (including PNETCDF_HINTS) win over the ncmpi__enddef
+  // arguments, which fill only what the hints leave unset, as in PnetCDF 1.12.3.
   format::LayoutHints hints = nf.hints.layout;
   if (explicit_args) {
-    if (explicit_args->header_minfree > 0) hints.header_minfree = explicit_args->header_minfree;
-    if (explicit_args->var_align > 0) hints.var_align = explicit_args->var_align;
-    if (explicit_args->var_minfree > 0) hints.var_minfree = explicit_args->var_minfree;
-    if (explicit_args->record_align > 0) hints.record_align = explicit_args->record_align;
+    hints.header_minfree = explicit_args->header_minfree;
+    hints.var_minfree = explicit_args->var_minfree;
+    hints.enddef_v_align = explicit_args->enddef_v_align;
+    hints.enddef_r_align = explicit_args->enddef_r_align;
   }
   const format::Layout* previous = nf.in_redef ? &nf.layout_before_redef : nullptr;
+  if (previous) {
+    // Within one open, the alignments chosen at the first enddef stay.
+    if (hints.header_align == 0) hints.header_align = previous->header_align;
+    if (hints.var_align == 0) hints.var_align = previous->var_align;
+    if (hints.record_align == 0) hints.record_align = previous->record_align;
+  }
   EXA_RETURN_IF_ERROR(io::agree(nf.comm(), nf.ds.compute_layout(hints, previous)));
   int first_new = 0;
   if (nf.in_redef) {
@@ -262,7 +272,13 @@ Status NativeConnector::fill_var_rec(FileState& f, int varid, MPI_Offset recno) 
 
 Status NativeConnector::file_info(FileState& f, MPI_Info* info_used) {
   auto& nf = native(f);
-  *info_used = io::file_info_used(nf.hints, nf.file.handle());
+  // Report the alignments in effect, as PnetCDF does, where a layout chose them.
+  io::Hints reported = nf.hints;
+  const format::Layout& layout = nf.ds.layout();
+  if (layout.header_align > 0) reported.layout.header_align = layout.header_align;
+  if (layout.var_align > 0) reported.layout.var_align = layout.var_align;
+  if (layout.record_align > 0) reported.layout.record_align = layout.record_align;
+  *info_used = io::file_info_used(reported, nf.file.handle());
   return Status::ok();
 }
 
@@ -276,6 +292,8 @@ FileFacts NativeConnector::facts(FileState& f) {
   out.define_mode = nf.define_mode;
   out.indep_mode = nf.indep_mode;
   out.fill_mode = nf.fill_mode;
+  out.striping_size = static_cast<int>(nf.hints.striping_unit);
+  out.striping_count = static_cast<int>(nf.hints.striping_factor);
   out.put_bytes = nf.file.bytes_written() + nf.indep.bytes_written();
   out.get_bytes = nf.file.bytes_read() + nf.indep.bytes_read();
   return out;

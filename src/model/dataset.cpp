@@ -213,31 +213,6 @@ Status Dataset::compute_layout(const format::LayoutHints& hints, const format::L
   return Status::ok();
 }
 
-void Dataset::adopt_layout_from_header() {
-  format::Layout out;
-  out.header_size = format::encoded_size(header_);
-  out.header_extent = out.header_size;
-  int64_t end_fixed = out.header_size;
-  int nrec = 0;
-  int64_t first_rec = -1, sum_rec = 0, single_rec = 0;
-  bool any_var = false;
-  for (int id = 0; id < nvars(); ++id) {
-    const auto& v = header_.vars[static_cast<size_t>(id)];
-    out.header_extent = any_var ? std::min(out.header_extent, v.begin) : v.begin;
-    any_var = true;
-    if (is_record_var(id)) {
-      ++nrec;
-      sum_rec += v.vsize;
-      single_rec = format::record_elements(header_, v) * format::external_size(v.type);
-      if (first_rec < 0 || v.begin < first_rec) first_rec = v.begin;
-    } else {
-      end_fixed = std::max(end_fixed, v.begin + v.vsize);
-    }
-  }
-  // netCDF: with a single record variable, records are not padded.
-  out.recsize = nrec == 1 ? single_rec : sum_rec;
-  out.begin_rec = first_rec >= 0 ? first_rec : end_fixed;
-  layout_ = out;
-}
+void Dataset::adopt_layout_from_header() { layout_ = format::existing_layout(header_); }
 
 }  // namespace exa::model
