@@ -174,7 +174,10 @@ EXACDF_FOR_EACH_MEMTYPE(EXACDF_ATT_PROTO_)
                                            const MPI_Offset *count, CQ CTYPE *buf);          \
   extern int ncmpi_##OP##_vars_##NAME##SFX(int ncid, int varid, const MPI_Offset *start,     \
                                            const MPI_Offset *count, const MPI_Offset *stride, \
-                                           CQ CTYPE *buf);
+                                           CQ CTYPE *buf);                                   \
+  extern int ncmpi_##OP##_varm_##NAME##SFX(int ncid, int varid, const MPI_Offset *start,     \
+                                           const MPI_Offset *count, const MPI_Offset *stride, \
+                                           const MPI_Offset *imap, CQ CTYPE *buf);
 #define EXACDF_DATA_PROTO_(NAME, CTYPE)                    \
   EXACDF_DATA_PROTO_KINDS_(put, const, NAME, CTYPE, )     \
   EXACDF_DATA_PROTO_KINDS_(put, const, NAME, CTYPE, _all) \
@@ -195,7 +198,11 @@ EXACDF_FOR_EACH_DATA_TYPE(EXACDF_DATA_PROTO_)
                                     MPI_Datatype buftype);                                     \
   extern int ncmpi_##OP##_vars##SFX(int ncid, int varid, const MPI_Offset *start,              \
                                     const MPI_Offset *count, const MPI_Offset *stride,         \
-                                    CQ void *buf, MPI_Offset bufcount, MPI_Datatype buftype);
+                                    CQ void *buf, MPI_Offset bufcount, MPI_Datatype buftype);  \
+  extern int ncmpi_##OP##_varm##SFX(int ncid, int varid, const MPI_Offset *start,              \
+                                    const MPI_Offset *count, const MPI_Offset *stride,         \
+                                    const MPI_Offset *imap, CQ void *buf, MPI_Offset bufcount, \
+                                    MPI_Datatype buftype);
 EXACDF_FLEX_PROTO_(put, const, )
 EXACDF_FLEX_PROTO_(put, const, _all)
 EXACDF_FLEX_PROTO_(get, , )

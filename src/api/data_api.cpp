@@ -12,12 +12,12 @@ using exa::api::OpenFile;
 
 namespace {
 
-enum class Kind { kVar1, kVar, kVara, kVars };
+enum class Kind { kVar1, kVar, kVara, kVars, kVarm };
 
 // Turns var1/var into explicit start/count (var: the whole variable, with
 // the current number of records), then passes the request down the stack.
 int data_call(const char* fn, int ncid, int varid, Kind kind, const MPI_Offset* start,
-              const MPI_Offset* count, const MPI_Offset* stride, const void* buf,
+              const MPI_Offset* count, const MPI_Offset* stride, const MPI_Offset* imap, const void* buf,
               MPI_Offset bufcount, MPI_Datatype buftype, nc_type memtype, bool put,
               bool collective) {
   return exa::api::with_file(fn, ncid, [&](OpenFile& f) -> Status {
@@ -25,7 +25,8 @@ int data_call(const char* fn, int ncid, int varid, Kind kind, const MPI_Offset* 
     req.varid = varid;
     req.start = start;
     req.count = count;
-    req.stride = kind == Kind::kVars ? stride : nullptr;
+    req.stride = kind == Kind::kVars || kind == Kind::kVarm ? stride : nullptr;
+    req.imap = kind == Kind::kVarm ? imap : nullptr;
     req.buf = const_cast<void*>(buf);
     req.bufcount = bufcount;
     req.buftype = buftype;
@@ -55,26 +56,33 @@ int data_call(const char* fn, int ncid, int varid, Kind kind, const MPI_Offset* 
 #define EXA_DATA_KINDS_(OP, CQ, NAME, CTYPE, SFX, PUT, COLL)                                     \
   int ncmpi_##OP##_var1_##NAME##SFX(int ncid, int varid, const MPI_Offset* start, CQ CTYPE* buf) { \
     return data_call(EXA_NAME_(OP, var1, NAME, SFX), ncid, varid, Kind::kVar1, start, nullptr,  \
-                     nullptr, buf, -1, MPI_DATATYPE_NULL, exa::api::memtype_of<CTYPE>(), PUT,  \
+                     nullptr, nullptr, buf, -1, MPI_DATATYPE_NULL, exa::api::memtype_of<CTYPE>(), PUT,  \
                      COLL);                                                                     \
   }                                                                                             \
   int ncmpi_##OP##_var_##NAME##SFX(int ncid, int varid, CQ CTYPE* buf) {                        \
     return data_call(EXA_NAME_(OP, var, NAME, SFX), ncid, varid, Kind::kVar, nullptr, nullptr,  \
-                     nullptr, buf, -1, MPI_DATATYPE_NULL, exa::api::memtype_of<CTYPE>(), PUT,  \
+                     nullptr, nullptr, buf, -1, MPI_DATATYPE_NULL, exa::api::memtype_of<CTYPE>(), PUT,  \
                      COLL);                                                                     \
   }                                                                                             \
   int ncmpi_##OP##_vara_##NAME##SFX(int ncid, int varid, const MPI_Offset* start,               \
                                     const MPI_Offset* count, CQ CTYPE* buf) {                   \
     return data_call(EXA_NAME_(OP, vara, NAME, SFX), ncid, varid, Kind::kVara, start, count,    \
-                     nullptr, buf, -1, MPI_DATATYPE_NULL, exa::api::memtype_of<CTYPE>(), PUT,  \
+                     nullptr, nullptr, buf, -1, MPI_DATATYPE_NULL, exa::api::memtype_of<CTYPE>(), PUT,  \
                      COLL);                                                                     \
   }                                                                                             \
   int ncmpi_##OP##_vars_##NAME##SFX(int ncid, int varid, const MPI_Offset* start,               \
                                     const MPI_Offset* count, const MPI_Offset* stride,          \
                                     CQ CTYPE* buf) {                                            \
     return data_call(EXA_NAME_(OP, vars, NAME, SFX), ncid, varid, Kind::kVars, start, count,    \
-                     stride, buf, -1, MPI_DATATYPE_NULL, exa::api::memtype_of<CTYPE>(), PUT,   \
+                     stride, nullptr, buf, -1, MPI_DATATYPE_NULL, exa::api::memtype_of<CTYPE>(), PUT,   \
                      COLL);                                                                     \
+  }                                                                                             \
+  int ncmpi_##OP##_varm_##NAME##SFX(int ncid, int varid, const MPI_Offset* start,               \
+                                    const MPI_Offset* count, const MPI_Offset* stride,          \
+                                    const MPI_Offset* imap, CQ CTYPE* buf) {                    \
+    return data_call(EXA_NAME_(OP, varm, NAME, SFX), ncid, varid, Kind::kVarm, start, count,    \
+                     stride, imap, buf, -1, MPI_DATATYPE_NULL, exa::api::memtype_of<CTYPE>(),  \
+                     PUT, COLL);                                                                \
   }
 #define EXA_DATA_DEFINE_(NAME, CTYPE)                             \
   EXA_DATA_KINDS_(put, const, NAME, CTYPE, , true, false)         \
@@ -89,24 +97,31 @@ EXACDF_FOR_EACH_DATA_TYPE(EXA_DATA_DEFINE_)
   int ncmpi_##OP##_var1##SFX(int ncid, int varid, const MPI_Offset* start, CQ void* buf,        \
                              MPI_Offset bufcount, MPI_Datatype buftype) {                       \
     return data_call("ncmpi_" #OP "_var1" #SFX, ncid, varid, Kind::kVar1, start, nullptr,       \
-                     nullptr, buf, bufcount, buftype, NC_NAT, PUT, COLL);                       \
+                     nullptr, nullptr, buf, bufcount, buftype, NC_NAT, PUT, COLL);                       \
   }                                                                                             \
   int ncmpi_##OP##_var##SFX(int ncid, int varid, CQ void* buf, MPI_Offset bufcount,             \
                             MPI_Datatype buftype) {                                             \
     return data_call("ncmpi_" #OP "_var" #SFX, ncid, varid, Kind::kVar, nullptr, nullptr,       \
-                     nullptr, buf, bufcount, buftype, NC_NAT, PUT, COLL);                       \
+                     nullptr, nullptr, buf, bufcount, buftype, NC_NAT, PUT, COLL);                       \
   }                                                                                             \
   int ncmpi_##OP##_vara##SFX(int ncid, int varid, const MPI_Offset* start,                      \
                              const MPI_Offset* count, CQ void* buf, MPI_Offset bufcount,        \
                              MPI_Datatype buftype) {                                            \
     return data_call("ncmpi_" #OP "_vara" #SFX, ncid, varid, Kind::kVara, start, count,         \
-                     nullptr, buf, bufcount, buftype, NC_NAT, PUT, COLL);                       \
+                     nullptr, nullptr, buf, bufcount, buftype, NC_NAT, PUT, COLL);                       \
   }                                                                                             \
   int ncmpi_##OP##_vars##SFX(int ncid, int varid, const MPI_Offset* start,                      \
                              const MPI_Offset* count, const MPI_Offset* stride, CQ void* buf,   \
                              MPI_Offset bufcount, MPI_Datatype buftype) {                       \
     return data_call("ncmpi_" #OP "_vars" #SFX, ncid, varid, Kind::kVars, start, count,         \
-                     stride, buf, bufcount, buftype, NC_NAT, PUT, COLL);                        \
+                     stride, nullptr, buf, bufcount, buftype, NC_NAT, PUT, COLL);               \
+  }                                                                                             \
+  int ncmpi_##OP##_varm##SFX(int ncid, int varid, const MPI_Offset* start,                      \
+                             const MPI_Offset* count, const MPI_Offset* stride,                 \
+                             const MPI_Offset* imap, CQ void* buf, MPI_Offset bufcount,         \
+                             MPI_Datatype buftype) {                                            \
+    return data_call("ncmpi_" #OP "_varm" #SFX, ncid, varid, Kind::kVarm, start, count,         \
+                     stride, imap, buf, bufcount, buftype, NC_NAT, PUT, COLL);                  \
   }
 EXA_FLEX_DEFINE_(put, const, , true, false)
 EXA_FLEX_DEFINE_(put, const, _all, true, true)

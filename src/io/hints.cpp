@@ -67,6 +67,11 @@ Status gather_hints(MPI_Info user, Hints* out) {
   h.layout.var_align = positive(h.all, "nc_var_align_size", 0);
   h.layout.record_align = positive(h.all, "nc_record_align_size", 0);
   h.header_read_chunk = positive(h.all, "nc_header_read_chunk_size", kDefaultHeaderReadChunk);
+  h.bcast_read_max = positive(h.all, "exa_bcast_read_max", h.bcast_read_max);
+  if (auto it = h.all.find("exa_bcast_read"); it != h.all.end()) {
+    if (it->second == "enable") h.bcast_read = Hints::BcastRead::kEnable;
+    if (it->second == "disable") h.bcast_read = Hints::BcastRead::kDisable;
+  }
   *out = std::move(h);
   return Status::ok();
 }
@@ -101,6 +106,10 @@ MPI_Info file_info_used(const Hints& hints, MPI_File fh) {
   set("nc_var_align_size", hints.layout.var_align);
   set("nc_record_align_size", hints.layout.record_align);
   set("nc_header_read_chunk_size", hints.header_read_chunk);
+  set("exa_bcast_read_max", hints.bcast_read_max);
+  MPI_Info_set(info, "exa_bcast_read",
+               hints.bcast_read == Hints::BcastRead::kEnable    ? "enable"
+               : hints.bcast_read == Hints::BcastRead::kDisable ? "disable" : "auto");
   return info;
 }
 

@@ -19,6 +19,10 @@ inline constexpr int64_t kDefaultHeaderReadChunk = 256 * 1024;
 struct Hints {
   format::LayoutHints layout;  // nc_header_align_size, nc_var_align_size, nc_record_align_size
   int64_t header_read_chunk = kDefaultHeaderReadChunk;  // nc_header_read_chunk_size
+  // exa_bcast_read=auto|enable|disable and exa_bcast_read_max: a collective
+  // read of the same region on every rank is done by one rank and broadcast.
+  enum class BcastRead { kAuto, kEnable, kDisable } bcast_read = BcastRead::kAuto;
+  int64_t bcast_read_max = int64_t{2} << 30;
   int64_t striping_unit = 0;    // of the open file, when MPI-IO reports it
   int64_t striping_factor = 0;
   std::map<std::string, std::string> all;  // every hint after merging, by key

@@ -61,6 +61,14 @@ std::vector<io::FillRegion> fill_regions_for_new_vars(const NativeFile& nf, int 
 
 }  // namespace
 
+Status open_indep_handle(NativeFile& nf) {
+  if (nf.indep.handle() != MPI_FILE_NULL) return Status::ok();
+  MPI_Info mpi_info = io::to_mpi_info(nf.hints);
+  Status st = nf.indep.open(MPI_COMM_SELF, nf.path, nf.file.writable(), mpi_info);
+  MPI_Info_free(&mpi_info);
+  return st;
+}
+
 int default_create_format() { return g_default_format.load(); }
 void set_default_create_format(int format) { g_default_format.store(format); }
 
@@ -193,12 +201,9 @@ Status NativeConnector::begin_indep(FileState& f) {
   auto& nf = native(f);
   if (nf.define_mode) return {NC_EINDEFINE, "in define mode"};
   if (nf.indep_mode) return Status::ok();  // PnetCDF: no error, nothing to do
-  if (nf.indep.handle() == MPI_FILE_NULL) {
-    MPI_Info mpi_info = io::to_mpi_info(nf.hints);
-    Status st = nf.indep.open(MPI_COMM_SELF, nf.path, nf.file.writable(), mpi_info);
-    MPI_Info_free(&mpi_info);
-    EXA_RETURN_IF_ERROR(io::agree(nf.comm(), st));
-  }
+  // Some ranks may have opened their handle already (broadcast reads do so
+  // lazily on the reading rank), so the outcome is agreed unconditionally.
+  EXA_RETURN_IF_ERROR(io::agree(nf.comm(), open_indep_handle(nf)));
   nf.indep_mode = true;
   return Status::ok();
 }

@@ -7,4 +7,7 @@ namespace exa::layer {
 
 inline NativeFile& native(FileState& f) { return static_cast<NativeFile&>(f); }
 
+// Opens this rank's MPI_COMM_SELF handle if it is not open yet. Local.
+Status open_indep_handle(NativeFile& nf);
+
 }  // namespace exa::layer
