@@ -2,9 +2,10 @@
 # The whole test suite, as CI runs it (.ci/run):
 #   1. set-up (scripts/setup.sh), then a RelWithDebInfo build in build/ with warnings as
 #      errors and every ctest test: unit, MPI at 1/2/4 ranks, interop, package consumers;
-#   2. an AddressSanitizer + UBSan build in build-asan/ running the same tests
-#      (leak detection off under mpiexec: Open MPI itself leaks), plus the unit tests
-#      again with leak detection on;
+#   2. an AddressSanitizer + UBSan build in build-asan/ running the unit and MPI tests
+#      (interop, oracle and package tests exercise the same code paths and the peers'
+#      tools, so they run only in build/; leak detection off under mpiexec: Open MPI
+#      itself leaks), plus the unit tests again with leak detection on;
 #   3. the libFuzzer targets (tests/fuzz, clang) in build-fuzz/, each for
 #      EXACDF_FUZZ_SECONDS (default 60) seconds, if any exist.
 # Prints ctest's summaries, ends with one "N passed, N failed" line, exits non-zero on any
@@ -87,7 +88,7 @@ if [[ "${EXACDF_SKIP_ASAN:-0}" != 1 ]]; then
     # so leaks are checked only in the programs without MPI (the unit tests, below).
     ASAN_OPTIONS="detect_leaks=0:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1" \
       UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
-      run_ctest "ctest build-asan/" build-asan
+      run_ctest "ctest build-asan/" build-asan -LE "interop|oracle|package"
     unit="build-asan/tests/exacdf_unit_tests"
     if [[ -x "$unit" ]]; then
       echo "test.sh: unit tests with LeakSanitizer"
