@@ -77,14 +77,14 @@ Status convert(const void* in, nc_type mem_type, nc_type xtype, int64_t n, void*
     if (!same) std::memcpy(dst, src, static_cast<size_t>(n));
     return Status::ok();
   }
-  // Same type: the conversion is the byte order alone.
-  if (mem_type == xtype) {
-    if (!same) std::memcpy(dst, src, static_cast<size_t>(n * ssize));
+  Kernel kernel = kernel_for<dir>(mem_type, xtype);
+  // Same type in place: the conversion is the byte order alone. (Out of
+  // place, the kernel's one-pass swapping copy beats memcpy + swap.)
+  if (mem_type == xtype && same) {
     if constexpr (std::endian::native == std::endian::little) swap_bytes_in_place(dst, ssize, n);
     return Status::ok();
   }
 
-  Kernel kernel = kernel_for<dir>(mem_type, xtype);
   bool bad = false;
   if (!same) {
     bad = kernel(src, dst, n);

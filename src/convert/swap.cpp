@@ -5,6 +5,7 @@
 
 #include "convert/byte_order.hpp"
 #include "convert/external.hpp"
+#include "convert/kernels.hpp"
 
 namespace exa::convert {
 
@@ -12,12 +13,12 @@ namespace {
 
 template <class U>
 void swap_words(unsigned char* __restrict p, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) {
+  for_each_index(n, [&](int64_t i) {
     U v;
     std::memcpy(&v, p + i * static_cast<int64_t>(sizeof(U)), sizeof v);
     v = bswap(v);
     std::memcpy(p + i * static_cast<int64_t>(sizeof(U)), &v, sizeof v);
-  }
+  });
 }
 
 // Any other element size: reverse each element's bytes one by one.
