@@ -108,6 +108,7 @@ static Status pack_layer(const void* from, MPI_Datatype type, int64_t count,
   int size = 0;
   MPI_Type_size(type, &size);
   out->resize(static_cast<size_t>(size) * static_cast<size_t>(count));
+  if (out->empty()) return Status::ok();  // MPI_Pack rejects an empty buffer
   int position = 0;
   if (MPI_Pack(from, static_cast<int>(count), type, out->data(), static_cast<int>(out->size()),
                &position, MPI_COMM_SELF) != MPI_SUCCESS)

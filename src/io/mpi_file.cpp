@@ -30,6 +30,8 @@ MpiFile::~MpiFile() { close(); }
 Status MpiFile::open_impl(MPI_Comm comm, const std::string& path, int amode, MPI_Info info,
                           bool create) {
   MPI_Comm_dup(comm, &comm_);
+  // Errors on the library's own communicator come back as codes, never abort.
+  MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &nprocs_);
   int err = MPI_File_open(comm_, path.c_str(), amode, info, &fh_);

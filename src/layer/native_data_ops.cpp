@@ -23,6 +23,7 @@ struct Plan {
   nc_type memtype = NC_NAT;
   nc_type xtype = NC_NAT;
   int64_t nelems = 0;
+  bool cdf5 = false;  // the unsigned char <-> NC_BYTE range rule differs
   int64_t xbytes() const { return nelems * geo.xsize; }
 };
 
@@ -59,6 +60,7 @@ Status make_plan(NativeFile& nf, const DataRequest& req, bool write, Plan* plan)
   if (n > 0 && req.start == nullptr) return {NC_ENULLSTART, "null start"};
   if (n > 0 && req.count == nullptr) return {NC_ENULLCOUNT, "null count"};
   plan->xtype = var.type;
+  plan->cdf5 = nf.ds.version() == format::Version::kCdf5;
   plan->geo.begin = var.begin;
   plan->geo.xsize = format::external_size(var.type);
   plan->geo.record = nf.ds.is_record_var(req.varid);
@@ -163,7 +165,7 @@ Status NativeConnector::put(FileState& f, const DataRequest& req) {
   if (st.is_ok()) st = mem.build(req.buf, req.buftype, req.bufcount, plan.memtype, plan.sel, req.imap);
   const void* native_values = req.buf;
   std::vector<uint8_t> gathered;
-  if (st.is_ok() && !mem.contiguous()) {
+  if (st.is_ok() && !mem.contiguous() && plan.nelems > 0) {
     st = mem.gather(&gathered, plan.nelems * convert::native_size(plan.memtype));
     native_values = gathered.data();
   }
@@ -172,7 +174,7 @@ Status NativeConnector::put(FileState& f, const DataRequest& req) {
   Status converted = Status::ok();
   if (plan.nelems > 0)
     converted = convert::to_external(native_values, plan.memtype, plan.xtype, plan.nelems,
-                                     external.data());
+                                     external.data(), plan.cdf5);
   int64_t xbytes = plan.xbytes();
   if (!converted.is_ok() && converted.code() != NC_ERANGE) {
     st = converted;
@@ -210,10 +212,12 @@ Status NativeConnector::get(FileState& f, const DataRequest& req) {
   EXA_RETURN_IF_ERROR(io_st);
   if (plan.nelems == 0) return Status::ok();
   if (mem.contiguous())
-    return convert::from_external(external, plan.xtype, plan.memtype, plan.nelems, req.buf);
+    return convert::from_external(external, plan.xtype, plan.memtype, plan.nelems, req.buf,
+                                  plan.cdf5);
   std::vector<uint8_t> native_values(static_cast<size_t>(plan.nelems * convert::native_size(plan.memtype)));
   Status converted =
-      convert::from_external(external, plan.xtype, plan.memtype, plan.nelems, native_values.data());
+      convert::from_external(external, plan.xtype, plan.memtype, plan.nelems,
+                             native_values.data(), plan.cdf5);
   if (!converted.is_ok() && converted.code() != NC_ERANGE) return converted;
   EXA_RETURN_IF_ERROR(mem.scatter(native_values.data(), static_cast<int64_t>(native_values.size())));
   return converted;

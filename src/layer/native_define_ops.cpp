@@ -104,7 +104,8 @@ Status NativeConnector::put_att(FileState& f, int varid, const char* name, nc_ty
   std::vector<uint8_t> xvalues(static_cast<size_t>(nelems * xsize));
   Status converted = Status::ok();
   if (nelems > 0)
-    converted = convert::to_external(values, memtype, xtype, nelems, xvalues.data());
+    converted = convert::to_external(values, memtype, xtype, nelems, xvalues.data(),
+                                     nf.ds.version() == format::Version::kCdf5);
   if (!converted.is_ok() && converted.code() != NC_ERANGE) return converted;
   EXA_RETURN_IF_ERROR(nf.ds.put_att(varid, name, xtype, nelems, std::move(xvalues), nf.define_mode));
   EXA_RETURN_IF_ERROR(persist_if_data_mode(nf));
@@ -138,7 +139,8 @@ Status NativeConnector::get_att(FileState& f, int varid, const char* name, void*
   EXA_RETURN_IF_ERROR(convert::check_convertible(mem, att->type));
   if (att->nelems == 0) return Status::ok();
   if (values == nullptr) return {NC_EINVAL, "null buffer"};
-  return convert::from_external(att->xvalues.data(), att->type, mem, att->nelems, values);
+  return convert::from_external(att->xvalues.data(), att->type, mem, att->nelems, values,
+                                nf.ds.version() == format::Version::kCdf5);
 }
 
 }  // namespace exa::layer
