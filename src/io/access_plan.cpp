@@ -48,6 +48,30 @@ Status build_file_type(const VarGeometry& var, const Selection& sel, MPI_Datatyp
   return Status::ok();
 }
 
+// The memory side of one transfer of nbytes contiguous bytes as (count,
+// type) with count an int: whole 1 MiB blocks plus the remainder, so one
+// MPI-IO call moves requests beyond 2 GiB.
+struct MemoryRun {
+  int count = 0;
+  MPI_Datatype type = MPI_BYTE;
+  bool owned = false;
+};
+
+MemoryRun memory_run(int64_t nbytes) {
+  if (nbytes <= INT_MAX) return {static_cast<int>(nbytes), MPI_BYTE, false};
+  constexpr int64_t kBlock = int64_t{1} << 20;
+  MPI_Datatype block;
+  MPI_Type_contiguous(static_cast<int>(kBlock), MPI_BYTE, &block);
+  int lengths[2] = {static_cast<int>(nbytes / kBlock), static_cast<int>(nbytes % kBlock)};
+  MPI_Aint displs[2] = {0, static_cast<MPI_Aint>(nbytes / kBlock * kBlock)};
+  MPI_Datatype types[2] = {block, MPI_BYTE};
+  MPI_Datatype run;
+  MPI_Type_create_struct(2, lengths, displs, types, &run);
+  MPI_Type_commit(&run);
+  MPI_Type_free(&block);
+  return {1, run, true};
+}
+
 }  // namespace
 
 int64_t selected_elements(const Selection& sel) {
@@ -77,22 +101,20 @@ Status transfer(MpiFile& file, const VarGeometry& var, const Selection& sel, boo
   MPI_Datatype ftype = MPI_BYTE;
   int64_t offset = 0;
   Status st;
-  if (nbytes > INT_MAX)
-    st = {NC_EINTOVERFLOW, "request above 2 GiB per rank"};
-  else if (nbytes > 0)
-    st = build_file_type(var, sel, &ftype, &offset);
+  if (nbytes > 0) st = build_file_type(var, sel, &ftype, &offset);
   if (!st.is_ok()) nbytes = 0;  // a collective call still takes part, with nothing
+  MemoryRun mem = memory_run(nbytes);
   MPI_File_set_view(fh, nbytes > 0 ? offset : 0, MPI_BYTE, nbytes > 0 ? ftype : MPI_BYTE,
                     "native", MPI_INFO_NULL);
   MPI_Status status;
-  int count = static_cast<int>(nbytes);
   int err;
   if (write)
-    err = collective ? MPI_File_write_at_all(fh, 0, buf, count, MPI_BYTE, &status)
-                     : MPI_File_write_at(fh, 0, buf, count, MPI_BYTE, &status);
+    err = collective ? MPI_File_write_at_all(fh, 0, buf, mem.count, mem.type, &status)
+                     : MPI_File_write_at(fh, 0, buf, mem.count, mem.type, &status);
   else
-    err = collective ? MPI_File_read_at_all(fh, 0, buf, count, MPI_BYTE, &status)
-                     : MPI_File_read_at(fh, 0, buf, count, MPI_BYTE, &status);
+    err = collective ? MPI_File_read_at_all(fh, 0, buf, mem.count, mem.type, &status)
+                     : MPI_File_read_at(fh, 0, buf, mem.count, mem.type, &status);
+  if (mem.owned) MPI_Type_free(&mem.type);
   MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
   if (err == MPI_SUCCESS) write ? file.count_written(nbytes) : file.count_read(nbytes);
   if (ftype != MPI_BYTE) MPI_Type_free(&ftype);
