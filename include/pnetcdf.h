@@ -209,6 +209,143 @@ EXACDF_FLEX_PROTO_(get, , )
 EXACDF_FLEX_PROTO_(get, , _all)
 #undef EXACDF_FLEX_PROTO_
 
+/* ---------------------------------------------------------------------
+ * Nonblocking and buffered calls: iput/iget keep the request until a wait;
+ * bput copies the data into the attached buffer at once. ncmpi_wait_all is
+ * collective and completes every named request of every rank with one
+ * MPI-IO call for the puts and one for the gets.
+ * ------------------------------------------------------------------- */
+
+extern int ncmpi_wait(int ncid, int count, int array_of_requests[], int array_of_statuses[]);
+extern int ncmpi_wait_all(int ncid, int count, int array_of_requests[], int array_of_statuses[]);
+extern int ncmpi_cancel(int ncid, int num, int *reqs, int *statuses);
+extern int ncmpi_buffer_attach(int ncid, MPI_Offset bufsize);
+extern int ncmpi_buffer_detach(int ncid);
+extern int ncmpi_inq_buffer_usage(int ncid, MPI_Offset *usage);
+extern int ncmpi_inq_buffer_size(int ncid, MPI_Offset *buf_size);
+extern int ncmpi_inq_nreqs(int ncid, int *nreqs);
+
+#define EXACDF_NB_PROTO_KINDS_(OP, CQ, NAME, CTYPE)                                            \
+  extern int ncmpi_##OP##_var1_##NAME(int ncid, int varid, const MPI_Offset *start,            \
+                                      CQ CTYPE *buf, int *req);                                \
+  extern int ncmpi_##OP##_var_##NAME(int ncid, int varid, CQ CTYPE *buf, int *req);            \
+  extern int ncmpi_##OP##_vara_##NAME(int ncid, int varid, const MPI_Offset *start,            \
+                                      const MPI_Offset *count, CQ CTYPE *buf, int *req);       \
+  extern int ncmpi_##OP##_vars_##NAME(int ncid, int varid, const MPI_Offset *start,            \
+                                      const MPI_Offset *count, const MPI_Offset *stride,       \
+                                      CQ CTYPE *buf, int *req);                                \
+  extern int ncmpi_##OP##_varm_##NAME(int ncid, int varid, const MPI_Offset *start,            \
+                                      const MPI_Offset *count, const MPI_Offset *stride,       \
+                                      const MPI_Offset *imap, CQ CTYPE *buf, int *req);        \
+  extern int ncmpi_##OP##_varn_##NAME(int ncid, int varid, int num, MPI_Offset *const *starts, \
+                                      MPI_Offset *const *counts, CQ CTYPE *buf, int *req);
+#define EXACDF_NB_PROTO_(NAME, CTYPE)                  \
+  EXACDF_NB_PROTO_KINDS_(iput, const, NAME, CTYPE)     \
+  EXACDF_NB_PROTO_KINDS_(iget, , NAME, CTYPE)          \
+  EXACDF_NB_PROTO_KINDS_(bput, const, NAME, CTYPE)
+EXACDF_FOR_EACH_DATA_TYPE(EXACDF_NB_PROTO_)
+#undef EXACDF_NB_PROTO_
+#undef EXACDF_NB_PROTO_KINDS_
+
+#define EXACDF_NB_FLEX_PROTO_(OP, CQ)                                                          \
+  extern int ncmpi_##OP##_var1(int ncid, int varid, const MPI_Offset *start, CQ void *buf,     \
+                               MPI_Offset bufcount, MPI_Datatype buftype, int *req);           \
+  extern int ncmpi_##OP##_var(int ncid, int varid, CQ void *buf, MPI_Offset bufcount,          \
+                              MPI_Datatype buftype, int *req);                                 \
+  extern int ncmpi_##OP##_vara(int ncid, int varid, const MPI_Offset *start,                   \
+                               const MPI_Offset *count, CQ void *buf, MPI_Offset bufcount,     \
+                               MPI_Datatype buftype, int *req);                                \
+  extern int ncmpi_##OP##_vars(int ncid, int varid, const MPI_Offset *start,                   \
+                               const MPI_Offset *count, const MPI_Offset *stride, CQ void *buf, \
+                               MPI_Offset bufcount, MPI_Datatype buftype, int *req);           \
+  extern int ncmpi_##OP##_varm(int ncid, int varid, const MPI_Offset *start,                   \
+                               const MPI_Offset *count, const MPI_Offset *stride,              \
+                               const MPI_Offset *imap, CQ void *buf, MPI_Offset bufcount,      \
+                               MPI_Datatype buftype, int *req);                                \
+  extern int ncmpi_##OP##_varn(int ncid, int varid, int num, MPI_Offset *const *starts,        \
+                               MPI_Offset *const *counts, CQ void *buf, MPI_Offset bufcount,   \
+                               MPI_Datatype buftype, int *req);
+EXACDF_NB_FLEX_PROTO_(iput, const)
+EXACDF_NB_FLEX_PROTO_(iget, )
+EXACDF_NB_FLEX_PROTO_(bput, const)
+#undef EXACDF_NB_FLEX_PROTO_
+
+/* Blocking calls over many subarrays of one variable (varn), many variables
+ * (mput/mget), and a user-built file type (vard). */
+#define EXACDF_VARN_PROTO_(NAME, CTYPE)                                                          \
+  extern int ncmpi_put_varn_##NAME(int ncid, int varid, int num, MPI_Offset *const *starts,      \
+                                   MPI_Offset *const *counts, const CTYPE *buf);                 \
+  extern int ncmpi_put_varn_##NAME##_all(int ncid, int varid, int num,                           \
+                                         MPI_Offset *const *starts, MPI_Offset *const *counts,   \
+                                         const CTYPE *buf);                                      \
+  extern int ncmpi_get_varn_##NAME(int ncid, int varid, int num, MPI_Offset *const *starts,      \
+                                   MPI_Offset *const *counts, CTYPE *buf);                       \
+  extern int ncmpi_get_varn_##NAME##_all(int ncid, int varid, int num,                           \
+                                         MPI_Offset *const *starts, MPI_Offset *const *counts,   \
+                                         CTYPE *buf);
+EXACDF_FOR_EACH_DATA_TYPE(EXACDF_VARN_PROTO_)
+#undef EXACDF_VARN_PROTO_
+
+#define EXACDF_VARN_FLEX_PROTO_(OP, CQ, SFX)                                                     \
+  extern int ncmpi_##OP##_varn##SFX(int ncid, int varid, int num, MPI_Offset *const *starts,     \
+                                    MPI_Offset *const *counts, CQ void *buf, MPI_Offset bufcount, \
+                                    MPI_Datatype buftype);                                       \
+  extern int ncmpi_##OP##_vard##SFX(int ncid, int varid, MPI_Datatype filetype, CQ void *buf,    \
+                                    MPI_Offset bufcount, MPI_Datatype buftype);
+EXACDF_VARN_FLEX_PROTO_(put, const, )
+EXACDF_VARN_FLEX_PROTO_(put, const, _all)
+EXACDF_VARN_FLEX_PROTO_(get, , )
+EXACDF_VARN_FLEX_PROTO_(get, , _all)
+#undef EXACDF_VARN_FLEX_PROTO_
+
+#define EXACDF_MULTI_PROTO_(OP, SFX)                                                             \
+  extern int ncmpi_m##OP##_var##SFX(int ncid, int num, int *varids, void *const *bufs,           \
+                                    const MPI_Offset *bufcounts, const MPI_Datatype datatypes[]); \
+  extern int ncmpi_m##OP##_var1##SFX(int ncid, int num, int *varids, MPI_Offset *const *starts,  \
+                                     void *const *bufs, const MPI_Offset *bufcounts,             \
+                                     const MPI_Datatype datatypes[]);                            \
+  extern int ncmpi_m##OP##_vara##SFX(int ncid, int num, int *varids, MPI_Offset *const *starts,  \
+                                     MPI_Offset *const *counts, void *const *bufs,               \
+                                     const MPI_Offset *bufcounts, const MPI_Datatype datatypes[]); \
+  extern int ncmpi_m##OP##_vars##SFX(int ncid, int num, int *varids, MPI_Offset *const *starts,  \
+                                     MPI_Offset *const *counts, MPI_Offset *const *strides,      \
+                                     void *const *bufs, const MPI_Offset *bufcounts,             \
+                                     const MPI_Datatype datatypes[]);                            \
+  extern int ncmpi_m##OP##_varm##SFX(int ncid, int num, int *varids, MPI_Offset *const *starts,  \
+                                     MPI_Offset *const *counts, MPI_Offset *const *strides,      \
+                                     MPI_Offset *const *imaps, void *const *bufs,                \
+                                     const MPI_Offset *bufcounts, const MPI_Datatype datatypes[]);
+EXACDF_MULTI_PROTO_(put, )
+EXACDF_MULTI_PROTO_(put, _all)
+EXACDF_MULTI_PROTO_(get, )
+EXACDF_MULTI_PROTO_(get, _all)
+#undef EXACDF_MULTI_PROTO_
+
+#define EXACDF_MULTI_TYPED_PROTO_KINDS_(OP, NAME, CTYPE, SFX)                                    \
+  extern int ncmpi_m##OP##_var_##NAME##SFX(int ncid, int num, int *varids, CTYPE *const *bufs);  \
+  extern int ncmpi_m##OP##_var1_##NAME##SFX(int ncid, int num, int *varids,                      \
+                                            MPI_Offset *const *starts, CTYPE *const *bufs);      \
+  extern int ncmpi_m##OP##_vara_##NAME##SFX(int ncid, int num, int *varids,                      \
+                                            MPI_Offset *const *starts,                           \
+                                            MPI_Offset *const *counts, CTYPE *const *bufs);      \
+  extern int ncmpi_m##OP##_vars_##NAME##SFX(int ncid, int num, int *varids,                      \
+                                            MPI_Offset *const *starts,                           \
+                                            MPI_Offset *const *counts,                           \
+                                            MPI_Offset *const *strides, CTYPE *const *bufs);     \
+  extern int ncmpi_m##OP##_varm_##NAME##SFX(int ncid, int num, int *varids,                      \
+                                            MPI_Offset *const *starts,                           \
+                                            MPI_Offset *const *counts,                           \
+                                            MPI_Offset *const *strides,                          \
+                                            MPI_Offset *const *imaps, CTYPE *const *bufs);
+#define EXACDF_MULTI_TYPED_PROTO_(NAME, CTYPE)                 \
+  EXACDF_MULTI_TYPED_PROTO_KINDS_(put, NAME, CTYPE, )          \
+  EXACDF_MULTI_TYPED_PROTO_KINDS_(put, NAME, CTYPE, _all)      \
+  EXACDF_MULTI_TYPED_PROTO_KINDS_(get, NAME, CTYPE, )          \
+  EXACDF_MULTI_TYPED_PROTO_KINDS_(get, NAME, CTYPE, _all)
+EXACDF_FOR_EACH_DATA_TYPE(EXACDF_MULTI_TYPED_PROTO_)
+#undef EXACDF_MULTI_TYPED_PROTO_
+#undef EXACDF_MULTI_TYPED_PROTO_KINDS_
+
 #if defined(__cplusplus)
 }
 #endif

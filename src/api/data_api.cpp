@@ -5,6 +5,7 @@
 
 #include "api/api_support.hpp"
 #include "api/memtypes.hpp"
+#include "api/request_builder.hpp"
 #include "pnetcdf.h"
 
 using exa::Status;
@@ -12,40 +13,17 @@ using exa::api::OpenFile;
 
 namespace {
 
-enum class Kind { kVar1, kVar, kVara, kVars, kVarm };
+using exa::api::Kind;
 
-// Turns var1/var into explicit start/count (var: the whole variable, with
-// the current number of records), then passes the request down the stack.
 int data_call(const char* fn, int ncid, int varid, Kind kind, const MPI_Offset* start,
-              const MPI_Offset* count, const MPI_Offset* stride, const MPI_Offset* imap, const void* buf,
-              MPI_Offset bufcount, MPI_Datatype buftype, nc_type memtype, bool put,
-              bool collective) {
+              const MPI_Offset* count, const MPI_Offset* stride, const MPI_Offset* imap,
+              const void* buf, MPI_Offset bufcount, MPI_Datatype buftype, nc_type memtype,
+              bool put, bool collective) {
   return exa::api::with_file(fn, ncid, [&](OpenFile& f) -> Status {
-    exa::layer::DataRequest req;
-    req.varid = varid;
-    req.start = start;
-    req.count = count;
-    req.stride = kind == Kind::kVars || kind == Kind::kVarm ? stride : nullptr;
-    req.imap = kind == Kind::kVarm ? imap : nullptr;
-    req.buf = const_cast<void*>(buf);
-    req.bufcount = bufcount;
-    req.buftype = buftype;
-    req.memtype = memtype;
-    req.collective = collective;
-    std::vector<MPI_Offset> zeros, shape;
-    if (kind == Kind::kVar1 || kind == Kind::kVar) {
-      const auto& ds = f.connector->dataset(*f.state);
-      if (ds.valid_var(varid)) {
-        const auto& var = ds.header().vars[static_cast<size_t>(varid)];
-        for (int d : var.dimids)
-          shape.push_back(kind == Kind::kVar1 ? 1
-                          : d == ds.unlimited_dim() ? ds.numrecs()
-                                                    : ds.header().dims[static_cast<size_t>(d)].length);
-        zeros.assign(shape.size(), 0);
-        if (kind == Kind::kVar) req.start = zeros.data();
-        req.count = shape.data();
-      }
-    }
+    exa::api::RequestArgs a{varid, kind, start, count, stride, imap, buf, bufcount, buftype,
+                            memtype, collective};
+    std::vector<MPI_Offset> storage;
+    auto req = exa::api::make_request(f.connector->dataset(*f.state), a, &storage);
     return put ? f.connector->put(*f.state, req) : f.connector->get(*f.state, req);
   });
 }

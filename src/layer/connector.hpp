@@ -49,7 +49,15 @@ struct DataRequest {
   MPI_Datatype buftype = MPI_DATATYPE_NULL;
   nc_type memtype = NC_NAT;        // typed calls: memory type; NC_NAT: derive from buftype
   bool collective = true;
+  // varn: npieces subarrays (starts[i], counts[i]) whose elements follow one
+  // another in the buffer; start/count are then unused.
+  int npieces = 0;
+  MPI_Offset* const* starts = nullptr;
+  MPI_Offset* const* counts = nullptr;
 };
+
+// The kinds of nonblocking request (ncmpi_iput_*, ncmpi_iget_*, ncmpi_bput_*).
+enum class PostKind { kIput, kIget, kBput };
 
 class Connector {
  public:
@@ -97,6 +105,21 @@ class Connector {
   // Data.
   virtual Status put(FileState& f, const DataRequest& req) = 0;
   virtual Status get(FileState& f, const DataRequest& req) = 0;
+  // A user-built file type relative to the variable's begin (ncmpi_*_vard).
+  virtual Status vard(FileState& f, int varid, MPI_Datatype filetype, void* buf,
+                      MPI_Offset bufcount, MPI_Datatype buftype, bool put, bool collective) = 0;
+
+  // Nonblocking requests. post() keeps the request (a bput converts and
+  // copies the data into the attached buffer at once); wait() completes
+  // them with one MPI-IO call for the puts and one for the gets (collective
+  // in wait_all). num may be NC_REQ_ALL, NC_PUT_REQ_ALL or NC_GET_REQ_ALL.
+  virtual Status post(FileState& f, const DataRequest& req, PostKind kind, int* reqid) = 0;
+  virtual Status wait(FileState& f, int num, int* reqids, int* statuses, bool collective) = 0;
+  virtual Status cancel(FileState& f, int num, int* reqids, int* statuses) = 0;
+  virtual Status inq_nreqs(FileState& f, int* nreqs) = 0;
+  virtual Status buffer_attach(FileState& f, MPI_Offset bufsize) = 0;
+  virtual Status buffer_detach(FileState& f) = 0;
+  virtual Status buffer_usage(FileState& f, MPI_Offset* usage, MPI_Offset* size) = 0;
 };
 
 // The connector stack for a new file: chosen by the hint/environment

@@ -65,6 +65,25 @@ class ForwardingConnector : public Connector {
   }
   Status put(FileState& f, const DataRequest& req) override { return next_->put(f, req); }
   Status get(FileState& f, const DataRequest& req) override { return next_->get(f, req); }
+  Status vard(FileState& f, int varid, MPI_Datatype filetype, void* buf, MPI_Offset bufcount,
+              MPI_Datatype buftype, bool put, bool collective) override {
+    return next_->vard(f, varid, filetype, buf, bufcount, buftype, put, collective);
+  }
+  Status post(FileState& f, const DataRequest& req, PostKind kind, int* reqid) override {
+    return next_->post(f, req, kind, reqid);
+  }
+  Status wait(FileState& f, int num, int* reqids, int* statuses, bool collective) override {
+    return next_->wait(f, num, reqids, statuses, collective);
+  }
+  Status cancel(FileState& f, int num, int* reqids, int* statuses) override {
+    return next_->cancel(f, num, reqids, statuses);
+  }
+  Status inq_nreqs(FileState& f, int* nreqs) override { return next_->inq_nreqs(f, nreqs); }
+  Status buffer_attach(FileState& f, MPI_Offset size) override { return next_->buffer_attach(f, size); }
+  Status buffer_detach(FileState& f) override { return next_->buffer_detach(f); }
+  Status buffer_usage(FileState& f, MPI_Offset* usage, MPI_Offset* size) override {
+    return next_->buffer_usage(f, usage, size);
+  }
 
  protected:
   Connector* next() const { return next_; }

@@ -2,12 +2,35 @@
 // MPI-IO, with the in-memory model kept identical on every rank.
 #pragma once
 
+#include <map>
+
+#include "io/access_plan.hpp"
 #include "io/hints.hpp"
 #include "io/mpi_file.hpp"
 #include "layer/connector.hpp"
 #include "model/dataset.hpp"
 
 namespace exa::layer {
+
+// A posted nonblocking request, with copies of everything the caller may
+// free after posting (start/count/stride/imap live in the selection).
+struct PendingRequest {
+  bool put = false;
+  bool buffered = false;           // bput: `external` already holds the data
+  int varid = 0;
+  io::VarGeometry geo;
+  std::vector<io::Selection> pieces;  // one, or the subarrays of a varn call
+  std::vector<MPI_Offset> imap;       // only with one piece
+  void* buf = nullptr;
+  MPI_Offset bufcount = -1;
+  MPI_Datatype buftype = MPI_DATATYPE_NULL;
+  nc_type memtype = NC_NAT;
+  nc_type xtype = NC_NAT;
+  int64_t nelems = 0;
+  bool cdf5 = false;
+  std::vector<uint8_t> external;   // bput: converted at post
+  Status posted;                   // bput: NC_ERANGE found at post
+};
 
 // Everything the native connector knows about one open file.
 class NativeFile : public FileState {
@@ -28,6 +51,10 @@ class NativeFile : public FileState {
   int fill_mode = NC_NOFILL;
   format::Header before_redef;  // the header as on disk when redef began
   format::Layout layout_before_redef;
+  std::map<int, PendingRequest> pending;  // by request id = posting order
+  int next_request_id = 0;
+  MPI_Offset attached_size = -1;  // bput buffer size; -1: none attached
+  MPI_Offset attached_used = 0;
 };
 
 class NativeConnector final : public Connector {
@@ -69,6 +96,16 @@ class NativeConnector final : public Connector {
 
   Status put(FileState& f, const DataRequest& req) override;
   Status get(FileState& f, const DataRequest& req) override;
+  Status vard(FileState& f, int varid, MPI_Datatype filetype, void* buf, MPI_Offset bufcount,
+              MPI_Datatype buftype, bool put, bool collective) override;
+
+  Status post(FileState& f, const DataRequest& req, PostKind kind, int* reqid) override;
+  Status wait(FileState& f, int num, int* reqids, int* statuses, bool collective) override;
+  Status cancel(FileState& f, int num, int* reqids, int* statuses) override;
+  Status inq_nreqs(FileState& f, int* nreqs) override;
+  Status buffer_attach(FileState& f, MPI_Offset bufsize) override;
+  Status buffer_detach(FileState& f) override;
+  Status buffer_usage(FileState& f, MPI_Offset* usage, MPI_Offset* size) override;
 };
 
 // Default format of ncmpi_create when cmode names none (ncmpi_set_default_format).

@@ -10,103 +10,14 @@
 #include "io/access_plan.hpp"
 #include "io/header_io.hpp"
 #include "io/memory_plan.hpp"
+#include "io/mpi_errors.hpp"
 #include "layer/native_connector.hpp"
 #include "layer/native_internal.hpp"
+#include "layer/native_plan.hpp"
 
 namespace exa::layer {
 
 namespace {
-
-struct Plan {
-  io::VarGeometry geo;
-  io::Selection sel;
-  nc_type memtype = NC_NAT;
-  nc_type xtype = NC_NAT;
-  int64_t nelems = 0;
-  bool cdf5 = false;  // the unsigned char <-> NC_BYTE range rule differs
-  int64_t xbytes() const { return nelems * geo.xsize; }
-};
-
-Status check_mode(const NativeFile& nf, const DataRequest& req, bool write) {
-  if (nf.define_mode) return {NC_EINDEFINE, "in define mode"};
-  if (!nf.ds.valid_var(req.varid)) return {NC_ENOTVAR, "invalid variable id"};
-  if (write && !nf.file.writable()) return {NC_EPERM, "file is open read-only"};
-  if (req.collective && nf.indep_mode) return {NC_EINDEP, "collective call in independent mode"};
-  if (!req.collective && !nf.indep_mode) return {NC_ENOTINDEP, "independent call in collective mode"};
-  return Status::ok();
-}
-
-// The memory type, and for the flexible API the check that the buffer
-// holds exactly the selected number of elements.
-Status resolve_memtype(const DataRequest& req, const format::Variable& var, Plan* plan) {
-  plan->memtype = req.memtype;
-  if (plan->memtype != NC_NAT) return Status::ok();
-  if (req.buftype == MPI_DATATYPE_NULL) {
-    plan->memtype = var.type;  // flexible call without a type: the variable's own
-    return Status::ok();
-  }
-  int64_t per_type = 0;
-  EXA_RETURN_IF_ERROR(io::element_type_of(req.buftype, &plan->memtype, &per_type));
-  if (req.bufcount >= 0 && req.bufcount * per_type != plan->nelems)
-    return {NC_EIOMISMATCH, "buffer holds a different number of elements than selected"};
-  return Status::ok();
-}
-
-Status make_plan(NativeFile& nf, const DataRequest& req, bool write, Plan* plan) {
-  EXA_RETURN_IF_ERROR(check_mode(nf, req, write));
-  const auto& h = nf.ds.header();
-  const auto& var = h.vars[static_cast<size_t>(req.varid)];
-  size_t n = var.dimids.size();
-  if (n > 0 && req.start == nullptr) return {NC_ENULLSTART, "null start"};
-  if (n > 0 && req.count == nullptr) return {NC_ENULLCOUNT, "null count"};
-  plan->xtype = var.type;
-  plan->cdf5 = nf.ds.version() == format::Version::kCdf5;
-  plan->geo.begin = var.begin;
-  plan->geo.xsize = format::external_size(var.type);
-  plan->geo.record = nf.ds.is_record_var(req.varid);
-  plan->geo.recsize = nf.ds.layout().recsize;
-  for (size_t k = 0; k < n; ++k) {
-    plan->geo.shape.push_back(h.dims[static_cast<size_t>(var.dimids[k])].length);
-    plan->sel.start.push_back(req.start[k]);
-    plan->sel.count.push_back(req.count[k]);
-    if (req.stride) plan->sel.stride.push_back(req.stride[k]);
-  }
-  EXA_RETURN_IF_ERROR(io::check_selection(plan->geo, plan->sel, nf.ds.numrecs(), write));
-  plan->nelems = io::selected_elements(plan->sel);
-  EXA_RETURN_IF_ERROR(resolve_memtype(req, var, plan));
-  EXA_RETURN_IF_ERROR(convert::check_convertible(plan->memtype, var.type));
-  if (plan->nelems > 0 && req.buf == nullptr) return {NC_ENULLBUF, "null buffer"};
-  return Status::ok();
-}
-
-// Records reached by a write: one past the last record index touched.
-int64_t records_reached(const Plan& plan) {
-  if (!plan.geo.record || plan.nelems == 0) return 0;
-  int64_t stride = plan.sel.stride.empty() ? 1 : plan.sel.stride[0];
-  return plan.sel.start[0] + (plan.sel.count[0] - 1) * stride + 1;
-}
-
-io::MpiFile& handle_for(NativeFile& nf, bool collective) {
-  return collective ? nf.file : nf.indep;
-}
-
-// After a collective put every rank agrees on numrecs (one allreduce) and
-// rank 0 records growth in the header; independent puts defer that.
-Status update_numrecs(NativeFile& nf, bool collective, int64_t reached) {
-  if (!collective) {
-    if (reached > nf.ds.numrecs()) {
-      nf.ds.set_numrecs(reached);
-      nf.numrecs_dirty = true;
-    }
-    return Status::ok();
-  }
-  int64_t most = std::max(reached, nf.ds.numrecs());
-  MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_INT64_T, MPI_MAX, nf.comm());
-  if (most <= nf.ds.numrecs() && !nf.numrecs_dirty) return Status::ok();
-  nf.ds.set_numrecs(most);
-  nf.numrecs_dirty = false;
-  return io::write_numrecs(nf.file, nf.ds.version(), most);
-}
 
 // A digest of what a rank selects; ranks that failed get one nobody else has.
 uint64_t selection_digest(const DataRequest& req, const Plan& plan, bool ok, int rank) {
@@ -220,6 +131,94 @@ Status NativeConnector::get(FileState& f, const DataRequest& req) {
                              native_values.data(), plan.cdf5);
   if (!converted.is_ok() && converted.code() != NC_ERANGE) return converted;
   EXA_RETURN_IF_ERROR(mem.scatter(native_values.data(), static_cast<int64_t>(native_values.size())));
+  return converted;
+}
+
+}  // namespace exa::layer
+
+namespace exa::layer {
+
+// ncmpi_put_vard/get_vard: the caller's file type, relative to the
+// variable's begin, and a memory layout of (bufcount, buftype).
+Status NativeConnector::vard(FileState& f, int varid, MPI_Datatype filetype, void* buf,
+                             MPI_Offset bufcount, MPI_Datatype buftype, bool put, bool collective) {
+  auto& nf = native(f);
+  DataRequest probe;
+  probe.varid = varid;
+  probe.collective = collective;
+  Status st;
+  if (nf.define_mode) st = {NC_EINDEFINE, "in define mode"};
+  else if (!nf.ds.valid_var(varid)) st = {NC_ENOTVAR, "invalid variable id"};
+  else if (put && !nf.file.writable()) st = {NC_EPERM, "file is open read-only"};
+  else if (collective == nf.indep_mode)
+    st = collective ? Status{NC_EINDEP, "collective call in independent mode"}
+                    : Status{NC_ENOTINDEP, "independent call in collective mode"};
+  bool takes_part = collective && !nf.define_mode && !nf.indep_mode;
+  if (!st.is_ok() && !takes_part) return st;
+  const format::Variable* var = st.is_ok() ? &nf.ds.header().vars[static_cast<size_t>(varid)] : nullptr;
+  int64_t xsize = var ? format::external_size(var->type) : 1;
+  int fsize = 0;
+  MPI_Aint lb = 0, extent = 0;
+  if (st.is_ok() && filetype != MPI_DATATYPE_NULL) {
+    MPI_Type_size(filetype, &fsize);
+    MPI_Type_get_true_extent(filetype, &lb, &extent);
+  }
+  int64_t nelems = fsize / xsize;
+  nc_type memtype = var ? var->type : NC_NAT;
+  if (st.is_ok() && buftype != MPI_DATATYPE_NULL) {
+    int64_t per = 0;
+    st = io::element_type_of(buftype, &memtype, &per);
+    if (st.is_ok() && bufcount * per != nelems) st = {NC_EIOMISMATCH, "buffer and file type sizes differ"};
+  }
+  if (st.is_ok()) st = convert::check_convertible(memtype, var->type);
+  if (!st.is_ok()) nelems = 0;
+  io::Selection flat;  // the memory side is elements in file-type order
+  flat.start = {0};
+  flat.count = {nelems};
+  io::MemoryPlan mem;
+  if (st.is_ok()) st = mem.build(buf, buftype, bufcount, memtype, flat, nullptr);
+  if (!st.is_ok()) nelems = 0;
+  bool cdf5 = nf.ds.version() == format::Version::kCdf5;
+  std::vector<uint8_t> external(static_cast<size_t>(nelems * xsize));
+  std::vector<uint8_t> values;
+  Status converted;
+  if (put && nelems > 0) {
+    const void* from = buf;
+    if (!mem.contiguous()) {
+      st = mem.gather(&values, nelems * convert::native_size(memtype));
+      from = values.data();
+    }
+    if (st.is_ok()) converted = convert::to_external(from, memtype, var->type, nelems, external.data(), cdf5);
+  }
+  io::MpiFile& file = handle_for(nf, collective);
+  MPI_File fh = file.handle();
+  int64_t bytes = nelems * xsize;
+  MPI_File_set_view(fh, var && bytes ? var->begin : 0, MPI_BYTE, bytes ? filetype : MPI_BYTE,
+                    "native", MPI_INFO_NULL);
+  MPI_Status status;
+  int count = static_cast<int>(bytes);
+  int err = put ? (collective ? MPI_File_write_all(fh, external.data(), count, MPI_BYTE, &status)
+                              : MPI_File_write(fh, external.data(), count, MPI_BYTE, &status))
+                : (collective ? MPI_File_read_all(fh, external.data(), count, MPI_BYTE, &status)
+                              : MPI_File_read(fh, external.data(), count, MPI_BYTE, &status));
+  MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
+  if (st.is_ok()) st = io::from_mpi(err, put ? io::MpiOp::kWrite : io::MpiOp::kRead, "vard");
+  if (st.is_ok()) put ? file.count_written(bytes) : file.count_read(bytes);
+  int64_t recs = 0;
+  if (put && st.is_ok() && bytes > 0 && nf.ds.is_record_var(varid) && nf.ds.layout().recsize > 0)
+    recs = (lb + extent + nf.ds.layout().recsize - 1) / nf.ds.layout().recsize;
+  if (put) {
+    Status r = update_numrecs(nf, collective, recs);
+    if (st.is_ok()) st = r;
+  }
+  if (!st.is_ok()) return st;
+  if (put) return converted;
+  if (nelems == 0) return Status::ok();
+  if (mem.contiguous()) return convert::from_external(external.data(), var->type, memtype, nelems, buf, cdf5);
+  values.resize(static_cast<size_t>(nelems * convert::native_size(memtype)));
+  converted = convert::from_external(external.data(), var->type, memtype, nelems, values.data(), cdf5);
+  if (!converted.is_ok() && converted.code() != NC_ERANGE) return converted;
+  EXA_RETURN_IF_ERROR(mem.scatter(values.data(), static_cast<int64_t>(values.size())));
   return converted;
 }
 

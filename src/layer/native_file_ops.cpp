@@ -221,12 +221,16 @@ Status NativeConnector::end_indep(FileState& f) {
 Status NativeConnector::close(FileState& f) {
   auto& nf = native(f);
   Status st;
+  // As PnetCDF: requests still pending at close are dropped and reported.
+  bool had_pending = !nf.pending.empty();
+  nf.pending.clear();
   if (nf.define_mode) st = enddef(f, nullptr);
   if (st.is_ok() && nf.indep_mode) st = end_indep(f);
   if (st.is_ok()) st = sync_numrecs(f);
   Status closed = nf.indep.close();
   Status closed_all = nf.file.close();
   if (st.is_ok()) st = closed.is_ok() ? closed_all : closed;
+  if (st.is_ok() && had_pending) st = {NC_EPENDING, "nonblocking requests were pending at close"};
   return st;
 }
 

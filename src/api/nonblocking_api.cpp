@@ -1,0 +1,389 @@
+// C entry points for nonblocking and buffered requests (iput/iget/bput of
+// every kind and type, generated from EXACDF_FOR_EACH_DATA_TYPE), waiting,
+// cancelling, the bput buffer, and the blocking calls built on requests:
+// varn (many subarrays of one variable) and mput/mget (many variables).
+#include <vector>
+
+#include "api/api_support.hpp"
+#include "api/memtypes.hpp"
+#include "api/request_builder.hpp"
+#include "pnetcdf.h"
+
+using exa::Status;
+using exa::api::Kind;
+using exa::api::OpenFile;
+using exa::api::RequestArgs;
+using exa::api::with_file;
+using exa::layer::PostKind;
+
+namespace {
+
+int post_call(const char* fn, int ncid, const RequestArgs& a, PostKind kind, int* req) {
+  return with_file(fn, ncid, [&](OpenFile& f) -> Status {
+    std::vector<MPI_Offset> storage;
+    auto r = exa::api::make_request(f.connector->dataset(*f.state), a, &storage);
+    return f.connector->post(*f.state, r, kind, req);
+  });
+}
+
+int post_varn(const char* fn, int ncid, int varid, int num, MPI_Offset* const* starts,
+              MPI_Offset* const* counts, const void* buf, MPI_Offset bufcount,
+              MPI_Datatype buftype, nc_type memtype, PostKind kind, int* req) {
+  return with_file(fn, ncid, [&](OpenFile& f) -> Status {
+    exa::layer::DataRequest r;
+    r.varid = varid;
+    r.buf = const_cast<void*>(buf);
+    r.bufcount = bufcount;
+    r.buftype = buftype;
+    r.memtype = memtype;
+    r.npieces = num;
+    r.starts = starts;
+    r.counts = counts;
+    if (num < 0) return {NC_EINVAL, "negative number of subarrays"};
+    if (num > 0 && (starts == nullptr || counts == nullptr)) return {NC_ENULLSTART, "null starts"};
+    return f.connector->post(*f.state, r, kind, req);
+  });
+}
+
+// A blocking call made of requests: check the data mode, post, then wait on
+// exactly the requests posted here (collectively for _all, where a rank
+// whose post failed still takes part with nothing).
+template <typename PostFn>
+int blocking_via_requests(const char* fn, int ncid, bool collective, PostFn&& post_all) {
+  return with_file(fn, ncid, [&](OpenFile& f) -> Status {
+    auto facts = f.connector->facts(*f.state);
+    if (facts.define_mode) return {NC_EINDEFINE, "in define mode"};
+    if (collective && facts.indep_mode) return {NC_EINDEP, "collective call in independent mode"};
+    if (!collective && !facts.indep_mode) return {NC_ENOTINDEP, "independent call in collective mode"};
+    std::vector<int> ids;
+    Status posted = post_all(f, &ids);
+    std::vector<int> statuses(ids.size(), NC_NOERR);
+    Status waited = f.connector->wait(*f.state, static_cast<int>(ids.size()), ids.data(),
+                                      statuses.data(), collective);
+    if (!posted.is_ok()) return posted;
+    if (!waited.is_ok()) return waited;
+    for (int s : statuses)
+      if (s != NC_NOERR) return {s, "a request failed"};
+    return Status::ok();
+  });
+}
+
+int varn_blocking(const char* fn, int ncid, int varid, int num, MPI_Offset* const* starts,
+                  MPI_Offset* const* counts, const void* buf, MPI_Offset bufcount,
+                  MPI_Datatype buftype, nc_type memtype, bool put, bool collective) {
+  return blocking_via_requests(fn, ncid, collective, [&](OpenFile& f, std::vector<int>* ids) -> Status {
+    exa::layer::DataRequest r;
+    r.varid = varid;
+    r.buf = const_cast<void*>(buf);
+    r.bufcount = bufcount;
+    r.buftype = buftype;
+    r.memtype = memtype;
+    r.npieces = num;
+    r.starts = starts;
+    r.counts = counts;
+    int id = NC_REQ_NULL;
+    if (num < 0) return {NC_EINVAL, "negative number of subarrays"};
+    if (num > 0 && (starts == nullptr || counts == nullptr)) return {NC_ENULLSTART, "null starts"};
+    EXA_RETURN_IF_ERROR(f.connector->post(*f.state, r, put ? PostKind::kIput : PostKind::kIget, &id));
+    ids->push_back(id);
+    return Status::ok();
+  });
+}
+
+// mput/mget: one request per variable, one wait.
+int multi_blocking(const char* fn, int ncid, int num, const int* varids, Kind kind,
+                   MPI_Offset* const* starts, MPI_Offset* const* counts,
+                   MPI_Offset* const* strides, MPI_Offset* const* imaps, void* const* bufs,
+                   const MPI_Offset* bufcounts, const MPI_Datatype* types, nc_type memtype,
+                   bool put, bool collective) {
+  return blocking_via_requests(fn, ncid, collective, [&](OpenFile& f, std::vector<int>* ids) -> Status {
+    if (num < 0) return {NC_EINVAL, "negative number of variables"};
+    if (num > 0 && (varids == nullptr || bufs == nullptr)) return {NC_EINVAL, "null arrays"};
+    Status first;
+    for (int i = 0; i < num; ++i) {
+      RequestArgs a;
+      a.varid = varids[i];
+      a.kind = kind;
+      a.start = starts ? starts[i] : nullptr;
+      a.count = counts ? counts[i] : nullptr;
+      a.stride = strides ? strides[i] : nullptr;
+      a.imap = imaps ? imaps[i] : nullptr;
+      a.buf = bufs[i];
+      a.bufcount = bufcounts ? bufcounts[i] : -1;
+      a.buftype = types ? types[i] : MPI_DATATYPE_NULL;
+      a.memtype = memtype;
+      std::vector<MPI_Offset> storage;
+      auto r = exa::api::make_request(f.connector->dataset(*f.state), a, &storage);
+      int id = NC_REQ_NULL;
+      Status st = f.connector->post(*f.state, r, put ? PostKind::kIput : PostKind::kIget, &id);
+      if (st.is_ok()) ids->push_back(id);
+      else if (first.is_ok()) first = st;
+    }
+    return first;
+  });
+}
+
+}  // namespace
+
+int ncmpi_wait(int ncid, int count, int array_of_requests[], int array_of_statuses[]) {
+  return with_file("ncmpi_wait", ncid, [&](OpenFile& f) {
+    return f.connector->wait(*f.state, count, array_of_requests, array_of_statuses, false);
+  });
+}
+
+int ncmpi_wait_all(int ncid, int count, int array_of_requests[], int array_of_statuses[]) {
+  return with_file("ncmpi_wait_all", ncid, [&](OpenFile& f) {
+    return f.connector->wait(*f.state, count, array_of_requests, array_of_statuses, true);
+  });
+}
+
+int ncmpi_cancel(int ncid, int num, int* reqs, int* statuses) {
+  return with_file("ncmpi_cancel", ncid,
+                   [&](OpenFile& f) { return f.connector->cancel(*f.state, num, reqs, statuses); });
+}
+
+int ncmpi_buffer_attach(int ncid, MPI_Offset bufsize) {
+  return with_file("ncmpi_buffer_attach", ncid,
+                   [&](OpenFile& f) { return f.connector->buffer_attach(*f.state, bufsize); });
+}
+
+int ncmpi_buffer_detach(int ncid) {
+  return with_file("ncmpi_buffer_detach", ncid,
+                   [&](OpenFile& f) { return f.connector->buffer_detach(*f.state); });
+}
+
+int ncmpi_inq_buffer_usage(int ncid, MPI_Offset* usage) {
+  return with_file("ncmpi_inq_buffer_usage", ncid,
+                   [&](OpenFile& f) { return f.connector->buffer_usage(*f.state, usage, nullptr); });
+}
+
+int ncmpi_inq_buffer_size(int ncid, MPI_Offset* buf_size) {
+  return with_file("ncmpi_inq_buffer_size", ncid,
+                   [&](OpenFile& f) { return f.connector->buffer_usage(*f.state, nullptr, buf_size); });
+}
+
+int ncmpi_inq_nreqs(int ncid, int* nreqs) {
+  return with_file("ncmpi_inq_nreqs", ncid,
+                   [&](OpenFile& f) { return f.connector->inq_nreqs(*f.state, nreqs); });
+}
+
+#define EXA_NB_DEFINE_KINDS_(OP, CQ, NAME, CTYPE, POSTKIND)                                       \
+  int ncmpi_##OP##_var1_##NAME(int ncid, int varid, const MPI_Offset* start, CQ CTYPE* buf,       \
+                               int* req) {                                                        \
+    return post_call("ncmpi_" #OP "_var1_" #NAME, ncid,                                           \
+                     {varid, Kind::kVar1, start, nullptr, nullptr, nullptr, buf, -1,              \
+                      MPI_DATATYPE_NULL, exa::api::memtype_of<CTYPE>(), true},                    \
+                     POSTKIND, req);                                                              \
+  }                                                                                               \
+  int ncmpi_##OP##_var_##NAME(int ncid, int varid, CQ CTYPE* buf, int* req) {                     \
+    return post_call("ncmpi_" #OP "_var_" #NAME, ncid,                                            \
+                     {varid, Kind::kVar, nullptr, nullptr, nullptr, nullptr, buf, -1,             \
+                      MPI_DATATYPE_NULL, exa::api::memtype_of<CTYPE>(), true},                    \
+                     POSTKIND, req);                                                              \
+  }                                                                                               \
+  int ncmpi_##OP##_vara_##NAME(int ncid, int varid, const MPI_Offset* start,                      \
+                               const MPI_Offset* count, CQ CTYPE* buf, int* req) {                \
+    return post_call("ncmpi_" #OP "_vara_" #NAME, ncid,                                           \
+                     {varid, Kind::kVara, start, count, nullptr, nullptr, buf, -1,                \
+                      MPI_DATATYPE_NULL, exa::api::memtype_of<CTYPE>(), true},                    \
+                     POSTKIND, req);                                                              \
+  }                                                                                               \
+  int ncmpi_##OP##_vars_##NAME(int ncid, int varid, const MPI_Offset* start,                      \
+                               const MPI_Offset* count, const MPI_Offset* stride, CQ CTYPE* buf,  \
+                               int* req) {                                                        \
+    return post_call("ncmpi_" #OP "_vars_" #NAME, ncid,                                           \
+                     {varid, Kind::kVars, start, count, stride, nullptr, buf, -1,                 \
+                      MPI_DATATYPE_NULL, exa::api::memtype_of<CTYPE>(), true},                    \
+                     POSTKIND, req);                                                              \
+  }                                                                                               \
+  int ncmpi_##OP##_varm_##NAME(int ncid, int varid, const MPI_Offset* start,                      \
+                               const MPI_Offset* count, const MPI_Offset* stride,                 \
+                               const MPI_Offset* imap, CQ CTYPE* buf, int* req) {                 \
+    return post_call("ncmpi_" #OP "_varm_" #NAME, ncid,                                           \
+                     {varid, Kind::kVarm, start, count, stride, imap, buf, -1,                    \
+                      MPI_DATATYPE_NULL, exa::api::memtype_of<CTYPE>(), true},                    \
+                     POSTKIND, req);                                                              \
+  }                                                                                               \
+  int ncmpi_##OP##_varn_##NAME(int ncid, int varid, int num, MPI_Offset* const* starts,           \
+                               MPI_Offset* const* counts, CQ CTYPE* buf, int* req) {              \
+    return post_varn("ncmpi_" #OP "_varn_" #NAME, ncid, varid, num, starts, counts, buf, -1,      \
+                     MPI_DATATYPE_NULL, exa::api::memtype_of<CTYPE>(), POSTKIND, req);            \
+  }
+#define EXA_NB_DEFINE_(NAME, CTYPE)                                      \
+  EXA_NB_DEFINE_KINDS_(iput, const, NAME, CTYPE, PostKind::kIput)        \
+  EXA_NB_DEFINE_KINDS_(iget, , NAME, CTYPE, PostKind::kIget)             \
+  EXA_NB_DEFINE_KINDS_(bput, const, NAME, CTYPE, PostKind::kBput)
+EXACDF_FOR_EACH_DATA_TYPE(EXA_NB_DEFINE_)
+#undef EXA_NB_DEFINE_
+#undef EXA_NB_DEFINE_KINDS_
+
+#define EXA_NB_FLEX_DEFINE_(OP, CQ, POSTKIND)                                                     \
+  int ncmpi_##OP##_var1(int ncid, int varid, const MPI_Offset* start, CQ void* buf,              \
+                        MPI_Offset bufcount, MPI_Datatype buftype, int* req) {                   \
+    return post_call("ncmpi_" #OP "_var1", ncid,                                                  \
+                     {varid, Kind::kVar1, start, nullptr, nullptr, nullptr, buf, bufcount,        \
+                      buftype, NC_NAT, true},                                                     \
+                     POSTKIND, req);                                                              \
+  }                                                                                               \
+  int ncmpi_##OP##_var(int ncid, int varid, CQ void* buf, MPI_Offset bufcount,                    \
+                       MPI_Datatype buftype, int* req) {                                          \
+    return post_call("ncmpi_" #OP "_var", ncid,                                                   \
+                     {varid, Kind::kVar, nullptr, nullptr, nullptr, nullptr, buf, bufcount,       \
+                      buftype, NC_NAT, true},                                                     \
+                     POSTKIND, req);                                                              \
+  }                                                                                               \
+  int ncmpi_##OP##_vara(int ncid, int varid, const MPI_Offset* start, const MPI_Offset* count,    \
+                        CQ void* buf, MPI_Offset bufcount, MPI_Datatype buftype, int* req) {      \
+    return post_call("ncmpi_" #OP "_vara", ncid,                                                  \
+                     {varid, Kind::kVara, start, count, nullptr, nullptr, buf, bufcount, buftype, \
+                      NC_NAT, true},                                                              \
+                     POSTKIND, req);                                                              \
+  }                                                                                               \
+  int ncmpi_##OP##_vars(int ncid, int varid, const MPI_Offset* start, const MPI_Offset* count,    \
+                        const MPI_Offset* stride, CQ void* buf, MPI_Offset bufcount,              \
+                        MPI_Datatype buftype, int* req) {                                         \
+    return post_call("ncmpi_" #OP "_vars", ncid,                                                  \
+                     {varid, Kind::kVars, start, count, stride, nullptr, buf, bufcount, buftype,  \
+                      NC_NAT, true},                                                              \
+                     POSTKIND, req);                                                              \
+  }                                                                                               \
+  int ncmpi_##OP##_varm(int ncid, int varid, const MPI_Offset* start, const MPI_Offset* count,    \
+                        const MPI_Offset* stride, const MPI_Offset* imap, CQ void* buf,           \
+                        MPI_Offset bufcount, MPI_Datatype buftype, int* req) {                    \
+    return post_call("ncmpi_" #OP "_varm", ncid,                                                  \
+                     {varid, Kind::kVarm, start, count, stride, imap, buf, bufcount, buftype,     \
+                      NC_NAT, true},                                                              \
+                     POSTKIND, req);                                                              \
+  }                                                                                               \
+  int ncmpi_##OP##_varn(int ncid, int varid, int num, MPI_Offset* const* starts,                  \
+                        MPI_Offset* const* counts, CQ void* buf, MPI_Offset bufcount,             \
+                        MPI_Datatype buftype, int* req) {                                         \
+    return post_varn("ncmpi_" #OP "_varn", ncid, varid, num, starts, counts, buf, bufcount,       \
+                     buftype, NC_NAT, POSTKIND, req);                                             \
+  }
+EXA_NB_FLEX_DEFINE_(iput, const, PostKind::kIput)
+EXA_NB_FLEX_DEFINE_(iget, , PostKind::kIget)
+EXA_NB_FLEX_DEFINE_(bput, const, PostKind::kBput)
+#undef EXA_NB_FLEX_DEFINE_
+
+#define EXA_VARN_DEFINE_SFX_(NAME, CTYPE, SFX, COLL)                                              \
+  int ncmpi_put_varn_##NAME##SFX(int ncid, int varid, int num, MPI_Offset* const* starts,         \
+                                 MPI_Offset* const* counts, const CTYPE* buf) {                   \
+    return varn_blocking("ncmpi_put_varn_" #NAME #SFX, ncid, varid, num, starts, counts, buf, -1, \
+                         MPI_DATATYPE_NULL, exa::api::memtype_of<CTYPE>(), true, COLL);           \
+  }                                                                                               \
+  int ncmpi_get_varn_##NAME##SFX(int ncid, int varid, int num, MPI_Offset* const* starts,         \
+                                 MPI_Offset* const* counts, CTYPE* buf) {                         \
+    return varn_blocking("ncmpi_get_varn_" #NAME #SFX, ncid, varid, num, starts, counts, buf, -1, \
+                         MPI_DATATYPE_NULL, exa::api::memtype_of<CTYPE>(), false, COLL);          \
+  }
+#define EXA_VARN_DEFINE_(NAME, CTYPE)            \
+  EXA_VARN_DEFINE_SFX_(NAME, CTYPE, , false)     \
+  EXA_VARN_DEFINE_SFX_(NAME, CTYPE, _all, true)
+EXACDF_FOR_EACH_DATA_TYPE(EXA_VARN_DEFINE_)
+#undef EXA_VARN_DEFINE_
+#undef EXA_VARN_DEFINE_SFX_
+
+#define EXA_VARN_FLEX_DEFINE_(OP, CQ, SFX, PUT, COLL)                                             \
+  int ncmpi_##OP##_varn##SFX(int ncid, int varid, int num, MPI_Offset* const* starts,            \
+                             MPI_Offset* const* counts, CQ void* buf, MPI_Offset bufcount,       \
+                             MPI_Datatype buftype) {                                             \
+    return varn_blocking("ncmpi_" #OP "_varn" #SFX, ncid, varid, num, starts, counts, buf,       \
+                         bufcount, buftype, NC_NAT, PUT, COLL);                                  \
+  }                                                                                              \
+  int ncmpi_##OP##_vard##SFX(int ncid, int varid, MPI_Datatype filetype, CQ void* buf,           \
+                             MPI_Offset bufcount, MPI_Datatype buftype) {                        \
+    return with_file("ncmpi_" #OP "_vard" #SFX, ncid, [&](OpenFile& f) {                         \
+      return f.connector->vard(*f.state, varid, filetype, const_cast<void*>(buf), bufcount,      \
+                               buftype, PUT, COLL);                                              \
+    });                                                                                          \
+  }
+EXA_VARN_FLEX_DEFINE_(put, const, , true, false)
+EXA_VARN_FLEX_DEFINE_(put, const, _all, true, true)
+EXA_VARN_FLEX_DEFINE_(get, , , false, false)
+EXA_VARN_FLEX_DEFINE_(get, , _all, false, true)
+#undef EXA_VARN_FLEX_DEFINE_
+
+#define EXA_MULTI_DEFINE_(OP, SFX, PUT, COLL)                                                     \
+  int ncmpi_m##OP##_var##SFX(int ncid, int num, int* varids, void* const* bufs,                  \
+                             const MPI_Offset* bufcounts, const MPI_Datatype datatypes[]) {      \
+    return multi_blocking("ncmpi_m" #OP "_var" #SFX, ncid, num, varids, Kind::kVar, nullptr,     \
+                          nullptr, nullptr, nullptr, bufs, bufcounts, datatypes, NC_NAT, PUT,    \
+                          COLL);                                                                 \
+  }                                                                                              \
+  int ncmpi_m##OP##_var1##SFX(int ncid, int num, int* varids, MPI_Offset* const* starts,         \
+                              void* const* bufs, const MPI_Offset* bufcounts,                    \
+                              const MPI_Datatype datatypes[]) {                                  \
+    return multi_blocking("ncmpi_m" #OP "_var1" #SFX, ncid, num, varids, Kind::kVar1, starts,    \
+                          nullptr, nullptr, nullptr, bufs, bufcounts, datatypes, NC_NAT, PUT,    \
+                          COLL);                                                                 \
+  }                                                                                              \
+  int ncmpi_m##OP##_vara##SFX(int ncid, int num, int* varids, MPI_Offset* const* starts,         \
+                              MPI_Offset* const* counts, void* const* bufs,                      \
+                              const MPI_Offset* bufcounts, const MPI_Datatype datatypes[]) {     \
+    return multi_blocking("ncmpi_m" #OP "_vara" #SFX, ncid, num, varids, Kind::kVara, starts,    \
+                          counts, nullptr, nullptr, bufs, bufcounts, datatypes, NC_NAT, PUT,     \
+                          COLL);                                                                 \
+  }                                                                                              \
+  int ncmpi_m##OP##_vars##SFX(int ncid, int num, int* varids, MPI_Offset* const* starts,         \
+                              MPI_Offset* const* counts, MPI_Offset* const* strides,             \
+                              void* const* bufs, const MPI_Offset* bufcounts,                    \
+                              const MPI_Datatype datatypes[]) {                                  \
+    return multi_blocking("ncmpi_m" #OP "_vars" #SFX, ncid, num, varids, Kind::kVars, starts,    \
+                          counts, strides, nullptr, bufs, bufcounts, datatypes, NC_NAT, PUT,     \
+                          COLL);                                                                 \
+  }                                                                                              \
+  int ncmpi_m##OP##_varm##SFX(int ncid, int num, int* varids, MPI_Offset* const* starts,         \
+                              MPI_Offset* const* counts, MPI_Offset* const* strides,             \
+                              MPI_Offset* const* imaps, void* const* bufs,                       \
+                              const MPI_Offset* bufcounts, const MPI_Datatype datatypes[]) {     \
+    return multi_blocking("ncmpi_m" #OP "_varm" #SFX, ncid, num, varids, Kind::kVarm, starts,    \
+                          counts, strides, imaps, bufs, bufcounts, datatypes, NC_NAT, PUT,       \
+                          COLL);                                                                 \
+  }
+EXA_MULTI_DEFINE_(put, , true, false)
+EXA_MULTI_DEFINE_(put, _all, true, true)
+EXA_MULTI_DEFINE_(get, , false, false)
+EXA_MULTI_DEFINE_(get, _all, false, true)
+#undef EXA_MULTI_DEFINE_
+
+#define EXA_MULTI_TYPED_KINDS_(OP, NAME, CTYPE, SFX, PUT, COLL)                                   \
+  int ncmpi_m##OP##_var_##NAME##SFX(int ncid, int num, int* varids, CTYPE* const* bufs) {        \
+    return multi_blocking("ncmpi_m" #OP "_var_" #NAME #SFX, ncid, num, varids, Kind::kVar,       \
+                          nullptr, nullptr, nullptr, nullptr, (void* const*)bufs, nullptr,       \
+                          nullptr, exa::api::memtype_of<CTYPE>(), PUT, COLL);                    \
+  }                                                                                              \
+  int ncmpi_m##OP##_var1_##NAME##SFX(int ncid, int num, int* varids, MPI_Offset* const* starts,  \
+                                     CTYPE* const* bufs) {                                       \
+    return multi_blocking("ncmpi_m" #OP "_var1_" #NAME #SFX, ncid, num, varids, Kind::kVar1,     \
+                          starts, nullptr, nullptr, nullptr, (void* const*)bufs, nullptr,        \
+                          nullptr, exa::api::memtype_of<CTYPE>(), PUT, COLL);                    \
+  }                                                                                              \
+  int ncmpi_m##OP##_vara_##NAME##SFX(int ncid, int num, int* varids, MPI_Offset* const* starts,  \
+                                     MPI_Offset* const* counts, CTYPE* const* bufs) {            \
+    return multi_blocking("ncmpi_m" #OP "_vara_" #NAME #SFX, ncid, num, varids, Kind::kVara,     \
+                          starts, counts, nullptr, nullptr, (void* const*)bufs, nullptr,         \
+                          nullptr, exa::api::memtype_of<CTYPE>(), PUT, COLL);                    \
+  }                                                                                              \
+  int ncmpi_m##OP##_vars_##NAME##SFX(int ncid, int num, int* varids, MPI_Offset* const* starts,  \
+                                     MPI_Offset* const* counts, MPI_Offset* const* strides,      \
+                                     CTYPE* const* bufs) {                                       \
+    return multi_blocking("ncmpi_m" #OP "_vars_" #NAME #SFX, ncid, num, varids, Kind::kVars,     \
+                          starts, counts, strides, nullptr, (void* const*)bufs, nullptr,         \
+                          nullptr, exa::api::memtype_of<CTYPE>(), PUT, COLL);                    \
+  }                                                                                              \
+  int ncmpi_m##OP##_varm_##NAME##SFX(int ncid, int num, int* varids, MPI_Offset* const* starts,  \
+                                     MPI_Offset* const* counts, MPI_Offset* const* strides,      \
+                                     MPI_Offset* const* imaps, CTYPE* const* bufs) {             \
+    return multi_blocking("ncmpi_m" #OP "_varm_" #NAME #SFX, ncid, num, varids, Kind::kVarm,     \
+                          starts, counts, strides, imaps, (void* const*)bufs, nullptr, nullptr,  \
+                          exa::api::memtype_of<CTYPE>(), PUT, COLL);                             \
+  }
+#define EXA_MULTI_TYPED_(NAME, CTYPE)                                \
+  EXA_MULTI_TYPED_KINDS_(put, NAME, CTYPE, , true, false)            \
+  EXA_MULTI_TYPED_KINDS_(put, NAME, CTYPE, _all, true, true)         \
+  EXA_MULTI_TYPED_KINDS_(get, NAME, CTYPE, , false, false)           \
+  EXA_MULTI_TYPED_KINDS_(get, NAME, CTYPE, _all, false, true)
+EXACDF_FOR_EACH_DATA_TYPE(EXA_MULTI_TYPED_)
+#undef EXA_MULTI_TYPED_
+#undef EXA_MULTI_TYPED_KINDS_

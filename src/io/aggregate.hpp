@@ -1,0 +1,34 @@
+// Aggregated transfers: many requests' bytes, anywhere in the file, moved
+// by ONE MPI-IO call. Requests are flattened into file segments, sorted,
+// overlaps resolved in posting order (later writes win), file-adjacent
+// segments merged, and the result becomes one hindexed file view.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "io/access_plan.hpp"
+#include "io/mpi_file.hpp"
+
+namespace exa::io {
+
+// A run of bytes at a file offset and where they are (write) or go (read) in memory.
+struct Segment {
+  int64_t offset = 0;
+  int64_t length = 0;
+  uint8_t* data = nullptr;
+};
+
+// Appends the contiguous file runs of a selection, in the order its packed
+// external bytes (starting at `packed`) are laid out.
+void flatten(const VarGeometry& var, const Selection& sel, uint8_t* packed,
+             std::vector<Segment>* out);
+
+// One write of all segments (given in posting order: on overlap the later
+// one wins). Collective calls are made by every rank, with or without segments.
+Status write_segments(MpiFile& file, std::vector<Segment> segments, bool collective);
+
+// One read filling every segment (overlaps allowed).
+Status read_segments(MpiFile& file, std::vector<Segment> segments, bool collective);
+
+}  // namespace exa::io

@@ -1,0 +1,99 @@
+#include "layer/native_plan.hpp"
+
+#include <algorithm>
+
+#include "convert/external.hpp"
+#include "io/header_io.hpp"
+#include "io/memory_plan.hpp"
+
+namespace exa::layer {
+
+namespace {
+
+
+Status check_mode(const NativeFile& nf, const DataRequest& req, bool write, bool data_mode) {
+  if (nf.define_mode) return {NC_EINDEFINE, "in define mode"};
+  if (!nf.ds.valid_var(req.varid)) return {NC_ENOTVAR, "invalid variable id"};
+  if (write && !nf.file.writable()) return {NC_EPERM, "file is open read-only"};
+  if (!data_mode) return Status::ok();
+  if (req.collective && nf.indep_mode) return {NC_EINDEP, "collective call in independent mode"};
+  if (!req.collective && !nf.indep_mode) return {NC_ENOTINDEP, "independent call in collective mode"};
+  return Status::ok();
+}
+
+// The memory type, and for the flexible API the check that the buffer
+// holds exactly the selected number of elements.
+Status resolve_memtype(const DataRequest& req, const format::Variable& var, Plan* plan) {
+  plan->memtype = req.memtype;
+  if (plan->memtype != NC_NAT) return Status::ok();
+  if (req.buftype == MPI_DATATYPE_NULL) {
+    plan->memtype = var.type;  // flexible call without a type: the variable's own
+    return Status::ok();
+  }
+  int64_t per_type = 0;
+  EXA_RETURN_IF_ERROR(io::element_type_of(req.buftype, &plan->memtype, &per_type));
+  if (req.bufcount >= 0 && req.bufcount * per_type != plan->nelems)
+    return {NC_EIOMISMATCH, "buffer holds a different number of elements than selected"};
+  return Status::ok();
+}
+
+}  // namespace
+
+Status make_plan(NativeFile& nf, const DataRequest& req, bool write, Plan* plan,
+                 bool check_data_mode) {
+  EXA_RETURN_IF_ERROR(check_mode(nf, req, write, check_data_mode));
+  const auto& h = nf.ds.header();
+  const auto& var = h.vars[static_cast<size_t>(req.varid)];
+  size_t n = var.dimids.size();
+  if (n > 0 && req.start == nullptr) return {NC_ENULLSTART, "null start"};
+  if (n > 0 && req.count == nullptr) return {NC_ENULLCOUNT, "null count"};
+  plan->xtype = var.type;
+  plan->cdf5 = nf.ds.version() == format::Version::kCdf5;
+  plan->geo.begin = var.begin;
+  plan->geo.xsize = format::external_size(var.type);
+  plan->geo.record = nf.ds.is_record_var(req.varid);
+  plan->geo.recsize = nf.ds.layout().recsize;
+  for (size_t k = 0; k < n; ++k) {
+    plan->geo.shape.push_back(h.dims[static_cast<size_t>(var.dimids[k])].length);
+    plan->sel.start.push_back(req.start[k]);
+    plan->sel.count.push_back(req.count[k]);
+    if (req.stride) plan->sel.stride.push_back(req.stride[k]);
+  }
+  EXA_RETURN_IF_ERROR(io::check_selection(plan->geo, plan->sel, nf.ds.numrecs(), write));
+  plan->nelems = io::selected_elements(plan->sel);
+  EXA_RETURN_IF_ERROR(resolve_memtype(req, var, plan));
+  EXA_RETURN_IF_ERROR(convert::check_convertible(plan->memtype, var.type));
+  if (plan->nelems > 0 && req.buf == nullptr) return {NC_ENULLBUF, "null buffer"};
+  return Status::ok();
+}
+
+// Records reached by a write: one past the last record index touched.
+int64_t records_reached(const Plan& plan) {
+  if (!plan.geo.record || plan.nelems == 0) return 0;
+  int64_t stride = plan.sel.stride.empty() ? 1 : plan.sel.stride[0];
+  return plan.sel.start[0] + (plan.sel.count[0] - 1) * stride + 1;
+}
+
+io::MpiFile& handle_for(NativeFile& nf, bool collective) {
+  return collective ? nf.file : nf.indep;
+}
+
+// After a collective put every rank agrees on numrecs (one allreduce) and
+// rank 0 records growth in the header; independent puts defer that.
+Status update_numrecs(NativeFile& nf, bool collective, int64_t reached) {
+  if (!collective) {
+    if (reached > nf.ds.numrecs()) {
+      nf.ds.set_numrecs(reached);
+      nf.numrecs_dirty = true;
+    }
+    return Status::ok();
+  }
+  int64_t most = std::max(reached, nf.ds.numrecs());
+  MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_INT64_T, MPI_MAX, nf.comm());
+  if (most <= nf.ds.numrecs() && !nf.numrecs_dirty) return Status::ok();
+  nf.ds.set_numrecs(most);
+  nf.numrecs_dirty = false;
+  return io::write_numrecs(nf.file, nf.ds.version(), most);
+}
+
+}  // namespace exa::layer

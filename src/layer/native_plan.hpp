@@ -1,0 +1,35 @@
+// The plan of one data request on a native file (shared by blocking and
+// nonblocking calls): checks, selection, memory type; numrecs bookkeeping.
+#pragma once
+
+#include "io/access_plan.hpp"
+#include "io/mpi_file.hpp"
+#include "layer/native_connector.hpp"
+
+namespace exa::layer {
+
+struct Plan {
+  io::VarGeometry geo;
+  io::Selection sel;
+  nc_type memtype = NC_NAT;
+  nc_type xtype = NC_NAT;
+  int64_t nelems = 0;
+  bool cdf5 = false;  // the unsigned char <-> NC_BYTE range rule differs
+  int64_t xbytes() const { return nelems * geo.xsize; }
+};
+
+// Checks mode, ids and selection, resolves the memory type. `check_mode`
+// false skips the collective/independent mode check (nonblocking posts).
+Status make_plan(NativeFile& nf, const DataRequest& req, bool write, Plan* plan,
+                 bool check_data_mode = true);
+
+// Records reached by a write: one past the last record index touched.
+int64_t records_reached(const Plan& plan);
+
+io::MpiFile& handle_for(NativeFile& nf, bool collective);
+
+// After a collective put every rank agrees on numrecs (one allreduce) and
+// rank 0 records growth in the header; independent puts defer that.
+Status update_numrecs(NativeFile& nf, bool collective, int64_t reached);
+
+}  // namespace exa::layer
