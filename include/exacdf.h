@@ -19,6 +19,10 @@ extern "C" {
 /** Version string of exacdf itself (ncmpi_inq_libvers gives the PnetCDF API version). Local. */
 extern const char *exa_inq_libvers(void);
 
+/** Number of MPI-IO read/write calls this rank has made on the file (header,
+ *  data, fill; a collective call counts once per rank). Local. NC_EBADID. */
+extern int exa_inq_io_calls(int ncid, MPI_Offset *ncalls);
+
 #if defined(__cplusplus)
 }
 #endif

@@ -6,7 +6,7 @@
 #include "api/api_support.hpp"
 #include "convert/external.hpp"
 #include "io/header_io.hpp"
-#include "pnetcdf.h"
+#include "exacdf.h"
 
 using exa::Status;
 using exa::api::OpenFile;
@@ -252,3 +252,10 @@ int ncmpi_inq_files_opened(int* num, int* ncids) {
 int ncmpi_inq_malloc_size(MPI_Offset*) { return NC_ENOTENABLED; }
 int ncmpi_inq_malloc_max_size(MPI_Offset*) { return NC_ENOTENABLED; }
 int ncmpi_inq_malloc_list(void) { return NC_ENOTENABLED; }
+
+int exa_inq_io_calls(int ncid, MPI_Offset* ncalls) {
+  return with_file("exa_inq_io_calls", ncid, [&](OpenFile& f) {
+    if (ncalls) *ncalls = f.connector->facts(*f.state).io_calls;
+    return Status::ok();
+  });
+}

@@ -43,8 +43,10 @@ class MpiFile {
   // Bytes this rank moved through this file (ncmpi_inq_put_size/get_size).
   int64_t bytes_written() const { return bytes_written_; }
   int64_t bytes_read() const { return bytes_read_; }
-  void count_written(int64_t n) { bytes_written_ += n; }
-  void count_read(int64_t n) { bytes_read_ += n; }
+  void count_written(int64_t n) { bytes_written_ += n; ++io_calls_; }
+  void count_read(int64_t n) { bytes_read_ += n; ++io_calls_; }
+  // MPI-IO read/write calls this rank made through this file.
+  int64_t io_calls() const { return io_calls_; }
 
   MPI_File handle() const { return fh_; }
   MPI_Comm comm() const { return comm_; }
@@ -62,6 +64,7 @@ class MpiFile {
   bool writable_ = false;
   int64_t bytes_written_ = 0;
   int64_t bytes_read_ = 0;
+  int64_t io_calls_ = 0;
 };
 
 }  // namespace exa::io

@@ -32,6 +32,7 @@ struct FileFacts {
   int fill_mode = NC_NOFILL;
   MPI_Offset put_bytes = 0;  // bytes written by data calls on this rank
   MPI_Offset get_bytes = 0;  // bytes read by data calls on this rank
+  MPI_Offset io_calls = 0;   // MPI-IO read/write calls made by this rank
   int striping_size = 0;
   int striping_count = 0;
 };

@@ -163,7 +163,7 @@ Status NativeConnector::vard(FileState& f, int varid, MPI_Datatype filetype, voi
     MPI_Type_size(filetype, &fsize);
     MPI_Type_get_true_extent(filetype, &lb, &extent);
   }
-  int64_t nelems = fsize / xsize;
+  int64_t nelems = bufcount == 0 ? 0 : fsize / xsize;  // bufcount 0: nothing, as PnetCDF
   nc_type memtype = var ? var->type : NC_NAT;
   if (st.is_ok() && buftype != MPI_DATATYPE_NULL) {
     int64_t per = 0;

@@ -305,6 +305,7 @@ FileFacts NativeConnector::facts(FileState& f) {
   out.striping_count = static_cast<int>(nf.hints.striping_factor);
   out.put_bytes = nf.file.bytes_written() + nf.indep.bytes_written();
   out.get_bytes = nf.file.bytes_read() + nf.indep.bytes_read();
+  out.io_calls = nf.file.io_calls() + nf.indep.io_calls();
   return out;
 }
 

@@ -12,7 +12,9 @@ namespace {
 
 
 Status check_mode(const NativeFile& nf, const DataRequest& req, bool write, bool data_mode) {
-  if (nf.define_mode) return {NC_EINDEFINE, "in define mode"};
+  // Nonblocking requests may be posted in define mode (PnetCDF allows it);
+  // their offsets are taken at wait time.
+  if (data_mode && nf.define_mode) return {NC_EINDEFINE, "in define mode"};
   if (!nf.ds.valid_var(req.varid)) return {NC_ENOTVAR, "invalid variable id"};
   if (write && !nf.file.writable()) return {NC_EPERM, "file is open read-only"};
   if (!data_mode) return Status::ok();

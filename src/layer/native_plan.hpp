@@ -18,8 +18,9 @@ struct Plan {
   int64_t xbytes() const { return nelems * geo.xsize; }
 };
 
-// Checks mode, ids and selection, resolves the memory type. `check_mode`
-// false skips the collective/independent mode check (nonblocking posts).
+// Checks mode, ids and selection, resolves the memory type.
+// `check_data_mode` false (nonblocking posts) accepts define mode and either
+// data mode.
 Status make_plan(NativeFile& nf, const DataRequest& req, bool write, Plan* plan,
                  bool check_data_mode = true);
 

@@ -117,12 +117,12 @@ Status plan_pieces(NativeFile& nf, const DataRequest& req, bool put, Plan* plan,
     one.start = req.starts[i];
     one.count = req.counts[i];
     one.buf = req.buf ? req.buf : reinterpret_cast<void*>(1);  // null only matters in total
+    *plan = Plan{};  // make_plan fills a fresh plan
     EXA_RETURN_IF_ERROR(make_plan(nf, one, put, plan, /*check_data_mode=*/false));
     pieces->push_back(plan->sel);
     total += plan->nelems;
   }
   if (req.npieces == 0) {  // nothing selected: still a request, of nothing
-    if (nf.define_mode) return {NC_EINDEFINE, "in define mode"};
     if (!nf.ds.valid_var(req.varid)) return {NC_ENOTVAR, "invalid variable id"};
     const auto& var = nf.ds.header().vars[static_cast<size_t>(req.varid)];
     plan->xtype = var.type;
@@ -194,6 +194,9 @@ Status NativeConnector::wait(FileState& f, int num, int* reqids, int* statuses, 
   int64_t recs = 0;
   for (int id : ids) {
     PendingRequest& r = nf.pending.at(id);
+    // Posted perhaps in define mode: the offsets are those of now.
+    r.geo.begin = nf.ds.header().vars[static_cast<size_t>(r.varid)].begin;
+    r.geo.recsize = nf.ds.layout().recsize;
     Status st = r.buffered ? r.posted : (r.put ? convert_put(r) : Status::ok());
     if (!r.put) r.external.assign(static_cast<size_t>(r.nelems * r.geo.xsize), 0);
     outcome[id] = st;
