@@ -80,18 +80,27 @@ int64_t selected_elements(const Selection& sel) {
   return n;
 }
 
+// In PnetCDF's order: every start first, then every count, then every stride.
 Status check_selection(const VarGeometry& var, const Selection& sel, int64_t numrecs, bool write) {
-  for (size_t k = 0; k < var.shape.size(); ++k) {
-    int64_t start = sel.start[k], count = sel.count[k], stride = stride_of(sel, k);
-    bool unbounded = k == 0 && var.record && write;
-    int64_t len = (k == 0 && var.record) ? numrecs : var.shape[k];
-    if (start < 0 || (!unbounded && start > len)) return {NC_EINVALCOORDS, "start out of range"};
-    if (count < 0) return {NC_ENEGATIVECNT, "negative count"};
-    if (stride < 1) return {NC_ESTRIDE, "stride must be positive"};
-    if (count == 0 || unbounded) continue;
-    if (start == len) return {NC_EINVALCOORDS, "start at the end with a non-zero count"};
-    if (start + (count - 1) * stride >= len) return {NC_EEDGE, "start + count exceeds the dimension"};
+  const size_t n = var.shape.size();
+  auto unbounded = [&](size_t k) { return k == 0 && var.record && write; };
+  auto length = [&](size_t k) { return (k == 0 && var.record) ? numrecs : var.shape[k]; };
+  for (size_t k = 0; k < n; ++k) {
+    int64_t start = sel.start[k];
+    if (start < 0 || (!unbounded(k) && start > length(k)))
+      return {NC_EINVALCOORDS, "start out of range"};
+    if (!unbounded(k) && start == length(k) && sel.count[k] > 0)
+      return {NC_EINVALCOORDS, "start at the end with a non-zero count"};
   }
+  for (size_t k = 0; k < n; ++k) {
+    int64_t start = sel.start[k], count = sel.count[k], stride = stride_of(sel, k);
+    if (count < 0) return {NC_ENEGATIVECNT, "negative count"};
+    if (count == 0 || unbounded(k)) continue;
+    int64_t last = stride >= 1 ? start + (count - 1) * stride : start + count - 1;
+    if (last >= length(k)) return {NC_EEDGE, "start + count exceeds the dimension"};
+  }
+  for (size_t k = 0; k < n; ++k)
+    if (stride_of(sel, k) < 1) return {NC_ESTRIDE, "stride must be positive"};
   return Status::ok();
 }
 

@@ -146,13 +146,7 @@ Status NativeConnector::vard(FileState& f, int varid, MPI_Datatype filetype, voi
   DataRequest probe;
   probe.varid = varid;
   probe.collective = collective;
-  Status st;
-  if (nf.define_mode) st = {NC_EINDEFINE, "in define mode"};
-  else if (!nf.ds.valid_var(varid)) st = {NC_ENOTVAR, "invalid variable id"};
-  else if (put && !nf.file.writable()) st = {NC_EPERM, "file is open read-only"};
-  else if (collective == nf.indep_mode)
-    st = collective ? Status{NC_EINDEP, "collective call in independent mode"}
-                    : Status{NC_ENOTINDEP, "independent call in collective mode"};
+  Status st = check_call(nf, probe, put, /*data_mode=*/true);
   bool takes_part = collective && !nf.define_mode && !nf.indep_mode;
   if (!st.is_ok() && !takes_part) return st;
   const format::Variable* var = st.is_ok() ? &nf.ds.header().vars[static_cast<size_t>(varid)] : nullptr;

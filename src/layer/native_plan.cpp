@@ -10,40 +10,39 @@ namespace exa::layer {
 
 namespace {
 
-
-Status check_mode(const NativeFile& nf, const DataRequest& req, bool write, bool data_mode) {
-  // Nonblocking requests may be posted in define mode (PnetCDF allows it);
-  // their offsets are taken at wait time.
-  if (data_mode && nf.define_mode) return {NC_EINDEFINE, "in define mode"};
-  if (!nf.ds.valid_var(req.varid)) return {NC_ENOTVAR, "invalid variable id"};
-  if (write && !nf.file.writable()) return {NC_EPERM, "file is open read-only"};
-  if (!data_mode) return Status::ok();
-  if (req.collective && nf.indep_mode) return {NC_EINDEP, "collective call in independent mode"};
-  if (!req.collective && !nf.indep_mode) return {NC_ENOTINDEP, "independent call in collective mode"};
-  return Status::ok();
-}
-
-// The memory type, and for the flexible API the check that the buffer
-// holds exactly the selected number of elements.
-Status resolve_memtype(const DataRequest& req, const format::Variable& var, Plan* plan) {
+// The memory type: the typed call's, the flexible call's element type, or
+// (flexible call without a type) the variable's own.
+Status resolve_memtype(const DataRequest& req, const format::Variable& var, Plan* plan,
+                       int64_t* per_buftype) {
   plan->memtype = req.memtype;
   if (plan->memtype != NC_NAT) return Status::ok();
   if (req.buftype == MPI_DATATYPE_NULL) {
-    plan->memtype = var.type;  // flexible call without a type: the variable's own
+    plan->memtype = var.type;
     return Status::ok();
   }
-  int64_t per_type = 0;
-  EXA_RETURN_IF_ERROR(io::element_type_of(req.buftype, &plan->memtype, &per_type));
-  if (req.bufcount >= 0 && req.bufcount * per_type != plan->nelems)
-    return {NC_EIOMISMATCH, "buffer holds a different number of elements than selected"};
-  return Status::ok();
+  return io::element_type_of(req.buftype, &plan->memtype, per_buftype);
 }
 
 }  // namespace
 
+// The checks in PnetCDF's order: permission, define mode, data mode, then the id.
+Status check_call(const NativeFile& nf, const DataRequest& req, bool write, bool data_mode) {
+  if (write && !nf.file.writable()) return {NC_EPERM, "file is open read-only"};
+  // Nonblocking requests may be posted in define mode (PnetCDF allows it);
+  // their offsets are taken at wait time.
+  if (data_mode && nf.define_mode) return {NC_EINDEFINE, "in define mode"};
+  if (data_mode && req.collective && nf.indep_mode)
+    return {NC_EINDEP, "collective call in independent mode"};
+  if (data_mode && !req.collective && !nf.indep_mode)
+    return {NC_ENOTINDEP, "independent call in collective mode"};
+  if (req.varid == NC_GLOBAL) return {NC_EGLOBAL, "NC_GLOBAL is not a variable"};
+  if (!nf.ds.valid_var(req.varid)) return {NC_ENOTVAR, "invalid variable id"};
+  return Status::ok();
+}
+
 Status make_plan(NativeFile& nf, const DataRequest& req, bool write, Plan* plan,
                  bool check_data_mode) {
-  EXA_RETURN_IF_ERROR(check_mode(nf, req, write, check_data_mode));
+  EXA_RETURN_IF_ERROR(check_call(nf, req, write, check_data_mode));
   const auto& h = nf.ds.header();
   const auto& var = h.vars[static_cast<size_t>(req.varid)];
   size_t n = var.dimids.size();
@@ -61,10 +60,13 @@ Status make_plan(NativeFile& nf, const DataRequest& req, bool write, Plan* plan,
     plan->sel.count.push_back(req.count[k]);
     if (req.stride) plan->sel.stride.push_back(req.stride[k]);
   }
+  int64_t per_buftype = 0;
+  EXA_RETURN_IF_ERROR(resolve_memtype(req, var, plan, &per_buftype));
+  EXA_RETURN_IF_ERROR(convert::check_convertible(plan->memtype, var.type));
   EXA_RETURN_IF_ERROR(io::check_selection(plan->geo, plan->sel, nf.ds.numrecs(), write));
   plan->nelems = io::selected_elements(plan->sel);
-  EXA_RETURN_IF_ERROR(resolve_memtype(req, var, plan));
-  EXA_RETURN_IF_ERROR(convert::check_convertible(plan->memtype, var.type));
+  if (per_buftype > 0 && req.bufcount >= 0 && req.bufcount * per_buftype != plan->nelems)
+    return {NC_EIOMISMATCH, "buffer holds a different number of elements than selected"};
   if (plan->nelems > 0 && req.buf == nullptr) return {NC_ENULLBUF, "null buffer"};
   return Status::ok();
 }

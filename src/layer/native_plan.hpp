@@ -18,6 +18,10 @@ struct Plan {
   int64_t xbytes() const { return nelems * geo.xsize; }
 };
 
+// The checks of every data call, in PnetCDF's order: permission, define
+// mode, data mode (when `data_mode`), NC_GLOBAL, variable id.
+Status check_call(const NativeFile& nf, const DataRequest& req, bool write, bool data_mode);
+
 // Checks mode, ids and selection, resolves the memory type.
 // `check_data_mode` false (nonblocking posts) accepts define mode and either
 // data mode.
