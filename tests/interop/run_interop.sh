@@ -203,6 +203,13 @@ cdl)
         else
           fail "$tag: ncdump reads exacdf file"
         fi
+        # The same copy with iget/iput + one wait_all each: the same bytes.
+        exnb="exnb_${f}_np$np.nc"
+        if NC_COPY_NONBLOCKING=1 run "$np" "$EX_COPY" "ref_$f.nc" "$exnb"; then
+          bytes "$tag: nonblocking nc_copy(exacdf) == blocking nc_copy(exacdf)" "$ex" "$exnb"
+        else
+          fail "$tag: nonblocking nc_copy(exacdf) of ncgen's file"
+        fi
         if [ "$("$NCDUMP" -k "$ex" 2>&1)" = "$("$NCDUMP" -k "ref_$f.nc" 2>&1)" ]; then
           pass "$tag: ncdump -k: same kind"
         else
