@@ -104,8 +104,46 @@ Status check_selection(const VarGeometry& var, const Selection& sel, int64_t num
   return Status::ok();
 }
 
+namespace {
+
+// Whether a selection is one contiguous run of the file.
+bool contiguous_in_file(const VarGeometry& var, const Selection& sel) {
+  size_t n = var.shape.size();
+  bool inner_full = true;  // every dimension inside the current one is whole
+  for (size_t k = n; k-- > 0;) {
+    if (stride_of(sel, k) != 1 && sel.count[k] > 1) return false;
+    if (k == 0 && var.record && sel.count[0] > 1) {
+      int64_t inner = var.xsize;
+      for (size_t j = 1; j < n; ++j) inner *= var.shape[j];
+      return inner_full && inner == var.recsize;  // records follow one another directly
+    }
+    if (!inner_full && sel.count[k] > 1) return false;
+    if (sel.count[k] != var.shape[k]) inner_full = false;
+  }
+  return true;
+}
+
+// An independent transfer of one contiguous run: no file view to set and reset.
+Status transfer_run(MpiFile& file, const VarGeometry& var, const Selection& sel, bool write,
+                    void* buf, int64_t nbytes) {
+  int64_t offset = var.begin;
+  size_t n = var.shape.size();
+  int64_t step = var.xsize;
+  for (size_t k = n; k-- > 0;) {
+    offset += sel.start[k] * ((k == 0 && var.record) ? var.recsize : step);
+    step *= var.shape[k];
+  }
+  return write ? file.write_at(offset, buf, nbytes) : file.read_at(offset, buf, nbytes);
+}
+
+}  // namespace
+
 Status transfer(MpiFile& file, const VarGeometry& var, const Selection& sel, bool write,
                 bool collective, void* buf, int64_t nbytes) {
+  // Collective calls always set a view: set_view is collective, and another
+  // rank's selection may need one.
+  if (!collective && nbytes > 0 && contiguous_in_file(var, sel))
+    return transfer_run(file, var, sel, write, buf, nbytes);
   MPI_File fh = file.handle();
   MPI_Datatype ftype = MPI_BYTE;
   int64_t offset = 0;

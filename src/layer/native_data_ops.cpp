@@ -5,6 +5,7 @@
 // broadcast (seed 004).
 #include <algorithm>
 #include <climits>
+#include <cstring>
 
 #include "convert/external.hpp"
 #include "io/access_plan.hpp"
@@ -47,20 +48,29 @@ bool read_once_and_broadcast(NativeFile& nf, const DataRequest& req, const Plan&
          plan.xbytes() <= nf.hints.bcast_read_max;
 }
 
+// Rank 0 reads; the outcome travels with the data, so small reads cost one
+// broadcast (larger ones: the first piece carries it, the rest follow).
 Status broadcast_read(NativeFile& nf, const Plan& plan, void* external) {
+  const int64_t bytes = plan.xbytes();
+  constexpr int64_t kPiece = INT_MAX - 8;
+  std::vector<uint8_t> first(static_cast<size_t>(std::min(bytes, kPiece)) + sizeof(int));
   Status st;
   if (nf.file.rank() == 0) {
     st = open_indep_handle(nf);
-    if (st.is_ok())
-      st = io::transfer(nf.indep, plan.geo, plan.sel, false, false, external, plan.xbytes());
+    if (st.is_ok()) st = io::transfer(nf.indep, plan.geo, plan.sel, false, false, external, bytes);
+    int code = st.code();
+    std::memcpy(first.data(), &code, sizeof code);
+    std::memcpy(first.data() + sizeof code, external, first.size() - sizeof code);
   }
-  int code = st.code();
-  MPI_Bcast(&code, 1, MPI_INT, 0, nf.comm());
+  MPI_Bcast(first.data(), static_cast<int>(first.size()), MPI_BYTE, 0, nf.comm());
+  int code = NC_NOERR;
+  std::memcpy(&code, first.data(), sizeof code);
   if (code != NC_NOERR) return st.is_ok() ? Status{code, "read failed on rank 0"} : st;
+  if (nf.file.rank() != 0)
+    std::memcpy(external, first.data() + sizeof code, first.size() - sizeof code);
   auto* p = static_cast<char*>(external);
-  for (int64_t off = 0; off < plan.xbytes(); off += INT_MAX)
-    MPI_Bcast(p + off, static_cast<int>(std::min<int64_t>(plan.xbytes() - off, INT_MAX)), MPI_BYTE,
-              0, nf.comm());
+  for (int64_t off = kPiece; off < bytes; off += kPiece)
+    MPI_Bcast(p + off, static_cast<int>(std::min(bytes - off, kPiece)), MPI_BYTE, 0, nf.comm());
   return Status::ok();
 }
 
