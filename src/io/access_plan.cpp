@@ -162,6 +162,7 @@ Status transfer(MpiFile& file, const VarGeometry& var, const Selection& sel, boo
     err = collective ? MPI_File_read_at_all(fh, 0, buf, mem.count, mem.type, &status)
                      : MPI_File_read_at(fh, 0, buf, mem.count, mem.type, &status);
   if (mem.owned) MPI_Type_free(&mem.type);
+  if (!write && err == MPI_SUCCESS && nbytes > 0) zero_unread(status, buf, nbytes);
   MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
   if (err == MPI_SUCCESS) write ? file.count_written(nbytes) : file.count_read(nbytes);
   if (ftype != MPI_BYTE) MPI_Type_free(&ftype);

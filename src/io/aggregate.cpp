@@ -25,11 +25,20 @@ std::vector<int64_t> byte_strides(const VarGeometry& var) {
   return out;
 }
 
-// Segments in posting order -> disjoint segments sorted by offset, later ones winning.
-std::vector<Segment> resolve_overlaps(const std::vector<Segment>& posted) {
+// Segments in posting order -> disjoint segments sorted by offset, later ones
+// winning. Sorting is all it takes when nothing overlaps (the usual case);
+// only then is an interval map built.
+std::vector<Segment> resolve_overlaps(std::vector<Segment> posted) {
+  std::vector<Segment> sorted = posted;
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const Segment& x, const Segment& y) { return x.offset < y.offset; });
+  bool overlap = false;
+  for (size_t i = 1; i < sorted.size() && !overlap; ++i)
+    overlap = sorted[i - 1].offset + sorted[i - 1].length > sorted[i].offset;
+  if (!overlap) return sorted;
   std::map<int64_t, Segment> live;  // by offset, disjoint
-  for (const Segment& s : posted) {
-    int64_t lo = s.offset, hi = s.offset + s.length;
+  for (const Segment& seg : posted) {
+    int64_t lo = seg.offset, hi = seg.offset + seg.length;
     auto it = live.lower_bound(lo);
     if (it != live.begin()) --it;
     while (it != live.end() && it->first < hi) {
@@ -40,7 +49,7 @@ std::vector<Segment> resolve_overlaps(const std::vector<Segment>& posted) {
       if (olo < lo) live[olo] = {olo, lo - olo, old.data};
       if (ohi > hi) live[hi] = {hi, ohi - hi, old.data + (hi - olo)};
     }
-    live[lo] = s;
+    live[lo] = seg;
   }
   std::vector<Segment> out;
   out.reserve(live.size());
@@ -48,68 +57,72 @@ std::vector<Segment> resolve_overlaps(const std::vector<Segment>& posted) {
   return out;
 }
 
-// One hindexed file type over sorted, disjoint runs; file-adjacent runs merged.
-// Returns the total bytes and the merged runs.
-struct View {
+// (start, length) runs of bytes, merged where one ends where the next begins
+// and split below INT_MAX, as an hindexed datatype; `base` is subtracted from
+// every start (0 for file offsets; memory uses absolute addresses).
+struct Runs {
   MPI_Datatype type = MPI_BYTE;
   int64_t bytes = 0;
+  bool owned = false;
 };
 
-View make_view(std::vector<std::pair<int64_t, int64_t>> runs) {
-  std::vector<std::pair<int64_t, int64_t>> merged;
-  for (const auto& r : runs) {
-    if (!merged.empty() && merged.back().first + merged.back().second == r.first &&
-        merged.back().second + r.second <= INT_MAX)
-      merged.back().second += r.second;
-    else
-      merged.push_back(r);
-  }
-  View v;
-  if (merged.empty()) return v;
+Runs make_runs(const std::vector<std::pair<int64_t, int64_t>>& runs) {
   std::vector<int> lengths;
   std::vector<MPI_Aint> displs;
-  for (const auto& [off, len] : merged) {
-    for (int64_t done = 0; done < len;) {  // split runs above INT_MAX
+  Runs r;
+  for (const auto& [start, len] : runs) {
+    r.bytes += len;
+    if (!lengths.empty() && displs.back() + lengths.back() == start &&
+        static_cast<int64_t>(lengths.back()) + len <= INT_MAX) {
+      lengths.back() += static_cast<int>(len);
+      continue;
+    }
+    for (int64_t done = 0; done < len;) {
       int piece = static_cast<int>(std::min<int64_t>(len - done, INT_MAX));
       lengths.push_back(piece);
-      displs.push_back(static_cast<MPI_Aint>(off + done));
+      displs.push_back(static_cast<MPI_Aint>(start + done));
       done += piece;
     }
-    v.bytes += len;
   }
+  if (lengths.empty()) return r;
   MPI_Type_create_hindexed(static_cast<int>(lengths.size()), lengths.data(), displs.data(),
-                           MPI_BYTE, &v.type);
-  MPI_Type_commit(&v.type);
-  return v;
+                           MPI_BYTE, &r.type);
+  MPI_Type_commit(&r.type);
+  r.owned = true;
+  return r;
 }
 
-// The single MPI-IO call of an aggregated transfer, through `view`.
-Status transfer_view(MpiFile& file, const View& view, void* buf, bool write, bool collective) {
-  MPI_File fh = file.handle();
-  MPI_File_set_view(fh, 0, MPI_BYTE, view.type, "native", MPI_INFO_NULL);
-  // Memory side as whole 1 MiB blocks + remainder, so counts stay int.
-  constexpr int64_t kBlock = int64_t{1} << 20;
-  MPI_Datatype mem = MPI_BYTE;
-  int count = static_cast<int>(view.bytes);
-  if (view.bytes > INT_MAX) {
-    MPI_Datatype block;
-    MPI_Type_contiguous(static_cast<int>(kBlock), MPI_BYTE, &block);
-    int lens[2] = {static_cast<int>(view.bytes / kBlock), static_cast<int>(view.bytes % kBlock)};
-    MPI_Aint displs[2] = {0, static_cast<MPI_Aint>(view.bytes / kBlock * kBlock)};
-    MPI_Datatype types[2] = {block, MPI_BYTE};
-    MPI_Type_create_struct(2, lens, displs, types, &mem);
-    MPI_Type_commit(&mem);
-    MPI_Type_free(&block);
-    count = 1;
+// The file runs and the memory runs (absolute addresses) of sorted segments.
+void describe(const std::vector<Segment>& segs, Runs* file, Runs* memory) {
+  std::vector<std::pair<int64_t, int64_t>> f, m;
+  f.reserve(segs.size());
+  m.reserve(segs.size());
+  for (const Segment& s : segs) {
+    f.emplace_back(s.offset, s.length);
+    MPI_Aint addr;
+    MPI_Get_address(s.data, &addr);
+    m.emplace_back(static_cast<int64_t>(addr), s.length);
   }
+  *file = make_runs(f);
+  *memory = make_runs(m);
+}
+
+// The single MPI-IO call of an aggregated transfer: file view `file`,
+// memory `memory` (absolute addresses, so the buffer is MPI_BOTTOM).
+Status transfer_runs(MpiFile& file, Runs& fruns, Runs& mruns, bool write, bool collective) {
+  MPI_File fh = file.handle();
+  MPI_File_set_view(fh, 0, MPI_BYTE, fruns.type, "native", MPI_INFO_NULL);
+  int count = mruns.bytes > 0 ? 1 : 0;
+  void* buf = mruns.bytes > 0 ? MPI_BOTTOM : nullptr;
   MPI_Status status;
-  int err = write ? (collective ? MPI_File_write_at_all(fh, 0, buf, count, mem, &status)
-                                : MPI_File_write_at(fh, 0, buf, count, mem, &status))
-                  : (collective ? MPI_File_read_at_all(fh, 0, buf, count, mem, &status)
-                                : MPI_File_read_at(fh, 0, buf, count, mem, &status));
+  int err = write ? (collective ? MPI_File_write_at_all(fh, 0, buf, count, mruns.type, &status)
+                                : MPI_File_write_at(fh, 0, buf, count, mruns.type, &status))
+                  : (collective ? MPI_File_read_at_all(fh, 0, buf, count, mruns.type, &status)
+                                : MPI_File_read_at(fh, 0, buf, count, mruns.type, &status));
   MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
-  if (mem != MPI_BYTE) MPI_Type_free(&mem);
-  if (err == MPI_SUCCESS) write ? file.count_written(view.bytes) : file.count_read(view.bytes);
+  if (fruns.owned) MPI_Type_free(&fruns.type);
+  if (mruns.owned) MPI_Type_free(&mruns.type);
+  if (err == MPI_SUCCESS) write ? file.count_written(fruns.bytes) : file.count_read(fruns.bytes);
   return from_mpi(err, write ? MpiOp::kWrite : MpiOp::kRead, "aggregated MPI-IO transfer");
 }
 
@@ -151,54 +164,50 @@ void flatten(const VarGeometry& var, const Selection& sel, uint8_t* packed,
 }
 
 Status write_segments(MpiFile& file, std::vector<Segment> segments, bool collective) {
-  std::vector<Segment> disjoint = resolve_overlaps(segments);
-  std::vector<std::pair<int64_t, int64_t>> runs;
-  int64_t total = 0;
-  for (const Segment& s : disjoint) {
-    runs.emplace_back(s.offset, s.length);
-    total += s.length;
-  }
-  std::vector<uint8_t> staging(static_cast<size_t>(total));
-  int64_t at = 0;
-  for (const Segment& s : disjoint) {
-    std::memcpy(staging.data() + at, s.data, static_cast<size_t>(s.length));
-    at += s.length;
-  }
-  View view = make_view(std::move(runs));
-  Status st = transfer_view(file, view, staging.data(), true, collective);
-  if (view.type != MPI_BYTE) MPI_Type_free(&view.type);
-  return st;
+  std::vector<Segment> disjoint = resolve_overlaps(std::move(segments));
+  Runs fruns, mruns;
+  describe(disjoint, &fruns, &mruns);
+  return transfer_runs(file, fruns, mruns, true, collective);
 }
 
 Status read_segments(MpiFile& file, std::vector<Segment> segments, bool collective) {
   std::sort(segments.begin(), segments.end(),
             [](const Segment& a, const Segment& b) { return a.offset < b.offset; });
-  // The union of the requested bytes, as sorted disjoint runs.
-  std::vector<std::pair<int64_t, int64_t>> runs;
+  bool overlap = false;
+  for (size_t i = 1; i < segments.size() && !overlap; ++i)
+    overlap = segments[i - 1].offset + segments[i - 1].length > segments[i].offset;
+  if (!overlap) {  // straight into the requests' buffers
+    Runs fruns, mruns;
+    describe(segments, &fruns, &mruns);
+    // Bytes past the end of the file read as zeros.
+    for (const Segment& s : segments) std::memset(s.data, 0, static_cast<size_t>(s.length));
+    return transfer_runs(file, fruns, mruns, false, collective);
+  }
+  // Overlapping reads: read the union once into staging, then copy out.
+  std::vector<Segment> runs;
   for (const Segment& s : segments) {
-    if (!runs.empty() && runs.back().first + runs.back().second >= s.offset) {
-      int64_t end = std::max(runs.back().first + runs.back().second, s.offset + s.length);
-      runs.back().second = end - runs.back().first;
+    if (!runs.empty() && runs.back().offset + runs.back().length >= s.offset) {
+      int64_t end = std::max(runs.back().offset + runs.back().length, s.offset + s.length);
+      runs.back().length = end - runs.back().offset;
     } else {
-      runs.emplace_back(s.offset, s.length);
+      runs.push_back({s.offset, s.length, nullptr});
     }
   }
-  std::vector<int64_t> run_start_in_staging;
   int64_t total = 0;
-  for (const auto& r : runs) {
-    run_start_in_staging.push_back(total);
-    total += r.second;
-  }
+  for (const Segment& r : runs) total += r.length;
   std::vector<uint8_t> staging(static_cast<size_t>(total), 0);
-  View view = make_view(runs);
-  Status st = transfer_view(file, view, staging.data(), false, collective);
-  if (view.type != MPI_BYTE) MPI_Type_free(&view.type);
-  EXA_RETURN_IF_ERROR(st);
+  int64_t at = 0;
+  for (Segment& r : runs) {
+    r.data = staging.data() + at;
+    at += r.length;
+  }
+  Runs fruns, mruns;
+  describe(runs, &fruns, &mruns);
+  EXA_RETURN_IF_ERROR(transfer_runs(file, fruns, mruns, false, collective));
   size_t r = 0;
   for (const Segment& s : segments) {
-    while (runs[r].first + runs[r].second < s.offset + s.length) ++r;
-    int64_t from = run_start_in_staging[r] + (s.offset - runs[r].first);
-    std::memcpy(s.data, staging.data() + from, static_cast<size_t>(s.length));
+    while (runs[r].offset + runs[r].length < s.offset + s.length) ++r;
+    std::memcpy(s.data, runs[r].data + (s.offset - runs[r].offset), static_cast<size_t>(s.length));
   }
   return Status::ok();
 }

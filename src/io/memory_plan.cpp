@@ -104,7 +104,7 @@ Status MemoryPlan::build(void* buf, MPI_Datatype buftype, int64_t bufcount, nc_t
 
 // Packs one layer: `count` of `type` at `from` into contiguous bytes.
 static Status pack_layer(const void* from, MPI_Datatype type, int64_t count,
-                         std::vector<uint8_t>* out) {
+                         ByteBuffer* out) {
   int size = 0;
   MPI_Type_size(type, &size);
   out->resize(static_cast<size_t>(size) * static_cast<size_t>(count));
@@ -116,12 +116,12 @@ static Status pack_layer(const void* from, MPI_Datatype type, int64_t count,
   return Status::ok();
 }
 
-Status MemoryPlan::gather(std::vector<uint8_t>* out, int64_t nbytes) const {
+Status MemoryPlan::gather(ByteBuffer* out, int64_t nbytes) const {
   const void* from = buf_;
-  std::vector<uint8_t> stage;
+  ByteBuffer stage;
   for (size_t i = 0; i < layers_.size(); ++i) {
-    std::vector<uint8_t>& target = i + 1 == layers_.size() ? *out : stage;
-    std::vector<uint8_t> next;
+    ByteBuffer& target = i + 1 == layers_.size() ? *out : stage;
+    ByteBuffer next;
     EXA_RETURN_IF_ERROR(pack_layer(from, layers_[i].type, layers_[i].count, &next));
     target.swap(next);
     from = target.data();
@@ -133,7 +133,7 @@ Status MemoryPlan::gather(std::vector<uint8_t>* out, int64_t nbytes) const {
 Status MemoryPlan::scatter(const void* in, int64_t nbytes) const {
   // With two layers the intermediate array must keep the user's elements
   // the inner layer does not select, so it starts as a gather of layer 0.
-  std::vector<uint8_t> stage;
+  ByteBuffer stage;
   void* target = buf_;
   if (layers_.size() == 2) {
     EXA_RETURN_IF_ERROR(pack_layer(buf_, layers_[0].type, layers_[0].count, &stage));

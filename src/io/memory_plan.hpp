@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "io/access_plan.hpp"
+#include "util/byte_buffer.hpp"
 #include "util/status.hpp"
 
 namespace exa::io {
@@ -41,7 +42,7 @@ class MemoryPlan {
   void* buf() const { return buf_; }
 
   // Gathers the selected elements into `out` (contiguous native values).
-  Status gather(std::vector<uint8_t>* out, int64_t nbytes) const;
+  Status gather(ByteBuffer* out, int64_t nbytes) const;
   // Scatters contiguous native values back into the user's layout.
   Status scatter(const void* in, int64_t nbytes) const;
 

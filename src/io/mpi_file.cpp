@@ -1,6 +1,7 @@
 #include "io/mpi_file.hpp"
 
 #include <climits>
+#include <cstring>
 
 #include "io/collective.hpp"
 #include "io/mpi_errors.hpp"
@@ -24,6 +25,14 @@ Status in_pieces(int64_t offset, int64_t nbytes, Fn&& fn) {
 }
 
 }  // namespace
+
+void zero_unread(const MPI_Status& status, void* buf, int64_t nbytes) {
+  MPI_Count got = 0;
+  MPI_Status copy = status;
+  MPI_Get_elements_x(&copy, MPI_BYTE, &got);
+  if (got == MPI_UNDEFINED || got < 0) got = 0;
+  if (got < nbytes) std::memset(static_cast<char*>(buf) + got, 0, static_cast<size_t>(nbytes - got));
+}
 
 MpiFile::~MpiFile() { close(); }
 
@@ -66,7 +75,10 @@ Status MpiFile::read_at(int64_t offset, void* buf, int64_t nbytes) {
   return in_pieces(offset, nbytes, [&](int64_t off, int64_t n) {
     MPI_Status status;
     int err = MPI_File_read_at(fh_, off, p + (off - offset), static_cast<int>(n), MPI_BYTE, &status);
-    if (err == MPI_SUCCESS) count_read(n);
+    if (err == MPI_SUCCESS) {
+      count_read(n);
+      zero_unread(status, p + (off - offset), n);
+    }
     return from_mpi(err, MpiOp::kRead, "MPI_File_read_at");
   });
 }

@@ -12,6 +12,10 @@
 
 namespace exa::io {
 
+// Bytes past the end of the file read as zeros: zeroes what a read left
+// unfilled (a read of nbytes into buf that returned `status`).
+void zero_unread(const MPI_Status& status, void* buf, int64_t nbytes);
+
 class MpiFile {
  public:
   MpiFile() = default;

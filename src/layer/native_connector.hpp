@@ -6,6 +6,7 @@
 
 #include "io/access_plan.hpp"
 #include "io/hints.hpp"
+#include "util/byte_buffer.hpp"
 #include "io/mpi_file.hpp"
 #include "layer/connector.hpp"
 #include "model/dataset.hpp"
@@ -28,7 +29,7 @@ struct PendingRequest {
   nc_type xtype = NC_NAT;
   int64_t nelems = 0;
   bool cdf5 = false;
-  std::vector<uint8_t> external;   // bput: converted at post
+  ByteBuffer external;             // bput: converted at post
   Status posted;                   // bput: NC_ERANGE found at post
 };
 
@@ -55,6 +56,7 @@ class NativeFile : public FileState {
   int next_request_id = 0;
   MPI_Offset attached_size = -1;  // bput buffer size; -1: none attached
   MPI_Offset attached_used = 0;
+  ByteBuffer scratch;  // external bytes of blocking calls, reused call to call
 };
 
 class NativeConnector final : public Connector {

@@ -20,6 +20,23 @@ namespace exa::layer {
 
 namespace {
 
+// The file's scratch buffer for one call: grown as needed, never zeroed, and
+// released afterwards when it got large, so a big request does not pin memory.
+class ScratchLease {
+ public:
+  ScratchLease(NativeFile& nf, int64_t bytes) : nf_(nf) {
+    if (nf_.scratch.size() < static_cast<size_t>(bytes)) nf_.scratch.resize(static_cast<size_t>(bytes));
+  }
+  ~ScratchLease() {
+    constexpr size_t kKeep = size_t{256} << 20;
+    if (nf_.scratch.capacity() > kKeep) ByteBuffer().swap(nf_.scratch);
+  }
+  uint8_t* data() { return nf_.scratch.data(); }
+
+ private:
+  NativeFile& nf_;
+};
+
 // A digest of what a rank selects; ranks that failed get one nobody else has.
 uint64_t selection_digest(const DataRequest& req, const Plan& plan, bool ok, int rank) {
   uint64_t h = 1469598103934665603ULL;
@@ -85,24 +102,25 @@ Status NativeConnector::put(FileState& f, const DataRequest& req) {
   io::MemoryPlan mem;
   if (st.is_ok()) st = mem.build(req.buf, req.buftype, req.bufcount, plan.memtype, plan.sel, req.imap);
   const void* native_values = req.buf;
-  std::vector<uint8_t> gathered;
+  ByteBuffer gathered;
   if (st.is_ok() && !mem.contiguous() && plan.nelems > 0) {
     st = mem.gather(&gathered, plan.nelems * convert::native_size(plan.memtype));
     native_values = gathered.data();
   }
   if (!st.is_ok()) plan = Plan{};  // take part in the collective call with nothing
-  std::vector<uint8_t> external(static_cast<size_t>(plan.xbytes()));
+  ScratchLease scratch(nf, plan.xbytes());
+  uint8_t* external = scratch.data();
   Status converted = Status::ok();
   if (plan.nelems > 0)
     converted = convert::to_external(native_values, plan.memtype, plan.xtype, plan.nelems,
-                                     external.data(), plan.cdf5);
+                                     external, plan.cdf5);
   int64_t xbytes = plan.xbytes();
   if (!converted.is_ok() && converted.code() != NC_ERANGE) {
     st = converted;
     xbytes = 0;
   }
   Status io_st = io::transfer(handle_for(nf, req.collective), plan.geo, plan.sel, true,
-                              req.collective, external.data(), xbytes);
+                              req.collective, external, xbytes);
   if (st.is_ok()) st = io_st;
   Status recs = update_numrecs(nf, req.collective, st.is_ok() ? records_reached(plan) : 0);
   if (!st.is_ok()) return st;
@@ -121,7 +139,7 @@ Status NativeConnector::get(FileState& f, const DataRequest& req) {
   if (!st.is_ok()) plan = Plan{};
   // Same type, contiguous: read straight into the caller's buffer and swap there.
   bool in_place = st.is_ok() && mem.contiguous() && plan.memtype == plan.xtype && plan.nelems > 0;
-  std::vector<uint8_t> staging(in_place ? 0 : static_cast<size_t>(plan.xbytes()), 0);
+  ScratchLease staging(nf, in_place ? 0 : plan.xbytes());
   void* external = in_place ? req.buf : staging.data();
   Status io_st;
   if (read_once_and_broadcast(nf, req, plan, st.is_ok()))
@@ -135,7 +153,7 @@ Status NativeConnector::get(FileState& f, const DataRequest& req) {
   if (mem.contiguous())
     return convert::from_external(external, plan.xtype, plan.memtype, plan.nelems, req.buf,
                                   plan.cdf5);
-  std::vector<uint8_t> native_values(static_cast<size_t>(plan.nelems * convert::native_size(plan.memtype)));
+  ByteBuffer native_values(static_cast<size_t>(plan.nelems * convert::native_size(plan.memtype)));
   Status converted =
       convert::from_external(external, plan.xtype, plan.memtype, plan.nelems,
                              native_values.data(), plan.cdf5);
@@ -183,8 +201,8 @@ Status NativeConnector::vard(FileState& f, int varid, MPI_Datatype filetype, voi
   if (st.is_ok()) st = mem.build(buf, buftype, bufcount, memtype, flat, nullptr);
   if (!st.is_ok()) nelems = 0;
   bool cdf5 = nf.ds.version() == format::Version::kCdf5;
-  std::vector<uint8_t> external(static_cast<size_t>(nelems * xsize));
-  std::vector<uint8_t> values;
+  ByteBuffer external(static_cast<size_t>(nelems * xsize));
+  ByteBuffer values;
   Status converted;
   if (put && nelems > 0) {
     const void* from = buf;

@@ -28,7 +28,7 @@ Status convert_put(PendingRequest& r) {
   io::MemoryPlan mem;
   EXA_RETURN_IF_ERROR(build_memory(r, &mem));
   const void* values = r.buf;
-  std::vector<uint8_t> gathered;
+  ByteBuffer gathered;
   if (!mem.contiguous() && r.nelems > 0) {
     EXA_RETURN_IF_ERROR(mem.gather(&gathered, r.nelems * convert::native_size(r.memtype)));
     values = gathered.data();
@@ -45,7 +45,7 @@ Status deliver_get(PendingRequest& r) {
   EXA_RETURN_IF_ERROR(build_memory(r, &mem));
   if (mem.contiguous())
     return convert::from_external(r.external.data(), r.xtype, r.memtype, r.nelems, r.buf, r.cdf5);
-  std::vector<uint8_t> values(static_cast<size_t>(r.nelems * convert::native_size(r.memtype)));
+  ByteBuffer values(static_cast<size_t>(r.nelems * convert::native_size(r.memtype)));
   Status st = convert::from_external(r.external.data(), r.xtype, r.memtype, r.nelems,
                                      values.data(), r.cdf5);
   if (!st.is_ok() && st.code() != NC_ERANGE) return st;
@@ -198,7 +198,7 @@ Status NativeConnector::wait(FileState& f, int num, int* reqids, int* statuses, 
     r.geo.begin = nf.ds.header().vars[static_cast<size_t>(r.varid)].begin;
     r.geo.recsize = nf.ds.layout().recsize;
     Status st = r.buffered ? r.posted : (r.put ? convert_put(r) : Status::ok());
-    if (!r.put) r.external.assign(static_cast<size_t>(r.nelems * r.geo.xsize), 0);
+    if (!r.put) r.external.resize(static_cast<size_t>(r.nelems * r.geo.xsize));
     outcome[id] = st;
     if (!st.is_ok() && st.code() != NC_ERANGE) continue;  // nothing of it is transferred
     flatten_request(r, r.put ? &puts : &gets);
