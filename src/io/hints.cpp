@@ -68,6 +68,10 @@ Status gather_hints(MPI_Info user, Hints* out) {
   h.layout.record_align = positive(h.all, "nc_record_align_size", 0);
   h.header_read_chunk = positive(h.all, "nc_header_read_chunk_size", kDefaultHeaderReadChunk);
   h.bcast_read_max = positive(h.all, "exa_bcast_read_max", h.bcast_read_max);
+  if (auto it = h.all.find("nc_in_place_swap"); it != h.all.end()) {
+    if (it->second == "enable") h.in_place_swap = Hints::InPlaceSwap::kEnable;
+    if (it->second == "disable") h.in_place_swap = Hints::InPlaceSwap::kDisable;
+  }
   if (auto it = h.all.find("exa_bcast_read"); it != h.all.end()) {
     if (it->second == "enable") h.bcast_read = Hints::BcastRead::kEnable;
     if (it->second == "disable") h.bcast_read = Hints::BcastRead::kDisable;

@@ -15,6 +15,10 @@
 namespace exa::io {
 
 inline constexpr int64_t kDefaultHeaderReadChunk = 256 * 1024;
+// nc_in_place_swap=auto swaps a put's buffer in place from this size up; a
+// smaller one is copied into scratch (cheaper than two passes, and safe for
+// constant data).
+inline constexpr int64_t kInPlaceSwapMin = 64 * 1024;
 
 struct Hints {
   format::LayoutHints layout;  // nc_header_align_size, nc_var_align_size, nc_record_align_size
@@ -23,6 +27,8 @@ struct Hints {
   // read of the same region on every rank is done by one rank and broadcast.
   enum class BcastRead { kAuto, kEnable, kDisable } bcast_read = BcastRead::kAuto;
   int64_t bcast_read_max = int64_t{2} << 30;
+  // nc_in_place_swap=auto|enable|disable (PnetCDF's hint).
+  enum class InPlaceSwap { kAuto, kEnable, kDisable } in_place_swap = InPlaceSwap::kAuto;
   int64_t striping_unit = 0;    // of the open file, when MPI-IO reports it
   int64_t striping_factor = 0;
   std::map<std::string, std::string> all;  // every hint after merging, by key

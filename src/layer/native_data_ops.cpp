@@ -37,6 +37,21 @@ class ScratchLease {
   NativeFile& nf_;
 };
 
+bool host_little_endian() {
+  const uint16_t probe = 1;
+  return *reinterpret_cast<const uint8_t*>(&probe) == 1;
+}
+
+// Whether a put of this many bytes swaps the caller's buffer in place.
+bool swap_in_place(const NativeFile& nf, int64_t bytes) {
+  switch (nf.hints.in_place_swap) {
+    case io::Hints::InPlaceSwap::kEnable: return true;
+    case io::Hints::InPlaceSwap::kDisable: return false;
+    case io::Hints::InPlaceSwap::kAuto: break;
+  }
+  return bytes >= io::kInPlaceSwapMin;
+}
+
 // A digest of what a rank selects; ranks that failed get one nobody else has.
 uint64_t selection_digest(const DataRequest& req, const Plan& plan, bool ok, int rank) {
   uint64_t h = 1469598103934665603ULL;
@@ -108,10 +123,19 @@ Status NativeConnector::put(FileState& f, const DataRequest& req) {
     native_values = gathered.data();
   }
   if (!st.is_ok()) plan = Plan{};  // take part in the collective call with nothing
-  ScratchLease scratch(nf, plan.xbytes());
-  uint8_t* external = scratch.data();
+  // Values already in their external type need no staging copy: bytes go out
+  // as they are, wider types are swapped in the caller's buffer and swapped
+  // back afterwards (as PnetCDF does; hint nc_in_place_swap).
+  bool same_type = st.is_ok() && plan.nelems > 0 && plan.memtype == plan.xtype;
+  bool as_is = same_type && (plan.geo.xsize == 1 || !host_little_endian());
+  bool in_place = same_type && !as_is && swap_in_place(nf, plan.xbytes());
+  ScratchLease scratch(nf, as_is || in_place ? 0 : plan.xbytes());
+  uint8_t* external = as_is || in_place ? static_cast<uint8_t*>(const_cast<void*>(native_values))
+                                        : scratch.data();
   Status converted = Status::ok();
-  if (plan.nelems > 0)
+  if (in_place)
+    convert::swap_bytes_in_place(external, plan.geo.xsize, plan.nelems);
+  else if (plan.nelems > 0 && !as_is)
     converted = convert::to_external(native_values, plan.memtype, plan.xtype, plan.nelems,
                                      external, plan.cdf5);
   int64_t xbytes = plan.xbytes();
@@ -121,6 +145,7 @@ Status NativeConnector::put(FileState& f, const DataRequest& req) {
   }
   Status io_st = io::transfer(handle_for(nf, req.collective), plan.geo, plan.sel, true,
                               req.collective, external, xbytes);
+  if (in_place) convert::swap_bytes_in_place(external, plan.geo.xsize, plan.nelems);
   if (st.is_ok()) st = io_st;
   Status recs = update_numrecs(nf, req.collective, st.is_ok() ? records_reached(plan) : 0);
   if (!st.is_ok()) return st;

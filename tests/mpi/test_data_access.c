@@ -99,8 +99,29 @@ static void var1_and_errors(int ncid, int var_text, int var_fixed) {
   CHECK(back[0] == 7);
 }
 
+/* A large put is byte-swapped in the caller's buffer and swapped back: the
+ * buffer must hold the caller's values again afterwards (also in PnetCDF). */
+static void large_put_keeps_buffer(int ncid, int var, MPI_Offset n) {
+  double *buf = malloc((size_t)n * sizeof(double)), *back = malloc((size_t)n * sizeof(double));
+  CHECK(buf && back);
+  if (!buf || !back) return;
+  MPI_Offset start = n * mpi_test_rank, count = n;
+  for (MPI_Offset i = 0; i < n; i++) buf[i] = 0.5 * (double)(start + i) - 3.0;
+  CHECK_OK(ncmpi_put_vara_double_all(ncid, var, &start, &count, buf));
+  int changed = 0;
+  for (MPI_Offset i = 0; i < n; i++) changed += buf[i] != 0.5 * (double)(start + i) - 3.0;
+  CHECK(changed == 0);
+  CHECK_OK(ncmpi_get_vara_double_all(ncid, var, &start, &count, back));
+  int bad = 0;
+  for (MPI_Offset i = 0; i < n; i++) bad += back[i] != buf[i];
+  CHECK(bad == 0);
+  free(buf);
+  free(back);
+}
+
 static void run(int cmode, const char *file) {
-  int ncid, dt, dy, dx, dc, v_fix, v_short, v_rec, v_text, dims[2];
+  int ncid, dt, dy, dx, dc, dbig, v_fix, v_short, v_rec, v_text, v_big, dims[2];
+  const MPI_Offset nbig = 20000; /* 160 KB per rank: above the in-place swap threshold */
   failures_before = mpi_test_failures;
   CHECK_OK(ncmpi_create(MPI_COMM_WORLD, mpi_test_path(file), cmode, MPI_INFO_NULL, &ncid));
   CHECK_OK(ncmpi_def_dim(ncid, "t", NC_UNLIMITED, &dt));
@@ -113,7 +134,10 @@ static void run(int cmode, const char *file) {
   dims[0] = dt;
   CHECK_OK(ncmpi_def_var(ncid, "series", NC_FLOAT, 2, dims, &v_rec));
   CHECK_OK(ncmpi_def_var(ncid, "letters", NC_CHAR, 1, &dc, &v_text));
+  CHECK_OK(ncmpi_def_dim(ncid, "big", nbig * mpi_test_nprocs, &dbig));
+  CHECK_OK(ncmpi_def_var(ncid, "bigvar", NC_DOUBLE, 1, &dbig, &v_big));
   CHECK_OK(ncmpi_enddef(ncid));
+  large_put_keeps_buffer(ncid, v_big, nbig);
   fixed_vara(ncid, v_fix);
   strided(ncid, v_short);
   records(ncid, v_rec, dt);
