@@ -26,21 +26,29 @@ int post_call(const char* fn, int ncid, const RequestArgs& a, PostKind kind, int
   });
 }
 
+// The request of a varn call (num subarrays whose elements follow one another).
+Status varn_request(int varid, int num, MPI_Offset* const* starts, MPI_Offset* const* counts,
+                    const void* buf, MPI_Offset bufcount, MPI_Datatype buftype, nc_type memtype,
+                    exa::layer::DataRequest* r) {
+  if (num < 0) return {NC_EINVAL, "negative number of subarrays"};
+  if (num > 0 && (starts == nullptr || counts == nullptr)) return {NC_ENULLSTART, "null starts"};
+  r->varid = varid;
+  r->buf = const_cast<void*>(buf);
+  r->bufcount = bufcount;
+  r->buftype = buftype;
+  r->memtype = memtype;
+  r->npieces = num;
+  r->starts = starts;
+  r->counts = counts;
+  return Status::ok();
+}
+
 int post_varn(const char* fn, int ncid, int varid, int num, MPI_Offset* const* starts,
               MPI_Offset* const* counts, const void* buf, MPI_Offset bufcount,
               MPI_Datatype buftype, nc_type memtype, PostKind kind, int* req) {
   return with_file(fn, ncid, [&](OpenFile& f) -> Status {
     exa::layer::DataRequest r;
-    r.varid = varid;
-    r.buf = const_cast<void*>(buf);
-    r.bufcount = bufcount;
-    r.buftype = buftype;
-    r.memtype = memtype;
-    r.npieces = num;
-    r.starts = starts;
-    r.counts = counts;
-    if (num < 0) return {NC_EINVAL, "negative number of subarrays"};
-    if (num > 0 && (starts == nullptr || counts == nullptr)) return {NC_ENULLSTART, "null starts"};
+    EXA_RETURN_IF_ERROR(varn_request(varid, num, starts, counts, buf, bufcount, buftype, memtype, &r));
     return f.connector->post(*f.state, r, kind, req);
   });
 }
@@ -73,17 +81,8 @@ int varn_blocking(const char* fn, int ncid, int varid, int num, MPI_Offset* cons
                   MPI_Datatype buftype, nc_type memtype, bool put, bool collective) {
   return blocking_via_requests(fn, ncid, collective, [&](OpenFile& f, std::vector<int>* ids) -> Status {
     exa::layer::DataRequest r;
-    r.varid = varid;
-    r.buf = const_cast<void*>(buf);
-    r.bufcount = bufcount;
-    r.buftype = buftype;
-    r.memtype = memtype;
-    r.npieces = num;
-    r.starts = starts;
-    r.counts = counts;
+    EXA_RETURN_IF_ERROR(varn_request(varid, num, starts, counts, buf, bufcount, buftype, memtype, &r));
     int id = NC_REQ_NULL;
-    if (num < 0) return {NC_EINVAL, "negative number of subarrays"};
-    if (num > 0 && (starts == nullptr || counts == nullptr)) return {NC_ENULLSTART, "null starts"};
     EXA_RETURN_IF_ERROR(f.connector->post(*f.state, r, put ? PostKind::kIput : PostKind::kIget, &id));
     ids->push_back(id);
     return Status::ok();

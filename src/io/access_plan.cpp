@@ -6,11 +6,8 @@
 
 namespace exa::io {
 
-namespace {
+int64_t stride_of(const Selection& sel, size_t k) { return sel.stride.empty() ? 1 : sel.stride[k]; }
 
-int64_t stride_of(const Selection& sel, size_t i) { return sel.stride.empty() ? 1 : sel.stride[i]; }
-
-// Bytes between consecutive indices of each dimension.
 std::vector<int64_t> byte_strides(const VarGeometry& var) {
   size_t n = var.shape.size();
   std::vector<int64_t> out(n);
@@ -21,6 +18,8 @@ std::vector<int64_t> byte_strides(const VarGeometry& var) {
   }
   return out;
 }
+
+namespace {
 
 // The file type: hvector of hvectors, innermost run contiguous when stride is 1.
 // Counts above INT_MAX are split into an outer level.

@@ -27,6 +27,13 @@ struct Selection {
   std::vector<int64_t> stride;  // all 1 when empty
 };
 
+// The stride of dimension k (1 when the selection has none).
+int64_t stride_of(const Selection& sel, size_t k);
+
+// Bytes between consecutive indices of each dimension of a variable
+// (recsize along the record dimension).
+std::vector<int64_t> byte_strides(const VarGeometry& var);
+
 // Checks a selection as PnetCDF does: NC_EINVALCOORDS for a start outside
 // the variable (a start equal to the length is allowed with a zero count),
 // NC_ENEGATIVECNT, NC_EEDGE when start+count runs past the end, NC_ESTRIDE

@@ -11,20 +11,6 @@ namespace exa::io {
 
 namespace {
 
-int64_t stride_of(const Selection& sel, size_t k) { return sel.stride.empty() ? 1 : sel.stride[k]; }
-
-// Bytes between consecutive indices of each dimension (as access_plan does).
-std::vector<int64_t> byte_strides(const VarGeometry& var) {
-  size_t n = var.shape.size();
-  std::vector<int64_t> out(n);
-  int64_t step = var.xsize;
-  for (size_t k = n; k-- > 0;) {
-    out[k] = (k == 0 && var.record) ? var.recsize : step;
-    step *= var.shape[k];
-  }
-  return out;
-}
-
 // Segments in posting order -> disjoint segments sorted by offset, later ones
 // winning. Sorting is all it takes when nothing overlaps (the usual case);
 // only then is an interval map built.
