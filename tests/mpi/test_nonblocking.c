@@ -122,6 +122,15 @@ static void cancel_and_bad_ids(int ncid, int vint) {
   int got = -1;
   CHECK_OK(ncmpi_get_var1_int_all(ncid, vint, idx, &got));
   CHECK(got != 7); /* the cancelled put never happened */
+  /* Cancelling a request that already completed is reported in its status. */
+  CHECK_OK(ncmpi_iput_var1_int(ncid, vint, idx, &v, &req));
+  int done = req;
+  CHECK_OK(ncmpi_wait_all(ncid, 1, &req, &st));
+  st = -1;
+  ncmpi_cancel(ncid, 1, &done, &st);
+  CHECK(st == NC_EINVAL_REQUEST);
+  CHECK_OK(ncmpi_get_var1_int_all(ncid, vint, idx, &got));
+  CHECK(got == 7);
 }
 
 static void varn_mput_vard(int ncid, int vint, int vdbl) {
