@@ -78,7 +78,7 @@ static void records(int ncid, int vrec, int dimt) {
 
 /* bput: the buffer is reusable right after posting; usage accounting; errors. */
 static void buffered(int ncid, int vint) {
-  int req[2], st[2], value;
+  int req[2], st[2], value = 0;
   MPI_Offset usage = -1, size = -1, idx[2] = {0, mpi_test_rank};
   CHECK_ERR(ncmpi_bput_var1_int(ncid, vint, idx, &value, &req[0]), NC_ENULLABUF);
   CHECK_OK(ncmpi_buffer_attach(ncid, 8));
