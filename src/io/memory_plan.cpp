@@ -3,19 +3,11 @@
 #include <climits>
 #include <cstring>
 
+#include "convert/external.hpp"
+
 namespace exa::io {
 
 namespace {
-
-int64_t native_bytes(nc_type t) {
-  switch (t) {
-    case NC_BYTE: case NC_UBYTE: case NC_CHAR: return 1;
-    case NC_SHORT: case NC_USHORT: return 2;
-    case NC_INT: case NC_UINT: case NC_FLOAT: return 4;
-    case NC_DOUBLE: case NC_INT64: case NC_UINT64: return 8;
-    default: return 0;
-  }
-}
 
 // Walks a derived datatype down to its basic types; all must be the same.
 Status basic_type(MPI_Datatype t, nc_type* found) {
@@ -67,7 +59,7 @@ Status element_type_of(MPI_Datatype t, nc_type* memtype, int64_t* elements_per_t
   int size = 0;
   MPI_Type_size(t, &size);
   *memtype = found;
-  *elements_per_type = size / native_bytes(found);
+  *elements_per_type = size / convert::native_size(found);
   return Status::ok();
 }
 
@@ -84,7 +76,7 @@ Status MemoryPlan::build(void* buf, MPI_Datatype buftype, int64_t bufcount, nc_t
     layers_.push_back({buftype, bufcount, false});
   }
   if (imap == nullptr) return Status::ok();
-  int64_t width = native_bytes(memtype);
+  int64_t width = convert::native_size(memtype);
   MPI_Datatype t;
   MPI_Type_contiguous(static_cast<int>(width), MPI_BYTE, &t);
   for (size_t k = sel.count.size(); k-- > 0;) {

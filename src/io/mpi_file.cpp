@@ -94,43 +94,6 @@ Status MpiFile::write_at(int64_t offset, const void* buf, int64_t nbytes) {
   });
 }
 
-// Collective calls must be made the same number of times on every rank, so
-// the number of pieces is agreed first.
-Status MpiFile::read_at_all(int64_t offset, void* buf, int64_t nbytes) {
-  int64_t pieces = (nbytes + kMaxPiece - 1) / kMaxPiece, most = 0;
-  MPI_Allreduce(&pieces, &most, 1, MPI_INT64_T, MPI_MAX, comm_);
-  auto* p = static_cast<char*>(buf);
-  Status st;
-  for (int64_t i = 0; i < (most > 0 ? most : 1); ++i) {
-    int64_t off = i * kMaxPiece;
-    int64_t n = off < nbytes ? (nbytes - off < kMaxPiece ? nbytes - off : kMaxPiece) : 0;
-    MPI_Status status;
-    int err = MPI_File_read_at_all(fh_, offset + off, n ? p + off : nullptr, static_cast<int>(n),
-                                   MPI_BYTE, &status);
-    if (err == MPI_SUCCESS) count_read(n);
-    if (st.is_ok()) st = from_mpi(err, MpiOp::kRead, "MPI_File_read_at_all");
-  }
-  return st;
-}
-
-Status MpiFile::write_at_all(int64_t offset, const void* buf, int64_t nbytes) {
-  if (!writable_) return {NC_EPERM, "file is open read-only"};
-  int64_t pieces = (nbytes + kMaxPiece - 1) / kMaxPiece, most = 0;
-  MPI_Allreduce(&pieces, &most, 1, MPI_INT64_T, MPI_MAX, comm_);
-  const auto* p = static_cast<const char*>(buf);
-  Status st;
-  for (int64_t i = 0; i < (most > 0 ? most : 1); ++i) {
-    int64_t off = i * kMaxPiece;
-    int64_t n = off < nbytes ? (nbytes - off < kMaxPiece ? nbytes - off : kMaxPiece) : 0;
-    MPI_Status status;
-    int err = MPI_File_write_at_all(fh_, offset + off, n ? p + off : nullptr, static_cast<int>(n),
-                                    MPI_BYTE, &status);
-    if (err == MPI_SUCCESS) count_written(n);
-    if (st.is_ok()) st = from_mpi(err, MpiOp::kWrite, "MPI_File_write_at_all");
-  }
-  return st;
-}
-
 Status MpiFile::sync_all() {
   Status st = from_mpi(MPI_File_sync(fh_), MpiOp::kWrite, "MPI_File_sync");
   MPI_Barrier(comm_);

@@ -1,6 +1,7 @@
 // An open MPI-IO file shared by the ranks of a communicator: open/create
 // with hints, positioned reads and writes (split so no MPI count exceeds
-// INT_MAX), sync, size, close. Collective calls are marked _all.
+// INT_MAX) by one rank, sync, size, close. Data transfers with file views
+// live in access_plan and aggregate, which use handle().
 #pragma once
 
 #include <mpi.h>
@@ -31,9 +32,6 @@ class MpiFile {
   // Independent positioned I/O of contiguous bytes.
   Status read_at(int64_t offset, void* buf, int64_t nbytes);
   Status write_at(int64_t offset, const void* buf, int64_t nbytes);
-  // Collective positioned I/O (every rank calls; nbytes may be 0).
-  Status read_at_all(int64_t offset, void* buf, int64_t nbytes);
-  Status write_at_all(int64_t offset, const void* buf, int64_t nbytes);
 
   // Collective: flushes written data to storage and orders it before later
   // reads by other ranks (sync, barrier, sync as MPI-IO requires).
