@@ -18,24 +18,7 @@
 #include <time.h>
 
 #include "bench_common.h"
-
-#if defined(BENCH_EXPECT_EXACDF)
-#if BENCH_EXPECT_EXACDF && !defined(EXACDF_NC_CONSTANTS_H)
-#error "exacdf build compiled against a pnetcdf.h that is not exacdf's"
-#endif
-#if !BENCH_EXPECT_EXACDF && defined(EXACDF_NC_CONSTANTS_H)
-#error "PnetCDF build compiled against exacdf's pnetcdf.h"
-#endif
-#endif
-#ifndef BENCH_LIB
-#define BENCH_LIB "ncmpi"
-#endif
-
-#define CHECK(call)                                                              \
-  do {                                                                           \
-    int err_ = (call);                                                           \
-    if (err_ != NC_NOERR) BENCH_DIE("%s: %s", #call, ncmpi_strerror(err_));      \
-  } while (0)
+#include "bench_ncmpi.h"
 
 enum { CKPT = 0, PLOT_CENTERED = 1, PLOT_CORNER = 2 };
 static const char *const kind_names[3] = {"chk", "plt_cnt", "plt_crn"};

@@ -16,25 +16,7 @@
 
 #include "bench_common.h"
 
-/* The build says which pnetcdf.h it meant to compile against; a mixed include
- * order (exacdf's header in the PnetCDF build or the reverse) stops here. */
-#if defined(BENCH_EXPECT_EXACDF)
-#if BENCH_EXPECT_EXACDF && !defined(EXACDF_NC_CONSTANTS_H)
-#error "exacdf build compiled against a pnetcdf.h that is not exacdf's"
-#endif
-#if !BENCH_EXPECT_EXACDF && defined(EXACDF_NC_CONSTANTS_H)
-#error "PnetCDF build compiled against exacdf's pnetcdf.h"
-#endif
-#endif
-#ifndef BENCH_LIB
-#define BENCH_LIB "ncmpi"
-#endif
-
-#define CHECK(call)                                                              \
-  do {                                                                           \
-    int err_ = (call);                                                           \
-    if (err_ != NC_NOERR) BENCH_DIE("%s: %s", #call, ncmpi_strerror(err_));      \
-  } while (0)
+#include "bench_ncmpi.h"
 
 static double write_once(const char *path, const long long gdims[3], const p3d_piece *pc,
                          const float *buf) {
