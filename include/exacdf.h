@@ -12,6 +12,16 @@
 #define EXACDF_VERSION_MINOR 1
 #define EXACDF_VERSION_PATCH 0
 
+/** Create/open mode flag: independent define mode. Define calls
+ *  (ncmpi_def_dim, ncmpi_def_var, ncmpi_put_att_*, ncmpi_rename_*,
+ *  ncmpi_del_att, ncmpi_def_var_fill) are local: ranks may define different
+ *  objects, or the same object with identical metadata. ncmpi_enddef and
+ *  ncmpi_close stay collective and merge the definitions of all ranks. Ids
+ *  returned before enddef stay valid on the rank that got them; objects other
+ *  ranks defined are found by name after enddef. Same as the hint
+ *  exa_define_mode=independent. */
+#define EXA_INDEP_DEFINE 0x10000000
+
 #if defined(__cplusplus)
 extern "C" {
 #endif

@@ -76,6 +76,8 @@ Status gather_hints(MPI_Info user, Hints* out) {
     if (it->second == "enable") h.bcast_read = Hints::BcastRead::kEnable;
     if (it->second == "disable") h.bcast_read = Hints::BcastRead::kDisable;
   }
+  if (auto it = h.all.find("exa_define_mode"); it != h.all.end())
+    h.independent_define = it->second == "independent";
   *out = std::move(h);
   return Status::ok();
 }
@@ -114,6 +116,7 @@ MPI_Info file_info_used(const Hints& hints, MPI_File fh) {
   MPI_Info_set(info, "exa_bcast_read",
                hints.bcast_read == Hints::BcastRead::kEnable    ? "enable"
                : hints.bcast_read == Hints::BcastRead::kDisable ? "disable" : "auto");
+  MPI_Info_set(info, "exa_define_mode", hints.independent_define ? "independent" : "collective");
   return info;
 }
 

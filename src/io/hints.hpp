@@ -29,6 +29,9 @@ struct Hints {
   int64_t bcast_read_max = int64_t{2} << 30;
   // nc_in_place_swap=auto|enable|disable (PnetCDF's hint).
   enum class InPlaceSwap { kAuto, kEnable, kDisable } in_place_swap = InPlaceSwap::kAuto;
+  // exa_define_mode=independent|collective: define calls are local to each
+  // rank and enddef merges what the ranks defined (docs/architecture.md).
+  bool independent_define = false;
   int64_t striping_unit = 0;    // of the open file, when MPI-IO reports it
   int64_t striping_factor = 0;
   std::map<std::string, std::string> all;  // every hint after merging, by key

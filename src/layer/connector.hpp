@@ -29,6 +29,7 @@ struct FileFacts {
   int mode = 0;              // cmode/omode as given (NC_WRITE, NC_64BIT_DATA, ...)
   bool define_mode = false;
   bool indep_mode = false;
+  bool independent_define = false;  // EXA_INDEP_DEFINE: define calls are local
   int fill_mode = NC_NOFILL;
   MPI_Offset put_bytes = 0;  // bytes written by data calls on this rank
   MPI_Offset get_bytes = 0;  // bytes read by data calls on this rank

@@ -10,6 +10,7 @@
 #include "io/mpi_file.hpp"
 #include "layer/connector.hpp"
 #include "model/dataset.hpp"
+#include "model/define_merge.hpp"
 
 namespace exa::layer {
 
@@ -49,6 +50,11 @@ class NativeFile : public FileState {
   bool never_ended = false;  // created and not yet through enddef: abort deletes it
   bool in_redef = false;
   bool numrecs_dirty = false;  // grown by independent puts, not yet agreed
+  // Independent define mode (EXA_INDEP_DEFINE or exa_define_mode=independent):
+  // define calls are local and enddef merges (layer/native_merge.cpp).
+  bool independent_define = false;
+  model::NewObjectBase define_base;  // where this define phase's new objects start
+  bool old_touched = false;  // this define phase changed objects of an earlier one
   int fill_mode = NC_NOFILL;
   format::Header before_redef;  // the header as on disk when redef began
   format::Layout layout_before_redef;

@@ -53,10 +53,17 @@ bool swap_in_place(const NativeFile& nf, int64_t bytes) {
 }
 
 // A digest of what a rank selects; ranks that failed get one nobody else has.
-uint64_t selection_digest(const DataRequest& req, const Plan& plan, bool ok, int rank) {
+// The variable enters by its place in the file, not its id: in independent
+// define mode one id names different variables on different ranks.
+uint64_t selection_digest(const NativeFile& nf, const DataRequest& req, const Plan& plan, bool ok,
+                          int rank) {
   uint64_t h = 1469598103934665603ULL;
   auto mix = [&](int64_t v) { h = (h ^ static_cast<uint64_t>(v)) * 1099511628211ULL; };
-  mix(req.varid);
+  if (nf.ds.valid_var(req.varid)) {
+    const auto& var = nf.ds.header().vars[static_cast<size_t>(req.varid)];
+    mix(var.begin);
+    mix(var.type);
+  }
   for (size_t k = 0; k < plan.sel.start.size(); ++k) {
     mix(plan.sel.start[k]);
     mix(plan.sel.count[k]);
@@ -71,7 +78,7 @@ uint64_t selection_digest(const DataRequest& req, const Plan& plan, bool ok, int
 bool read_once_and_broadcast(NativeFile& nf, const DataRequest& req, const Plan& plan, bool ok) {
   if (!req.collective || nf.file.nprocs() == 1) return false;
   if (nf.hints.bcast_read == io::Hints::BcastRead::kDisable) return false;
-  uint64_t h = selection_digest(req, plan, ok, nf.file.rank());
+  uint64_t h = selection_digest(nf, req, plan, ok, nf.file.rank());
   uint64_t v[2] = {h, ~h};
   MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_UINT64_T, MPI_MAX, nf.comm());
   bool identical = v[0] == ~v[1];

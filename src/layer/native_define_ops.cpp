@@ -26,7 +26,27 @@ Status need_writable(const NativeFile& nf) {
 // (collective, as in PnetCDF); in define mode it waits for enddef.
 Status persist_if_data_mode(NativeFile& nf) {
   if (nf.define_mode) return Status::ok();
-  return io::write_header(nf.file, format::encode(nf.ds.header()));
+  return write_file_header(nf);
+}
+
+// Independent define mode: notes a change to an object of an earlier define
+// phase (enddef then checks that every rank changed them alike).
+void note_old_var(NativeFile& nf, int varid) {
+  if (nf.define_mode && varid != NC_GLOBAL && varid < nf.define_base.nvars) nf.old_touched = true;
+}
+
+// The list position of a global attribute, or -1.
+int gatt_index(const NativeFile& nf, const char* name) {
+  int attnum = -1;
+  if (nf.ds.find_att(NC_GLOBAL, name, nullptr, &attnum).is_ok()) return attnum;
+  return -1;
+}
+
+void note_old_att(NativeFile& nf, int varid, const char* name) {
+  if (!nf.define_mode) return;
+  if (varid != NC_GLOBAL) return note_old_var(nf, varid);
+  int index = gatt_index(nf, name);
+  if (index >= 0 && index < nf.define_base.ngatts) nf.old_touched = true;
 }
 
 Status name_arg(const char* name) {
@@ -77,6 +97,7 @@ Status NativeConnector::rename_dim(FileState& f, int dimid, const char* name) {
   EXA_RETURN_IF_ERROR(name_arg(name));
   EXA_RETURN_IF_ERROR(need_writable(nf));
   EXA_RETURN_IF_ERROR(nf.ds.rename_dim(dimid, name, nf.define_mode));
+  if (nf.define_mode && dimid < nf.define_base.ndims) nf.old_touched = true;
   return persist_if_data_mode(nf);
 }
 
@@ -85,6 +106,7 @@ Status NativeConnector::rename_var(FileState& f, int varid, const char* name) {
   EXA_RETURN_IF_ERROR(name_arg(name));
   EXA_RETURN_IF_ERROR(need_writable(nf));
   EXA_RETURN_IF_ERROR(nf.ds.rename_var(varid, name, nf.define_mode));
+  note_old_var(nf, varid);
   return persist_if_data_mode(nf);
 }
 
@@ -107,6 +129,7 @@ Status NativeConnector::put_att(FileState& f, int varid, const char* name, nc_ty
     converted = convert::to_external(values, memtype, xtype, nelems, xvalues.data(),
                                      nf.ds.version() == format::Version::kCdf5);
   if (!converted.is_ok() && converted.code() != NC_ERANGE) return converted;
+  note_old_att(nf, varid, name);
   EXA_RETURN_IF_ERROR(nf.ds.put_att(varid, name, xtype, nelems, std::move(xvalues), nf.define_mode));
   EXA_RETURN_IF_ERROR(persist_if_data_mode(nf));
   return converted;  // NC_ERANGE after storing, as netCDF does
@@ -116,7 +139,11 @@ Status NativeConnector::del_att(FileState& f, int varid, const char* name) {
   auto& nf = native(f);
   EXA_RETURN_IF_ERROR(name_arg(name));
   EXA_RETURN_IF_ERROR(need_define_mode(nf));
-  return nf.ds.del_att(varid, name);
+  int index = varid == NC_GLOBAL ? gatt_index(nf, name) : -1;
+  note_old_att(nf, varid, name);
+  EXA_RETURN_IF_ERROR(nf.ds.del_att(varid, name));
+  if (index >= 0 && index < nf.define_base.ngatts) --nf.define_base.ngatts;
+  return Status::ok();
 }
 
 Status NativeConnector::rename_att(FileState& f, int varid, const char* name,
@@ -125,6 +152,7 @@ Status NativeConnector::rename_att(FileState& f, int varid, const char* name,
   EXA_RETURN_IF_ERROR(name_arg(name));
   EXA_RETURN_IF_ERROR(name_arg(new_name));
   EXA_RETURN_IF_ERROR(need_writable(nf));
+  note_old_att(nf, varid, name);
   EXA_RETURN_IF_ERROR(nf.ds.rename_att(varid, name, new_name, nf.define_mode));
   return persist_if_data_mode(nf);
 }

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstring>
 
+#include "exacdf.h"
 #include "io/collective.hpp"
 #include "io/data_mover.hpp"
 #include "io/fill.hpp"
@@ -88,6 +89,7 @@ Status NativeConnector::create(MPI_Comm comm, const std::string& path, int cmode
   nf->ds = model::Dataset(version);
   nf->path = path;
   nf->mode = cmode | NC_WRITE;
+  nf->independent_define = (cmode & EXA_INDEP_DEFINE) != 0 || nf->hints.independent_define;
   nf->define_mode = true;
   nf->never_ended = true;
   *out = std::move(nf);
@@ -116,13 +118,21 @@ Status NativeConnector::open(MPI_Comm comm, const std::string& path, int omode, 
   for (int id = 0; id < nf->ds.nvars(); ++id) nf->ds.set_var_no_fill(id, true);
   nf->path = path;
   nf->mode = omode;
+  nf->independent_define = (omode & EXA_INDEP_DEFINE) != 0 || nf->hints.independent_define;
   *out = std::move(nf);
   return Status::ok();
 }
 
-Status NativeConnector::enddef(FileState& f, const format::LayoutHints* explicit_args) {
-  auto& nf = native(f);
-  if (!nf.define_mode) return {NC_ENOTINDEFINE, "not in define mode"};
+Status write_file_header(NativeFile& nf) {
+  std::vector<uint8_t> bytes;
+  if (nf.file.rank() == 0) bytes = nf.ds.encode_file_header();  // only rank 0 writes it
+  return io::write_header(nf.file, bytes);
+}
+
+namespace {
+
+// Lays out, moves data after a redef, writes the header and the fill values.
+Status finish_define(NativeFile& nf, const format::LayoutHints* explicit_args) {
   // Info hints (including PNETCDF_HINTS) win over the ncmpi__enddef
   // arguments, which fill only what the hints leave unset, as in PnetCDF 1.12.3.
   format::LayoutHints hints = nf.hints.layout;
@@ -143,13 +153,37 @@ Status NativeConnector::enddef(FileState& f, const format::LayoutHints* explicit
   int first_new = 0;
   if (nf.in_redef) {
     first_new = static_cast<int>(nf.before_redef.vars.size());
-    auto moves = io::plan_relocation(nf.before_redef, nf.layout_before_redef, nf.ds.header(),
-                                     nf.ds.layout(), nf.ds.numrecs());
+    // In file order on every rank, so that every rank plans the same moves.
+    const bool identity = nf.ds.file_order_is_identity();
+    format::Header reordered = identity ? format::Header{} : nf.ds.file_header();
+    auto moves = io::plan_relocation(nf.before_redef, nf.layout_before_redef,
+                                     identity ? nf.ds.header() : reordered, nf.ds.layout(),
+                                     nf.ds.numrecs());
     EXA_RETURN_IF_ERROR(io::move_data(nf.file, std::move(moves)));
   }
-  EXA_RETURN_IF_ERROR(io::write_header(nf.file, format::encode(nf.ds.header())));
+  EXA_RETURN_IF_ERROR(write_file_header(nf));
   auto regions = fill_regions_for_new_vars(nf, first_new);
   if (!regions.empty()) EXA_RETURN_IF_ERROR(io::write_fill(nf.file, regions));
+  return Status::ok();
+}
+
+}  // namespace
+
+Status NativeConnector::enddef(FileState& f, const format::LayoutHints* explicit_args) {
+  auto& nf = native(f);
+  if (!nf.define_mode) return {NC_ENOTINDEFINE, "not in define mode"};
+  Status st;
+  if (nf.independent_define) {
+    // Undo the merge if anything after it fails: the rank keeps its own
+    // definitions and stays in define mode.
+    model::MergeMark mark = model::mark_for_merge(nf.ds);
+    st = merge_independent_definitions(nf);
+    if (st.is_ok()) st = finish_define(nf, explicit_args);
+    if (!st.is_ok()) model::undo_merge(nf.ds, std::move(mark));
+  } else {
+    st = finish_define(nf, explicit_args);
+  }
+  EXA_RETURN_IF_ERROR(st);
   nf.define_mode = false;
   nf.in_redef = false;
   nf.never_ended = false;
@@ -163,8 +197,10 @@ Status NativeConnector::redef(FileState& f) {
   if (nf.define_mode) return {NC_EINDEFINE, "already in define mode"};
   if (nf.indep_mode) EXA_RETURN_IF_ERROR(end_indep(f));
   EXA_RETURN_IF_ERROR(sync_numrecs(f));
-  nf.before_redef = nf.ds.header();
+  nf.before_redef = nf.ds.file_header();
   nf.layout_before_redef = nf.ds.layout();
+  nf.define_base = {nf.ds.ndims(), nf.ds.nvars(), static_cast<int>(nf.ds.header().gatts.size())};
+  nf.old_touched = false;
   nf.define_mode = true;
   nf.in_redef = true;
   return Status::ok();
@@ -225,6 +261,11 @@ Status NativeConnector::close(FileState& f) {
   bool had_pending = !nf.pending.empty();
   nf.pending.clear();
   if (nf.define_mode) st = enddef(f, nullptr);
+  // A new file whose first enddef failed holds no header: remove it, as abort would.
+  if (!st.is_ok() && nf.never_ended) {
+    abort(f);
+    return st;
+  }
   if (st.is_ok() && nf.indep_mode) st = end_indep(f);
   if (st.is_ok()) st = sync_numrecs(f);
   Status closed = nf.indep.close();
@@ -300,6 +341,7 @@ FileFacts NativeConnector::facts(FileState& f) {
   out.mode = nf.mode;
   out.define_mode = nf.define_mode;
   out.indep_mode = nf.indep_mode;
+  out.independent_define = nf.independent_define;
   out.fill_mode = nf.fill_mode;
   out.striping_size = static_cast<int>(nf.hints.striping_unit);
   out.striping_count = static_cast<int>(nf.hints.striping_factor);

@@ -10,4 +10,12 @@ inline NativeFile& native(FileState& f) { return static_cast<NativeFile&>(f); }
 // Opens this rank's MPI_COMM_SELF handle if it is not open yet. Local.
 Status open_indep_handle(NativeFile& nf);
 
+// Encodes the header in file order on rank 0 and writes it there (collective).
+Status write_file_header(NativeFile& nf);
+
+// Independent define mode: merges what every rank defined since the last
+// enddef into every rank's dataset (collective; the same outcome on every
+// rank; on error the caller undoes it with model::undo_merge). layer/native_merge.cpp.
+Status merge_independent_definitions(NativeFile& nf);
+
 }  // namespace exa::layer

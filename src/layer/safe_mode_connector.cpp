@@ -50,11 +50,27 @@ Status checked(FileState& f, std::initializer_list<Field> fields, Call&& call) {
   return io::agree(f.comm(), call());
 }
 
+// In independent define mode the define calls are local: nothing to compare
+// (enddef's merge checks shared objects instead).
+bool defines_locally(Connector& c, FileState& f) {
+  FileFacts facts = c.facts(f);
+  return facts.independent_define && facts.define_mode;
+}
+
+template <typename Call>
+Status checked_define(Connector& c, FileState& f, std::initializer_list<Field> fields, Call&& call) {
+  if (defines_locally(c, f)) return call();
+  return checked(f, fields, call);
+}
+
 }  // namespace
 
 Status SafeModeConnector::enddef(FileState& f, const format::LayoutHints* a) {
-  auto bytes = format::encode(dataset(f).header());
-  EXA_RETURN_IF_ERROR(compare_fields(f.comm(), {{NC_EMULTIDEFINE, digest(bytes.data(), bytes.size())}}));
+  if (!defines_locally(*this, f)) {
+    auto bytes = dataset(f).encode_file_header();
+    EXA_RETURN_IF_ERROR(
+        compare_fields(f.comm(), {{NC_EMULTIDEFINE, digest(bytes.data(), bytes.size())}}));
+  }
   return io::agree(f.comm(), next()->enddef(f, a));
 }
 
@@ -68,7 +84,7 @@ Status SafeModeConnector::set_fill(FileState& f, int mode, int* old) {
 }
 
 Status SafeModeConnector::def_dim(FileState& f, const char* name, MPI_Offset len, int* id) {
-  return checked(f, {{NC_EMULTIDEFINE_DIM_NAME, digest_str(name)},
+  return checked_define(*this, f, {{NC_EMULTIDEFINE_DIM_NAME, digest_str(name)},
                      {NC_EMULTIDEFINE_DIM_SIZE, digest_val(len)}},
                  [&] { return next()->def_dim(f, name, len, id); });
 }
@@ -76,7 +92,7 @@ Status SafeModeConnector::def_dim(FileState& f, const char* name, MPI_Offset len
 Status SafeModeConnector::def_var(FileState& f, const char* name, nc_type type, int ndims,
                                   const int* dimids, int* id) {
   uint64_t dims = dimids && ndims > 0 ? digest(dimids, sizeof(int) * static_cast<size_t>(ndims)) : 0;
-  return checked(f, {{NC_EMULTIDEFINE_VAR_NAME, digest_str(name)},
+  return checked_define(*this, f, {{NC_EMULTIDEFINE_VAR_NAME, digest_str(name)},
                      {NC_EMULTIDEFINE_VAR_NDIMS, digest_val(ndims)},
                      {NC_EMULTIDEFINE_VAR_TYPE, digest_val(type)},
                      {NC_EMULTIDEFINE_VAR_DIMIDS, dims}},
@@ -90,20 +106,20 @@ Status SafeModeConnector::def_var_fill(FileState& f, int varid, int no_fill, con
     nc_type t = ds.header().vars[static_cast<size_t>(varid)].type;
     fill = digest(value, static_cast<size_t>(convert::native_size(t)));
   }
-  return checked(f, {{NC_EMULTIDEFINE_FNC_ARGS, digest_val(varid)},
+  return checked_define(*this, f, {{NC_EMULTIDEFINE_FNC_ARGS, digest_val(varid)},
                      {NC_EMULTIDEFINE_VAR_FILL_MODE, digest_val(no_fill)},
                      {NC_EMULTIDEFINE_VAR_FILL_VALUE, fill}},
                  [&] { return next()->def_var_fill(f, varid, no_fill, value); });
 }
 
 Status SafeModeConnector::rename_dim(FileState& f, int dimid, const char* name) {
-  return checked(f, {{NC_EMULTIDEFINE_FNC_ARGS, digest_val(dimid)},
+  return checked_define(*this, f, {{NC_EMULTIDEFINE_FNC_ARGS, digest_val(dimid)},
                      {NC_EMULTIDEFINE_DIM_NAME, digest_str(name)}},
                  [&] { return next()->rename_dim(f, dimid, name); });
 }
 
 Status SafeModeConnector::rename_var(FileState& f, int varid, const char* name) {
-  return checked(f, {{NC_EMULTIDEFINE_FNC_ARGS, digest_val(varid)},
+  return checked_define(*this, f, {{NC_EMULTIDEFINE_FNC_ARGS, digest_val(varid)},
                      {NC_EMULTIDEFINE_VAR_NAME, digest_str(name)}},
                  [&] { return next()->rename_var(f, varid, name); });
 }
@@ -113,7 +129,7 @@ Status SafeModeConnector::put_att(FileState& f, int varid, const char* name, nc_
   int64_t width = convert::native_size(memtype);
   uint64_t vals = (values && nelems > 0 && width > 0)
                       ? digest(values, static_cast<size_t>(nelems * width)) : 0;
-  return checked(f, {{NC_EMULTIDEFINE_FNC_ARGS, digest_val(varid)},
+  return checked_define(*this, f, {{NC_EMULTIDEFINE_FNC_ARGS, digest_val(varid)},
                      {NC_EMULTIDEFINE_ATTR_NAME, digest_str(name)},
                      {NC_EMULTIDEFINE_ATTR_TYPE, digest_val(xtype)},
                      {NC_EMULTIDEFINE_ATTR_LEN, digest_val(nelems)},
@@ -122,14 +138,14 @@ Status SafeModeConnector::put_att(FileState& f, int varid, const char* name, nc_
 }
 
 Status SafeModeConnector::del_att(FileState& f, int varid, const char* name) {
-  return checked(f, {{NC_EMULTIDEFINE_FNC_ARGS, digest_val(varid)},
+  return checked_define(*this, f, {{NC_EMULTIDEFINE_FNC_ARGS, digest_val(varid)},
                      {NC_EMULTIDEFINE_ATTR_NAME, digest_str(name)}},
                  [&] { return next()->del_att(f, varid, name); });
 }
 
 Status SafeModeConnector::rename_att(FileState& f, int varid, const char* name,
                                      const char* new_name) {
-  return checked(f, {{NC_EMULTIDEFINE_FNC_ARGS, digest_val(varid)},
+  return checked_define(*this, f, {{NC_EMULTIDEFINE_FNC_ARGS, digest_val(varid)},
                      {NC_EMULTIDEFINE_ATTR_NAME, digest_str(name)},
                      {NC_EMULTIDEFINE_ATTR_NAME, digest_str(new_name)}},
                  [&] { return next()->rename_att(f, varid, name, new_name); });

@@ -22,6 +22,12 @@ Status check_type_for_version(nc_type type, format::Version v) {
   return Status::ok();
 }
 
+std::vector<int> invert(const std::vector<int>& perm) {
+  std::vector<int> inv(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) inv[static_cast<size_t>(perm[i])] = static_cast<int>(i);
+  return inv;
+}
+
 }  // namespace
 
 Dataset::Dataset(format::Version version) { header_.version = version; }
@@ -208,9 +214,116 @@ std::vector<uint8_t> Dataset::fill_value_external(int varid) const {
 
 Status Dataset::compute_layout(const format::LayoutHints& hints, const format::Layout* previous) {
   format::Layout out;
-  EXA_RETURN_IF_ERROR(format::compute_layout(header_, hints, previous, &out));
+  Status st;
+  if (file_order_is_identity()) {
+    st = format::compute_layout(header_, hints, previous, &out);
+  } else {
+    // Place the variables in file order: permute, lay out, permute back.
+    std::vector<int> dims = full_dim_order(), vars = full_var_order();
+    permute(dims, vars);
+    st = format::compute_layout(header_, hints, previous, &out);
+    permute(invert(dims), invert(vars));
+  }
+  EXA_RETURN_IF_ERROR(st);
   layout_ = out;
   return Status::ok();
+}
+
+std::vector<int> Dataset::full_dim_order() const {
+  std::vector<int> order = dim_order_;
+  for (int id = static_cast<int>(order.size()); id < ndims(); ++id) order.push_back(id);
+  return order;
+}
+
+std::vector<int> Dataset::full_var_order() const {
+  std::vector<int> order = var_order_;
+  for (int id = static_cast<int>(order.size()); id < nvars(); ++id) order.push_back(id);
+  return order;
+}
+
+int Dataset::file_dim_id(int file_pos) const {
+  return file_pos < static_cast<int>(dim_order_.size()) ? dim_order_[static_cast<size_t>(file_pos)]
+                                                        : file_pos;
+}
+
+int Dataset::file_var_id(int file_pos) const {
+  return file_pos < static_cast<int>(var_order_.size()) ? var_order_[static_cast<size_t>(file_pos)]
+                                                        : file_pos;
+}
+
+std::vector<int> Dataset::dim_file_positions() const { return invert(full_dim_order()); }
+std::vector<int> Dataset::var_file_positions() const { return invert(full_var_order()); }
+
+void Dataset::set_file_order(std::vector<int> dims, std::vector<int> vars) {
+  auto identity = [](const std::vector<int>& v) {
+    for (size_t i = 0; i < v.size(); ++i)
+      if (v[i] != static_cast<int>(i)) return false;
+    return true;
+  };
+  dim_order_ = identity(dims) ? std::vector<int>{} : std::move(dims);
+  var_order_ = identity(vars) ? std::vector<int>{} : std::move(vars);
+}
+
+void Dataset::permute(const std::vector<int>& dim_perm, const std::vector<int>& var_perm) {
+  std::vector<int> dim_new_pos = invert(dim_perm);
+  std::vector<format::Dimension> dims;
+  dims.reserve(header_.dims.size());
+  for (int old : dim_perm) dims.push_back(std::move(header_.dims[static_cast<size_t>(old)]));
+  std::vector<format::Variable> vars;
+  std::vector<uint8_t> no_fill;
+  vars.reserve(header_.vars.size());
+  no_fill.reserve(header_.vars.size());
+  for (int old : var_perm) {
+    vars.push_back(std::move(header_.vars[static_cast<size_t>(old)]));
+    no_fill.push_back(var_no_fill_[static_cast<size_t>(old)]);
+    for (int& d : vars.back().dimids) d = dim_new_pos[static_cast<size_t>(d)];
+  }
+  header_.dims = std::move(dims);
+  header_.vars = std::move(vars);
+  var_no_fill_ = std::move(no_fill);
+  if (unlimited_dim_ >= 0) unlimited_dim_ = dim_new_pos[static_cast<size_t>(unlimited_dim_)];
+}
+
+format::Header Dataset::file_header() const {
+  if (file_order_is_identity()) return header_;
+  Dataset copy = *this;
+  copy.permute(full_dim_order(), full_var_order());
+  return std::move(copy.header_);
+}
+
+std::vector<uint8_t> Dataset::encode_file_header() const {
+  if (file_order_is_identity()) return format::encode(header_);
+  return format::encode(file_header());
+}
+
+int Dataset::append_dim(format::Dimension dim) {
+  int id = ndims();
+  dim_index_.emplace(dim.name, id);
+  if (dim.length == NC_UNLIMITED && unlimited_dim_ < 0) unlimited_dim_ = id;
+  header_.dims.push_back(std::move(dim));
+  return id;
+}
+
+int Dataset::append_var(format::Variable var, bool no_fill) {
+  int id = nvars();
+  var_index_.emplace(var.name, id);
+  header_.vars.push_back(std::move(var));
+  var_no_fill_.push_back(no_fill ? 1 : 0);
+  return id;
+}
+
+void Dataset::truncate(int ndims_keep, int nvars_keep) {
+  for (int id = ndims_keep; id < ndims(); ++id) dim_index_.erase(header_.dims[static_cast<size_t>(id)].name);
+  for (int id = nvars_keep; id < nvars(); ++id) var_index_.erase(header_.vars[static_cast<size_t>(id)].name);
+  header_.dims.resize(static_cast<size_t>(ndims_keep));
+  header_.vars.resize(static_cast<size_t>(nvars_keep));
+  var_no_fill_.resize(static_cast<size_t>(nvars_keep));
+  if (unlimited_dim_ >= ndims_keep) unlimited_dim_ = -1;
+  auto cut = [](std::vector<int>& order, int keep) {
+    if (order.size() > static_cast<size_t>(keep)) order.resize(static_cast<size_t>(keep));
+  };
+  cut(dim_order_, ndims_keep);
+  cut(var_order_, nvars_keep);
 }
 
 void Dataset::adopt_layout_from_header() { layout_ = format::existing_layout(header_); }

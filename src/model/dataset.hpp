@@ -68,9 +68,37 @@ class Dataset {
   // The fill value of a variable in external form: its _FillValue or the default.
   std::vector<uint8_t> fill_value_external(int varid) const;
 
-  // Layout as last computed (valid in data mode).
+  // Layout as last computed (valid in data mode). compute_layout places the
+  // variables in file order.
   const format::Layout& layout() const { return layout_; }
   Status compute_layout(const format::LayoutHints& hints, const format::Layout* previous);
+
+  // File order. The ids this dataset hands out (local ids) are the positions
+  // in header().dims/vars. They equal the positions in the file (global ids)
+  // unless an independent-define enddef appended objects other ranks defined:
+  // then each rank keeps its own ids and the file order is this permutation,
+  // file position -> local id. Ids beyond the permutation map to themselves.
+  int file_dim_id(int file_pos) const;
+  int file_var_id(int file_pos) const;
+  // Local id -> file position, for every dimension (or variable).
+  std::vector<int> dim_file_positions() const;
+  std::vector<int> var_file_positions() const;
+  void set_file_order(std::vector<int> dims, std::vector<int> vars);
+  const std::vector<int>& file_dim_order() const { return dim_order_; }
+  const std::vector<int>& file_var_order() const { return var_order_; }
+  bool file_order_is_identity() const { return dim_order_.empty() && var_order_.empty(); }
+  // A copy of the header in file order, and the same encoded.
+  format::Header file_header() const;
+  std::vector<uint8_t> encode_file_header() const;
+
+  // Objects merged in from other ranks (independent define mode). They take
+  // the next local ids; names must be new (the merge checked them).
+  int append_dim(format::Dimension dim);
+  int append_var(format::Variable var, bool no_fill);
+  // Undoes appends: keeps only the first ndims dimensions and nvars variables.
+  void truncate(int ndims, int nvars);
+  // Replaces the global attribute list.
+  void set_global_atts(std::vector<format::Attribute> atts) { header_.gatts = std::move(atts); }
   // Derives the layout from the begins and vsizes of a decoded header (after open).
   void adopt_layout_from_header();
 
@@ -81,12 +109,18 @@ class Dataset {
  private:
   std::vector<format::Attribute>* mutable_att_list(int varid);
   void rebuild_indexes();
+  // Reorders dims and vars: element i of the result is old element perm[i].
+  void permute(const std::vector<int>& dim_perm, const std::vector<int>& var_perm);
+  std::vector<int> full_dim_order() const;
+  std::vector<int> full_var_order() const;
 
   format::Header header_;
   format::Layout layout_;
   std::unordered_map<std::string, int> dim_index_;
   std::unordered_map<std::string, int> var_index_;
   std::vector<uint8_t> var_no_fill_;
+  std::vector<int> dim_order_;  // file position -> local id; empty: identity
+  std::vector<int> var_order_;
   int unlimited_dim_ = -1;
 };
 

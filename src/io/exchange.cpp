@@ -1,0 +1,90 @@
+#include "io/exchange.hpp"
+
+#include <climits>
+#include <cstring>
+
+namespace exa::io {
+
+namespace {
+
+// A contiguous MPI type of `bytes` bytes (the caller frees it).
+MPI_Datatype unit_type(int bytes) {
+  MPI_Datatype t;
+  MPI_Type_contiguous(bytes, MPI_BYTE, &t);
+  MPI_Type_commit(&t);
+  return t;
+}
+
+Status mpi_failed(const char* what) { return {NC_EINTERNAL, what}; }
+
+}  // namespace
+
+Status exchange_raw(MPI_Comm comm, int record_size, const void* send, const std::vector<int>& counts,
+                    std::vector<uint8_t>* in) {
+  int nprocs = 0;
+  MPI_Comm_size(comm, &nprocs);
+  std::vector<int> recv_counts(static_cast<size_t>(nprocs)), sdispl(counts.size()),
+      rdispl(static_cast<size_t>(nprocs));
+  if (MPI_Alltoall(counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm) != MPI_SUCCESS)
+    return mpi_failed("MPI_Alltoall failed");
+  int64_t sent = 0, got = 0;
+  for (size_t r = 0; r < counts.size(); ++r) {
+    sdispl[r] = static_cast<int>(sent);
+    sent += counts[r];
+    rdispl[r] = static_cast<int>(got);
+    got += recv_counts[r];
+  }
+  // Displacements are in records; more than INT_MAX records per rank is not supported.
+  int too_many = sent > INT_MAX || got > INT_MAX ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &too_many, 1, MPI_INT, MPI_MAX, comm);
+  if (too_many) return {NC_ENOMEM, "more than 2^31 records for one rank"};
+  in->resize(static_cast<size_t>(got) * static_cast<size_t>(record_size));
+  MPI_Datatype t = unit_type(record_size);
+  int rc = MPI_Alltoallv(send, counts.data(), sdispl.data(), t, in->data(), recv_counts.data(),
+                         rdispl.data(), t, comm);
+  MPI_Type_free(&t);
+  return rc == MPI_SUCCESS ? Status::ok() : mpi_failed("MPI_Alltoallv failed");
+}
+
+Status allgather_bytes(MPI_Comm comm, std::span<const uint8_t> mine, std::vector<uint8_t>* all,
+                       std::vector<std::span<const uint8_t>>* segments) {
+  int nprocs = 0;
+  MPI_Comm_size(comm, &nprocs);
+  int64_t size = static_cast<int64_t>(mine.size());
+  std::vector<int64_t> sizes(static_cast<size_t>(nprocs));
+  MPI_Allgather(&size, 1, MPI_INT64_T, sizes.data(), 1, MPI_INT64_T, comm);
+  int64_t total = 0;
+  for (int64_t s : sizes) total += s;
+  // Counts are ints: past 2 GiB, exchange in units of 4 KiB (segments padded).
+  const int64_t unit = total + nprocs * 4096 > INT_MAX ? 4096 : 1;
+  std::vector<int> counts(static_cast<size_t>(nprocs)), displs(static_cast<size_t>(nprocs));
+  int64_t units = 0;
+  for (size_t r = 0; r < sizes.size(); ++r) {
+    int64_t n = (sizes[r] + unit - 1) / unit;
+    if (units > INT_MAX || n > INT_MAX) return {NC_ENOMEM, "merge payload beyond 8 TiB"};
+    counts[r] = static_cast<int>(n);
+    displs[r] = static_cast<int>(units);
+    units += n;
+  }
+  all->resize(static_cast<size_t>(units * unit));
+  std::vector<uint8_t> padded;
+  const void* send = mine.data();
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  if (unit > 1) {
+    padded.assign(static_cast<size_t>(counts[static_cast<size_t>(rank)] * unit), 0);
+    if (!mine.empty()) std::memcpy(padded.data(), mine.data(), mine.size());
+    send = padded.data();
+  }
+  MPI_Datatype t = unit_type(static_cast<int>(unit));
+  int rc = MPI_Allgatherv(send, counts[static_cast<size_t>(rank)], t, all->data(), counts.data(),
+                          displs.data(), t, comm);
+  MPI_Type_free(&t);
+  if (rc != MPI_SUCCESS) return mpi_failed("MPI_Allgatherv failed");
+  segments->clear();
+  for (size_t r = 0; r < sizes.size(); ++r)
+    segments->emplace_back(all->data() + displs[r] * unit, static_cast<size_t>(sizes[r]));
+  return Status::ok();
+}
+
+}  // namespace exa::io

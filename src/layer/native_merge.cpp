@@ -1,0 +1,93 @@
+// Native connector: the merge at enddef of independent define mode. The
+// steps, each agreed across ranks before the next (the MPI-free parts are in
+// model/define_merge):
+//   1. objects of earlier define phases: if any rank changed one, every rank
+//      must have changed them alike (one digest, one allreduce);
+//   2. each new object's fixed-size record goes to the rank its name hash
+//      picks (alltoallv); that rank checks names defined on several ranks and
+//      tells the losing ranks which records to drop (alltoallv);
+//   3. owners send their dimensions to every rank (allgatherv), then their
+//      variables and global attributes, with dimension ids as file positions.
+// Global ids: rank order, then each rank's definition order.
+#include <mpi.h>
+
+#include "io/collective.hpp"
+#include "io/exchange.hpp"
+#include "layer/native_internal.hpp"
+
+namespace exa::layer {
+
+namespace {
+
+Status check_old_objects(NativeFile& nf) {
+  int touched = nf.old_touched ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &touched, 1, MPI_INT, MPI_MAX, nf.comm());
+  if (!touched) return Status::ok();
+  uint64_t d = model::digest_old_objects(nf.ds, nf.define_base);
+  uint64_t both[2] = {d, ~d};
+  MPI_Allreduce(MPI_IN_PLACE, both, 2, MPI_UINT64_T, MPI_MAX, nf.comm());
+  if (both[0] != ~both[1])
+    return {NC_EMULTIDEFINE, "ranks changed objects of an earlier define phase differently"};
+  return Status::ok();
+}
+
+// Steps 2: returns which of this rank's new objects it owns.
+Status find_owners(NativeFile& nf, model::OwnObjects* own) {
+  const int nprocs = nf.file.nprocs(), rank = nf.file.rank();
+  const auto& base = nf.define_base;
+  std::vector<std::vector<model::ObjectRecord>> out(static_cast<size_t>(nprocs));
+  for (const auto& r : model::describe_new_objects(nf.ds, base, rank))
+    out[static_cast<size_t>(model::checking_rank(r, nprocs))].push_back(r);
+  std::vector<model::ObjectRecord> received;
+  EXA_RETURN_IF_ERROR(io::exchange_records(nf.comm(), out, &received));
+  out = {};
+  std::vector<std::vector<model::DroppedRecord>> dropped(static_cast<size_t>(nprocs));
+  Status checked = model::check_records(received, &dropped);
+  received = {};
+  std::vector<model::DroppedRecord> mine_dropped;
+  EXA_RETURN_IF_ERROR(io::exchange_records(nf.comm(), dropped, &mine_dropped));
+  EXA_RETURN_IF_ERROR(io::agree(nf.comm(), checked));
+
+  const size_t ndims = static_cast<size_t>(nf.ds.ndims() - base.ndims);
+  const size_t nvars = static_cast<size_t>(nf.ds.nvars() - base.nvars);
+  const size_t ngatts = nf.ds.header().gatts.size() - static_cast<size_t>(base.ngatts);
+  std::vector<uint8_t> lost[3] = {std::vector<uint8_t>(ndims), std::vector<uint8_t>(nvars),
+                                  std::vector<uint8_t>(ngatts)};
+  for (const auto& d : mine_dropped) lost[d.kind][static_cast<size_t>(d.index)] = 1;
+  for (size_t i = 0; i < ndims; ++i)
+    if (!lost[0][i]) own->dims.push_back(base.ndims + static_cast<int>(i));
+  for (size_t i = 0; i < nvars; ++i)
+    if (!lost[1][i]) own->vars.push_back(base.nvars + static_cast<int>(i));
+  for (size_t i = 0; i < ngatts; ++i)
+    if (!lost[2][i]) own->gatts.push_back(base.ngatts + static_cast<int>(i));
+  return Status::ok();
+}
+
+// Step 3. Changes the dataset; on error the caller undoes it.
+Status exchange_objects(NativeFile& nf, const model::OwnObjects& own) {
+  std::vector<uint8_t> all;
+  std::vector<std::span<const uint8_t>> segments;
+  {
+    std::vector<uint8_t> mine = model::encode_dims(nf.ds, own.dims);
+    EXA_RETURN_IF_ERROR(io::allgather_bytes(nf.comm(), mine, &all, &segments));
+  }
+  EXA_RETURN_IF_ERROR(io::agree(nf.comm(), model::apply_dims(nf.ds, nf.define_base, segments)));
+  {
+    std::vector<uint8_t> mine =
+        model::encode_vars_and_gatts(nf.ds, own.vars, nf.ds.dim_file_positions(), own.gatts);
+    EXA_RETURN_IF_ERROR(io::allgather_bytes(nf.comm(), mine, &all, &segments));
+  }
+  return io::agree(nf.comm(), model::apply_vars_and_gatts(nf.ds, nf.define_base,
+                                                         nf.file.rank(), segments));
+}
+
+}  // namespace
+
+Status merge_independent_definitions(NativeFile& nf) {
+  EXA_RETURN_IF_ERROR(io::agree(nf.comm(), check_old_objects(nf)));
+  model::OwnObjects own;
+  EXA_RETURN_IF_ERROR(find_owners(nf, &own));
+  return exchange_objects(nf, own);
+}
+
+}  // namespace exa::layer
