@@ -33,6 +33,27 @@ extern const char *exa_inq_libvers(void);
  *  data, fill; a collective call counts once per rank). Local. NC_EBADID. */
 extern int exa_inq_io_calls(int ncid, MPI_Offset *ncalls);
 
+/** Where this rank's last successful ncmpi_enddef (or the enddef inside
+ *  ncmpi_close) spent its time, in seconds of MPI_Wtime. */
+typedef struct exa_enddef_stats {
+  double merge_check;    /* independent define: records to the checking ranks, the check, drops back */
+  double merge_exchange; /* independent define: the owners' metadata to every rank, merged */
+  double layout;         /* file layout */
+  double header_io;      /* header write, data moved by a redef, fill values */
+  double total;          /* the whole enddef */
+  long long new_objects; /* dimensions, variables and global attributes this rank defined */
+  long long owned_objects; /* of those, the ones this rank owns (shared ones: the lowest rank) */
+} exa_enddef_stats;
+
+/** Fills *stats for the last enddef of this file on this rank (zeros before
+ *  any). Local. NC_EBADID; NC_EINVAL for a null pointer. */
+extern int exa_inq_enddef_stats(int ncid, exa_enddef_stats *stats);
+
+/** Testing hook for crash tests: the nth positioned MPI-IO write of this
+ *  process from now on (header, numrecs, fill values, data moved by a redef)
+ *  fails with NC_EWRITE without writing anything; 0 disarms. Local. */
+extern void exa_debug_fail_write(int nth);
+
 #if defined(__cplusplus)
 }
 #endif

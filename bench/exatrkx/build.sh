@@ -8,6 +8,7 @@
 #   baseline_pnetcdf_pnetcdf    baseline against the system PnetCDF (-lpnetcdf)
 #   baseline_pnetcdf_exacdf     baseline against the in-tree exacdf (EXACDF_BUILD,
 #                               default build-exatrkx; built first if missing)
+#   indep_exacdf                exacdf's independent define mode (EXA_INDEP_DEFINE)
 # Standalone on purpose: it does not touch the top-level CMakeLists.txt.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -39,4 +40,8 @@ mpicc "${CFLAGS[@]}" -DBENCH_EXPECT_EXACDF=1 -I"$ROOT/include" -I"$HERE" \
   -o "$OUT/baseline_pnetcdf_exacdf" "$HERE/baseline_pnetcdf.c" "${SRC[@]}" \
   -L"$EXACDF_BUILD" -Wl,-rpath,"$EXACDF_BUILD" -lexacdf -lm
 
-echo "built in $OUT: exatrkx_gen baseline_pnetcdf_pnetcdf baseline_pnetcdf_exacdf"
+mpicc "${CFLAGS[@]}" -I"$ROOT/include" -I"$HERE" \
+  -o "$OUT/indep_exacdf" "$HERE/indep_exacdf.c" "${SRC[@]}" \
+  -L"$EXACDF_BUILD" -Wl,-rpath,"$EXACDF_BUILD" -lexacdf -lm
+
+echo "built in $OUT: exatrkx_gen baseline_pnetcdf_pnetcdf baseline_pnetcdf_exacdf indep_exacdf"

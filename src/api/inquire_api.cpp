@@ -259,3 +259,13 @@ int exa_inq_io_calls(int ncid, MPI_Offset* ncalls) {
     return Status::ok();
   });
 }
+
+int exa_inq_enddef_stats(int ncid, exa_enddef_stats* stats) {
+  return with_file("exa_inq_enddef_stats", ncid, [&](OpenFile& f) {
+    if (stats == nullptr) return Status{NC_EINVAL, "null stats"};
+    const exa::layer::EnddefStats s = f.connector->facts(*f.state).last_enddef;
+    *stats = {s.merge_check, s.merge_exchange, s.layout, s.header_io, s.total,
+              s.new_objects, s.owned_objects};
+    return Status::ok();
+  });
+}

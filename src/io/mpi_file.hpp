@@ -17,6 +17,10 @@ namespace exa::io {
 // unfilled (a read of nbytes into buf that returned `status`).
 void zero_unread(const MPI_Status& status, void* buf, int64_t nbytes);
 
+// Crash tests (exa_debug_fail_write): the nth positioned write of this
+// process from now on fails with NC_EWRITE without writing; 0 disarms.
+void fail_nth_write(int nth);
+
 class MpiFile {
  public:
   MpiFile() = default;

@@ -24,6 +24,12 @@ class FileState {
 };
 
 // What an open file is, besides its metadata (answers for ncmpi_inq_*).
+// Where the last enddef spent its time (exa_inq_enddef_stats).
+struct EnddefStats {
+  double merge_check = 0, merge_exchange = 0, layout = 0, header_io = 0, total = 0;
+  int64_t new_objects = 0, owned_objects = 0;
+};
+
 struct FileFacts {
   std::string path;
   int mode = 0;              // cmode/omode as given (NC_WRITE, NC_64BIT_DATA, ...)
@@ -36,6 +42,7 @@ struct FileFacts {
   MPI_Offset io_calls = 0;   // MPI-IO read/write calls made by this rank
   int striping_size = 0;
   int striping_count = 0;
+  EnddefStats last_enddef;
 };
 
 // One data access: a variable, a selection, a memory buffer. Pointers not

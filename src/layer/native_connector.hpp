@@ -55,6 +55,8 @@ class NativeFile : public FileState {
   bool independent_define = false;
   model::NewObjectBase define_base;  // where this define phase's new objects start
   bool old_touched = false;  // this define phase changed objects of an earlier one
+  EnddefStats last_enddef;   // of the last successful enddef
+  EnddefStats enddef_now;    // being measured
   int fill_mode = NC_NOFILL;
   format::Header before_redef;  // the header as on disk when redef began
   format::Layout layout_before_redef;

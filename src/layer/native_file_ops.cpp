@@ -149,7 +149,10 @@ Status finish_define(NativeFile& nf, const format::LayoutHints* explicit_args) {
     if (hints.var_align == 0) hints.var_align = previous->var_align;
     if (hints.record_align == 0) hints.record_align = previous->record_align;
   }
+  double t = MPI_Wtime();
   EXA_RETURN_IF_ERROR(io::agree(nf.comm(), nf.ds.compute_layout(hints, previous)));
+  nf.enddef_now.layout = MPI_Wtime() - t;
+  t = MPI_Wtime();
   int first_new = 0;
   if (nf.in_redef) {
     first_new = static_cast<int>(nf.before_redef.vars.size());
@@ -164,6 +167,7 @@ Status finish_define(NativeFile& nf, const format::LayoutHints* explicit_args) {
   EXA_RETURN_IF_ERROR(write_file_header(nf));
   auto regions = fill_regions_for_new_vars(nf, first_new);
   if (!regions.empty()) EXA_RETURN_IF_ERROR(io::write_fill(nf.file, regions));
+  nf.enddef_now.header_io = MPI_Wtime() - t;
   return Status::ok();
 }
 
@@ -172,6 +176,8 @@ Status finish_define(NativeFile& nf, const format::LayoutHints* explicit_args) {
 Status NativeConnector::enddef(FileState& f, const format::LayoutHints* explicit_args) {
   auto& nf = native(f);
   if (!nf.define_mode) return {NC_ENOTINDEFINE, "not in define mode"};
+  const double start = MPI_Wtime();
+  nf.enddef_now = {};
   Status st;
   if (nf.independent_define) {
     // Undo the merge if anything after it fails: the rank keeps its own
@@ -184,6 +190,8 @@ Status NativeConnector::enddef(FileState& f, const format::LayoutHints* explicit
     st = finish_define(nf, explicit_args);
   }
   EXA_RETURN_IF_ERROR(st);
+  nf.enddef_now.total = MPI_Wtime() - start;
+  nf.last_enddef = nf.enddef_now;
   nf.define_mode = false;
   nf.in_redef = false;
   nf.never_ended = false;
@@ -348,6 +356,7 @@ FileFacts NativeConnector::facts(FileState& f) {
   out.put_bytes = nf.file.bytes_written() + nf.indep.bytes_written();
   out.get_bytes = nf.file.bytes_read() + nf.indep.bytes_read();
   out.io_calls = nf.file.io_calls() + nf.indep.io_calls();
+  out.last_enddef = nf.last_enddef;
   return out;
 }
 

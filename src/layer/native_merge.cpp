@@ -36,8 +36,10 @@ Status find_owners(NativeFile& nf, model::OwnObjects* own) {
   const int nprocs = nf.file.nprocs(), rank = nf.file.rank();
   const auto& base = nf.define_base;
   std::vector<std::vector<model::ObjectRecord>> out(static_cast<size_t>(nprocs));
-  for (const auto& r : model::describe_new_objects(nf.ds, base, rank))
-    out[static_cast<size_t>(model::checking_rank(r, nprocs))].push_back(r);
+  std::vector<model::ObjectRecord> records = model::describe_new_objects(nf.ds, base, rank);
+  nf.enddef_now.new_objects = static_cast<int64_t>(records.size());
+  for (const auto& r : records) out[static_cast<size_t>(model::checking_rank(r, nprocs))].push_back(r);
+  records = {};
   std::vector<model::ObjectRecord> received;
   EXA_RETURN_IF_ERROR(io::exchange_records(nf.comm(), out, &received));
   out = {};
@@ -60,6 +62,7 @@ Status find_owners(NativeFile& nf, model::OwnObjects* own) {
     if (!lost[1][i]) own->vars.push_back(base.nvars + static_cast<int>(i));
   for (size_t i = 0; i < ngatts; ++i)
     if (!lost[2][i]) own->gatts.push_back(base.ngatts + static_cast<int>(i));
+  nf.enddef_now.owned_objects = static_cast<int64_t>(own->dims.size() + own->vars.size() + own->gatts.size());
   return Status::ok();
 }
 
@@ -84,10 +87,15 @@ Status exchange_objects(NativeFile& nf, const model::OwnObjects& own) {
 }  // namespace
 
 Status merge_independent_definitions(NativeFile& nf) {
+  double t = MPI_Wtime();
   EXA_RETURN_IF_ERROR(io::agree(nf.comm(), check_old_objects(nf)));
   model::OwnObjects own;
   EXA_RETURN_IF_ERROR(find_owners(nf, &own));
-  return exchange_objects(nf, own);
+  nf.enddef_now.merge_check = MPI_Wtime() - t;
+  t = MPI_Wtime();
+  Status st = exchange_objects(nf, own);
+  nf.enddef_now.merge_exchange = MPI_Wtime() - t;
+  return st;
 }
 
 }  // namespace exa::layer

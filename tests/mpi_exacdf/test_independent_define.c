@@ -360,6 +360,51 @@ static void test_conflict_in_redef_keeps_file(void) {
   CHECK_OK(ncmpi_close(ncid));
 }
 
+/* One rank fails inside enddef (rank 0's header write, injected): every rank
+ * returns NC_EWRITE, the file on disk keeps its previous state, and the
+ * ranks keep their definitions, so a second enddef succeeds. */
+static void test_rank_fails_inside_enddef(void) {
+  const char *path = mpi_test_path("fail_inside.nc");
+  int ncid, d, v, value = 11, n = -1;
+  CHECK_OK(ncmpi_create(MPI_COMM_WORLD, path, CMODE, MPI_INFO_NULL, &ncid));
+  CHECK_OK(ncmpi_def_dim(ncid, "x", 1, &d));
+  CHECK_OK(ncmpi_def_var(ncid, "kept", NC_INT, 1, &d, &v));
+  /* room in the header, so the redef below moves no data */
+  CHECK_OK(ncmpi__enddef(ncid, 8192, 4, 0, 4));
+  CHECK_OK(ncmpi_put_var_int_all(ncid, v, &value));
+  CHECK_OK(ncmpi_redef(ncid));
+  char name[32];
+  snprintf(name, sizeof name, "new_%d", rank);
+  CHECK_OK(ncmpi_def_var(ncid, name, NC_INT, 1, &d, &v));
+  if (rank == 0) exa_debug_fail_write(1);
+  CHECK_ERR(ncmpi_enddef(ncid), NC_EWRITE);
+  exa_debug_fail_write(0);
+  int other;
+  CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_NOWRITE, MPI_INFO_NULL, &other));
+  CHECK_OK(ncmpi_inq_nvars(other, &n));
+  CHECK(n == 1); /* the previous header */
+  int got = 0;
+  CHECK_OK(ncmpi_get_var_int_all(other, 0, &got));
+  CHECK(got == 11);
+  CHECK_OK(ncmpi_close(other));
+  CHECK_OK(ncmpi_inq_nvars(ncid, &n));
+  CHECK(n == 2); /* still in define mode: kept + this rank's own */
+  CHECK_OK(ncmpi_enddef(ncid));
+  CHECK_OK(ncmpi_inq_nvars(ncid, &n));
+  CHECK(n == 1 + nprocs);
+  CHECK_OK(ncmpi_close(ncid));
+
+  /* the first enddef of a new file fails: close removes the file */
+  path = mpi_test_path("fail_first.nc");
+  CHECK_OK(ncmpi_create(MPI_COMM_WORLD, path, CMODE, MPI_INFO_NULL, &ncid));
+  CHECK_OK(ncmpi_def_var(ncid, name, NC_INT, 0, NULL, &v));
+  if (rank == 0) exa_debug_fail_write(1);
+  CHECK_ERR(ncmpi_close(ncid), NC_EWRITE);
+  exa_debug_fail_write(0);
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK(!file_exists(path));
+}
+
 /* Changes to objects of an earlier define phase must be the same on every rank. */
 static void test_old_objects_changed_differently(void) {
   if (nprocs < 2) return;
@@ -429,6 +474,7 @@ int main(int argc, char **argv) {
   test_mixed_and_redef();
   test_conflicts();
   test_conflict_in_redef_keeps_file();
+  test_rank_fails_inside_enddef();
   test_old_objects_changed_differently();
   test_foreign_dimid_before_enddef();
   test_hint_and_safe_mode();

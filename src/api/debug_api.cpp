@@ -1,0 +1,5 @@
+// Testing hooks of exacdf.h (exa_debug_*), for crash and failure tests.
+#include "exacdf.h"
+#include "io/mpi_file.hpp"
+
+void exa_debug_fail_write(int nth) { exa::io::fail_nth_write(nth); }
