@@ -74,13 +74,13 @@ Status exchange_objects(NativeFile& nf, const model::OwnObjects& own) {
     std::vector<uint8_t> mine = model::encode_dims(nf.ds, own.dims);
     EXA_RETURN_IF_ERROR(io::allgather_bytes(nf.comm(), mine, &all, &segments));
   }
-  EXA_RETURN_IF_ERROR(io::agree(nf.comm(), model::apply_dims(nf.ds, nf.define_base, segments)));
+  EXA_RETURN_IF_ERROR(io::agree(nf.comm(), model::apply_dims(nf.ds, nf.define_base, own, nf.file.rank(), segments)));
   {
     std::vector<uint8_t> mine =
         model::encode_vars_and_gatts(nf.ds, own.vars, nf.ds.dim_file_positions(), own.gatts);
     EXA_RETURN_IF_ERROR(io::allgather_bytes(nf.comm(), mine, &all, &segments));
   }
-  return io::agree(nf.comm(), model::apply_vars_and_gatts(nf.ds, nf.define_base,
+  return io::agree(nf.comm(), model::apply_vars_and_gatts(nf.ds, nf.define_base, own,
                                                          nf.file.rank(), segments));
 }
 

@@ -38,23 +38,19 @@ void Dataset::rebuild_indexes() {
   dim_index_.clear();
   var_index_.clear();
   unlimited_dim_ = -1;
+  dim_index_.reserve(header_.dims.size());
+  var_index_.reserve(header_.vars.size());
   for (int i = 0; i < ndims(); ++i) {
-    dim_index_.emplace(header_.dims[static_cast<size_t>(i)].name, i);
+    dim_index_.insert(header_.dims[static_cast<size_t>(i)].name, i);
     if (header_.dims[static_cast<size_t>(i)].length == NC_UNLIMITED) unlimited_dim_ = i;
   }
-  for (int i = 0; i < nvars(); ++i) var_index_.emplace(header_.vars[static_cast<size_t>(i)].name, i);
+  for (int i = 0; i < nvars(); ++i) var_index_.insert(header_.vars[static_cast<size_t>(i)].name, i);
   var_no_fill_.assign(header_.vars.size(), 0);
 }
 
-int Dataset::find_dim(std::string_view name) const {
-  auto it = dim_index_.find(std::string(name));
-  return it == dim_index_.end() ? -1 : it->second;
-}
+int Dataset::find_dim(std::string_view name) const { return dim_index_.find(name, dim_name_of()); }
 
-int Dataset::find_var(std::string_view name) const {
-  auto it = var_index_.find(std::string(name));
-  return it == var_index_.end() ? -1 : it->second;
-}
+int Dataset::find_var(std::string_view name) const { return var_index_.find(name, var_name_of()); }
 
 bool Dataset::is_record_var(int varid) const {
   const auto& v = header_.vars[static_cast<size_t>(varid)];
@@ -70,7 +66,7 @@ Status Dataset::def_dim(std::string_view name, int64_t length, int* id) {
   if (find_dim(name) >= 0) return {NC_ENAMEINUSE, "dimension name in use"};
   int new_id = ndims();
   header_.dims.push_back({std::string(name), length});
-  dim_index_.emplace(std::string(name), new_id);
+  dim_index_.insert(name, new_id);
   if (length == NC_UNLIMITED) unlimited_dim_ = new_id;
   if (id) *id = new_id;
   return Status::ok();
@@ -92,7 +88,7 @@ Status Dataset::def_var(std::string_view name, nc_type type, std::span<const int
   var.dimids.assign(dimids.begin(), dimids.end());
   int new_id = nvars();
   header_.vars.push_back(std::move(var));
-  var_index_.emplace(std::string(name), new_id);
+  var_index_.insert(name, new_id);
   var_no_fill_.push_back(0);
   if (id) *id = new_id;
   return Status::ok();
@@ -105,9 +101,9 @@ Status Dataset::rename_dim(int id, std::string_view name, bool define_mode) {
   auto& dim = header_.dims[static_cast<size_t>(id)];
   if (!define_mode && name.size() > dim.name.size())
     return {NC_ENOTINDEFINE, "a longer name needs define mode"};
-  dim_index_.erase(dim.name);
+  dim_index_.erase(dim.name, dim_name_of());
   dim.name = std::string(name);
-  dim_index_.emplace(dim.name, id);
+  dim_index_.insert(dim.name, id);
   return Status::ok();
 }
 
@@ -118,9 +114,9 @@ Status Dataset::rename_var(int id, std::string_view name, bool define_mode) {
   auto& var = header_.vars[static_cast<size_t>(id)];
   if (!define_mode && name.size() > var.name.size())
     return {NC_ENOTINDEFINE, "a longer name needs define mode"};
-  var_index_.erase(var.name);
+  var_index_.erase(var.name, var_name_of());
   var.name = std::string(name);
-  var_index_.emplace(var.name, id);
+  var_index_.insert(var.name, id);
   return Status::ok();
 }
 
@@ -298,7 +294,7 @@ std::vector<uint8_t> Dataset::encode_file_header() const {
 
 int Dataset::append_dim(format::Dimension dim) {
   int id = ndims();
-  dim_index_.emplace(dim.name, id);
+  dim_index_.insert(dim.name, id);
   if (dim.length == NC_UNLIMITED && unlimited_dim_ < 0) unlimited_dim_ = id;
   header_.dims.push_back(std::move(dim));
   return id;
@@ -306,15 +302,17 @@ int Dataset::append_dim(format::Dimension dim) {
 
 int Dataset::append_var(format::Variable var, bool no_fill) {
   int id = nvars();
-  var_index_.emplace(var.name, id);
+  var_index_.insert(var.name, id);
   header_.vars.push_back(std::move(var));
   var_no_fill_.push_back(no_fill ? 1 : 0);
   return id;
 }
 
 void Dataset::truncate(int ndims_keep, int nvars_keep) {
-  for (int id = ndims_keep; id < ndims(); ++id) dim_index_.erase(header_.dims[static_cast<size_t>(id)].name);
-  for (int id = nvars_keep; id < nvars(); ++id) var_index_.erase(header_.vars[static_cast<size_t>(id)].name);
+  for (int id = ndims_keep; id < ndims(); ++id)
+    dim_index_.erase(header_.dims[static_cast<size_t>(id)].name, dim_name_of());
+  for (int id = nvars_keep; id < nvars(); ++id)
+    var_index_.erase(header_.vars[static_cast<size_t>(id)].name, var_name_of());
   header_.dims.resize(static_cast<size_t>(ndims_keep));
   header_.vars.resize(static_cast<size_t>(nvars_keep));
   var_no_fill_.resize(static_cast<size_t>(nvars_keep));

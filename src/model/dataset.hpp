@@ -8,11 +8,11 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "format/classic_header.hpp"
 #include "format/layout.hpp"
+#include "model/name_index.hpp"
 #include "util/status.hpp"
 
 namespace exa::model {
@@ -109,6 +109,12 @@ class Dataset {
  private:
   std::vector<format::Attribute>* mutable_att_list(int varid);
   void rebuild_indexes();
+  auto dim_name_of() const {
+    return [this](int id) -> std::string_view { return header_.dims[static_cast<size_t>(id)].name; };
+  }
+  auto var_name_of() const {
+    return [this](int id) -> std::string_view { return header_.vars[static_cast<size_t>(id)].name; };
+  }
   // Reorders dims and vars: element i of the result is old element perm[i].
   void permute(const std::vector<int>& dim_perm, const std::vector<int>& var_perm);
   std::vector<int> full_dim_order() const;
@@ -116,8 +122,8 @@ class Dataset {
 
   format::Header header_;
   format::Layout layout_;
-  std::unordered_map<std::string, int> dim_index_;
-  std::unordered_map<std::string, int> var_index_;
+  NameIndex dim_index_;
+  NameIndex var_index_;
   std::vector<uint8_t> var_no_fill_;
   std::vector<int> dim_order_;  // file position -> local id; empty: identity
   std::vector<int> var_order_;

@@ -271,21 +271,27 @@ std::vector<uint8_t> encode_vars_and_gatts(const Dataset& ds, std::span<const in
   return std::move(w.out());
 }
 
-Status apply_dims(Dataset& ds, const NewObjectBase& base,
+Status apply_dims(Dataset& ds, const NewObjectBase& base, const OwnObjects& own, int my_rank,
                   std::span<const std::span<const uint8_t>> segments) {
   std::vector<int> order(ds.file_dim_order().begin(), ds.file_dim_order().end());
   for (int pos = static_cast<int>(order.size()); pos < base.ndims; ++pos) order.push_back(pos);
-  const int mine_end = ds.ndims();
-  std::vector<uint8_t> placed(static_cast<size_t>(mine_end - base.ndims), 0);
+  const size_t mine = static_cast<size_t>(ds.ndims() - base.ndims);
+  // Names from other ranks need a lookup only if this rank dropped some of its
+  // own (shared) dimensions: otherwise the check proved them all new here.
+  const bool dropped_some = own.dims.size() != mine;
+  std::vector<uint8_t> placed(mine, 0);
   Status st;
   for (size_t r = 0; r < segments.size(); ++r) {
     Reader in(segments[r]);
     uint64_t n = 0;
     if (!in.get(&n)) return bad_payload();
+    const bool own_segment = r == static_cast<size_t>(my_rank);
+    if (own_segment && n != own.dims.size()) return bad_payload();
+    order.reserve(order.size() + n);
     for (uint64_t i = 0; i < n; ++i) {
       format::Dimension dim;
       if (!in.str(&dim.name) || !in.get(&dim.length)) return bad_payload();
-      int id = ds.find_dim(dim.name);
+      int id = own_segment ? own.dims[i] : dropped_some ? ds.find_dim(dim.name) : -1;
       if (id >= 0 && id < base.ndims) return name_of_old_object();
       if (id < 0) {
         id = ds.append_dim(std::move(dim));
@@ -309,8 +315,8 @@ Status apply_dims(Dataset& ds, const NewObjectBase& base,
   return Status::ok();
 }
 
-Status apply_vars_and_gatts(Dataset& ds, const NewObjectBase& base, int my_rank,
-                            std::span<const std::span<const uint8_t>> segments) {
+Status apply_vars_and_gatts(Dataset& ds, const NewObjectBase& base, const OwnObjects& own,
+                            int my_rank, std::span<const std::span<const uint8_t>> segments) {
   const std::vector<int>& dim_order = ds.file_dim_order();
   auto dim_local = [&](int32_t pos, int* id) {
     if (pos < 0 || pos >= ds.ndims()) return false;
@@ -319,8 +325,9 @@ Status apply_vars_and_gatts(Dataset& ds, const NewObjectBase& base, int my_rank,
   };
   std::vector<int> order(ds.file_var_order().begin(), ds.file_var_order().end());
   for (int pos = static_cast<int>(order.size()); pos < base.nvars; ++pos) order.push_back(pos);
-  const int mine_end = ds.nvars();
-  std::vector<uint8_t> placed(static_cast<size_t>(mine_end - base.nvars), 0);
+  const size_t mine = static_cast<size_t>(ds.nvars() - base.nvars);
+  const bool dropped_some = own.vars.size() != mine;  // as in apply_dims
+  std::vector<uint8_t> placed(mine, 0);
   std::vector<format::Attribute> gatts(ds.header().gatts.begin(),
                                        ds.header().gatts.begin() + base.ngatts);
   std::unordered_map<std::string, const format::Attribute*> my_new_gatts;
@@ -335,6 +342,9 @@ Status apply_vars_and_gatts(Dataset& ds, const NewObjectBase& base, int my_rank,
     Reader in(segments[r]);
     uint64_t n = 0;
     if (!in.get(&n)) return bad_payload();
+    const bool own_segment = r == static_cast<size_t>(my_rank);
+    if (own_segment && n != own.vars.size()) return bad_payload();
+    order.reserve(order.size() + n);
     for (uint64_t i = 0; i < n; ++i) {
       format::Variable var;
       uint8_t no_fill = 0;
@@ -352,17 +362,17 @@ Status apply_vars_and_gatts(Dataset& ds, const NewObjectBase& base, int my_rank,
         if (!in.att(&a)) return bad_payload();
         var.atts.push_back(std::move(a));
       }
-      int id = ds.find_var(var.name);
+      int id = own_segment ? own.vars[i] : dropped_some ? ds.find_var(var.name) : -1;
       if (id >= 0 && id < base.nvars) return name_of_old_object();
       if (id < 0) {
         id = ds.append_var(std::move(var), no_fill != 0);
       } else {
-        const auto& mine = ds.header().vars[static_cast<size_t>(id)];
-        if (mine.type != var.type) differ(NC_EMULTIDEFINE_VAR_TYPE, "shared variable types differ");
-        if (mine.dimids != var.dimids) differ(NC_EMULTIDEFINE_VAR_DIMIDS, "shared variable dimensions differ");
+        const auto& ours = ds.header().vars[static_cast<size_t>(id)];
+        if (ours.type != var.type) differ(NC_EMULTIDEFINE_VAR_TYPE, "shared variable types differ");
+        if (ours.dimids != var.dimids) differ(NC_EMULTIDEFINE_VAR_DIMIDS, "shared variable dimensions differ");
         if (ds.var_no_fill(id) != (no_fill != 0))
           differ(NC_EMULTIDEFINE_VAR_FILL_MODE, "shared variable fill modes differ");
-        if (mine.atts != var.atts) differ(NC_EMULTIDEFINE_ATTR_VAL, "shared variable attributes differ");
+        if (ours.atts != var.atts) differ(NC_EMULTIDEFINE_ATTR_VAL, "shared variable attributes differ");
         placed[static_cast<size_t>(id - base.nvars)] = 1;
       }
       order.push_back(id);

@@ -73,13 +73,6 @@ int checking_rank(const ObjectRecord& record, int nprocs);
 Status check_records(std::vector<ObjectRecord>& records,
                      std::vector<std::vector<DroppedRecord>>* dropped);
 
-// Payloads of the objects a rank owns (native byte order: they never leave the job).
-std::vector<uint8_t> encode_dims(const Dataset& ds, std::span<const int> dim_ids);
-// Variables refer to dimensions by file position (dim_file_pos: local id -> position).
-std::vector<uint8_t> encode_vars_and_gatts(const Dataset& ds, std::span<const int> var_ids,
-                                           const std::vector<int>& dim_file_pos,
-                                           std::span<const int> gatt_indexes);
-
 // What a rank defined and which of it it owns, by kind.
 struct OwnObjects {
   std::vector<int> dims;   // owned new dimensions, local ids in definition order
@@ -87,16 +80,24 @@ struct OwnObjects {
   std::vector<int> gatts;  // owned new global attributes, list positions
 };
 
+// Payloads of the objects a rank owns (native byte order: they never leave the job).
+std::vector<uint8_t> encode_dims(const Dataset& ds, std::span<const int> dim_ids);
+// Variables refer to dimensions by file position (dim_file_pos: local id -> position).
+std::vector<uint8_t> encode_vars_and_gatts(const Dataset& ds, std::span<const int> var_ids,
+                                           const std::vector<int>& dim_file_pos,
+                                           std::span<const int> gatt_indexes);
+
 // Applies every rank's dimension payload (segments in rank order) to ds:
 // appends the dimensions this rank did not define, checks the shared ones it
 // defined but does not own, and sets the dimension file order. NC_EUNLIMIT
 // when the merged file would have two unlimited dimensions.
-Status apply_dims(Dataset& ds, const NewObjectBase& base,
+// `own` lists what this rank owns (its payload is segments[my_rank]).
+Status apply_dims(Dataset& ds, const NewObjectBase& base, const OwnObjects& own, int my_rank,
                   std::span<const std::span<const uint8_t>> segments);
 
 // The same for variables and global attributes; apply_dims must have run.
-Status apply_vars_and_gatts(Dataset& ds, const NewObjectBase& base, int my_rank,
-                            std::span<const std::span<const uint8_t>> segments);
+Status apply_vars_and_gatts(Dataset& ds, const NewObjectBase& base, const OwnObjects& own,
+                            int my_rank, std::span<const std::span<const uint8_t>> segments);
 
 // Saved state for undoing a merge that failed after it changed the dataset.
 struct MergeMark {

@@ -66,7 +66,8 @@ MergeOutcome simulate_merge(std::vector<Dataset>& ranks, const NewObjectBase& ba
   for (const auto& p : payload) segments.emplace_back(p);
   std::vector<Status> dims_applied;
   for (int r = 0; r < n; ++r)
-    dims_applied.push_back(exa::model::apply_dims(ranks[static_cast<size_t>(r)], base, segments));
+    dims_applied.push_back(exa::model::apply_dims(ranks[static_cast<size_t>(r)], base,
+                                                   own[static_cast<size_t>(r)], r, segments));
   segments.clear();
   for (int r = 0; r < n; ++r) {
     const Dataset& ds = ranks[static_cast<size_t>(r)];
@@ -77,7 +78,8 @@ MergeOutcome simulate_merge(std::vector<Dataset>& ranks, const NewObjectBase& ba
   for (int r = 0; r < n; ++r) {
     Status st = dims_applied[static_cast<size_t>(r)];
     if (st.is_ok())
-      st = exa::model::apply_vars_and_gatts(ranks[static_cast<size_t>(r)], base, r, segments);
+      st = exa::model::apply_vars_and_gatts(ranks[static_cast<size_t>(r)], base,
+                                            own[static_cast<size_t>(r)], r, segments);
     out.apply_codes.push_back(st.code());
   }
   return out;
@@ -257,8 +259,11 @@ TEST(DefineMerge, TruncatedPayloadIsAnErrorNotACrash) {
   for (size_t cut = 0; cut < payload.size(); ++cut) {
     Dataset other(Version::kCdf5);
     std::span<const uint8_t> seg(payload.data(), cut);
-    std::vector<std::span<const uint8_t>> segments = {seg};
-    EXPECT_EQ(exa::model::apply_dims(other, {}, segments).code(), NC_EINTERNAL) << cut;
+    // as the payload of rank 1, seen by rank 0, which defined nothing
+    std::vector<std::span<const uint8_t>> two = {std::span<const uint8_t>(), seg};
+    std::vector<uint8_t> none = exa::model::encode_dims(other, {});
+    two[0] = none;
+    EXPECT_EQ(exa::model::apply_dims(other, {}, {}, 0, two).code(), NC_EINTERNAL) << cut;
   }
 }
 
