@@ -95,7 +95,18 @@ int64_t encoded_size(const Header& header) {
   return size;
 }
 
-std::vector<uint8_t> encode(const Header& header) {
+std::vector<uint8_t> encode(const Header& header, const FileOrder& order) {
+  auto dim_at = [&](size_t pos) -> const Dimension& {
+    return header.dims[order.dims.empty() ? pos : size_t(order.dims[pos])];
+  };
+  auto var_at = [&](size_t pos) -> const Variable& {
+    return header.vars[order.vars.empty() ? pos : size_t(order.vars[pos])];
+  };
+  std::vector<int> dim_pos;  // index -> position, when dims are reordered
+  if (!order.dims.empty()) {
+    dim_pos.resize(header.dims.size());
+    for (size_t pos = 0; pos < order.dims.size(); ++pos) dim_pos[size_t(order.dims[pos])] = int(pos);
+  }
   const int width = nonneg_width(header.version);
   const int offset_width = header.version == Version::kCdf1 ? 4 : 8;
   std::vector<uint8_t> out;
@@ -108,7 +119,8 @@ std::vector<uint8_t> encode(const Header& header) {
 
   w.u32(header.dims.empty() ? 0 : kTagDimension);
   w.uint(header.dims.size(), width);
-  for (const Dimension& d : header.dims) {
+  for (size_t pos = 0; pos < header.dims.size(); ++pos) {
+    const Dimension& d = dim_at(pos);
     put_name(w, d.name, width);
     w.uint(uint64_t(d.length), width);
   }
@@ -116,10 +128,11 @@ std::vector<uint8_t> encode(const Header& header) {
 
   w.u32(header.vars.empty() ? 0 : kTagVariable);
   w.uint(header.vars.size(), width);
-  for (const Variable& v : header.vars) {
+  for (size_t pos = 0; pos < header.vars.size(); ++pos) {
+    const Variable& v = var_at(pos);
     put_name(w, v.name, width);
     w.uint(v.dimids.size(), width);
-    for (int id : v.dimids) w.uint(uint64_t(id), width);
+    for (int id : v.dimids) w.uint(uint64_t(dim_pos.empty() ? id : dim_pos[size_t(id)]), width);
     put_attr_list(w, v.atts, width);
     w.u32(uint32_t(v.type));
     w.uint(stored_vsize(v.vsize, width), width);

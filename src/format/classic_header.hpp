@@ -74,9 +74,18 @@ bool type_valid_for(nc_type type, Version version);
 // Exact encoded size of the header in bytes (what encode() returns the size of).
 int64_t encoded_size(const Header& header);
 
+// The order in which objects are stored: file position -> index into
+// Header::dims (Header::vars). An empty span is the identity. With a dims
+// order, Variable::dimids are indexes into Header::dims and are written as
+// the dimensions' positions.
+struct FileOrder {
+  std::span<const int> dims;
+  std::span<const int> vars;
+};
+
 // Encodes the header. Padding bytes are zero. Counts above the version's
 // limits are the caller's mistake (model checks them first).
-std::vector<uint8_t> encode(const Header& header);
+std::vector<uint8_t> encode(const Header& header, const FileOrder& order = {});
 
 // Result of decoding: on success, the header and the number of bytes it used.
 struct DecodeResult {

@@ -66,11 +66,13 @@ struct Placer {
   Header& header;
   const Layout* previous;
   int64_t end = 0;  // end of the last variable placed
+  std::span<const int> order;  // file position -> index; empty: identity
 
-  // The old offset of variable i on redef, or -1 for a new variable.
-  int64_t old_begin(size_t i) const {
-    if (previous == nullptr || i >= size_t(previous->nvars)) return -1;
-    return header.vars[i].begin;
+  Variable& at(size_t pos) const { return header.vars[order.empty() ? pos : size_t(order[pos])]; }
+  // The old offset of the variable at position pos on redef, or -1 for a new one.
+  int64_t old_begin(size_t pos) const {
+    if (previous == nullptr || pos >= size_t(previous->nvars)) return -1;
+    return at(pos).begin;
   }
   // CDF-1 stores offsets in 32 bits: PnetCDF refuses to start a variable
   // past 2^31-1 (and cannot write a begin above 2^32-1).
@@ -87,7 +89,7 @@ struct Placer {
 Status place_fixed(Placer& p, int64_t var_align, int64_t* first_begin) {
   *first_begin = -1;
   for (size_t i = 0; i < p.header.vars.size(); ++i) {
-    Variable& v = p.header.vars[i];
+    Variable& v = p.at(i);
     if (is_record_var(p.header, v)) continue;
     int64_t begin = 0;
     if (!align_up(p.end, var_align, &begin)) return too_large("offset overflows");
@@ -124,7 +126,7 @@ Status place_records(Placer& p, int64_t* recsize) {
   const Variable* last = nullptr;
   int nrec = 0;
   for (size_t i = 0; i < p.header.vars.size(); ++i) {
-    Variable& v = p.header.vars[i];
+    Variable& v = p.at(i);
     if (!is_record_var(p.header, v)) continue;
     EXA_RETURN_IF_ERROR(p.check_cdf1(p.end));
     v.begin = std::max(p.end, p.old_begin(i));
@@ -168,8 +170,8 @@ Layout existing_layout(const Header& header) {
 }
 
 Status compute_layout(Header& header, const LayoutHints& hints, const Layout* previous,
-                      Layout* out) {
-  EXA_RETURN_IF_ERROR(check_var_sizes(header));
+                      Layout* out, std::span<const int> var_order) {
+  EXA_RETURN_IF_ERROR(check_var_sizes(header, var_order));
   int64_t fixed_total = 0;
   EXA_RETURN_IF_ERROR(set_vsizes(header, &fixed_total));
   if (header.vars.size() > size_t(std::numeric_limits<int>::max()))
@@ -191,7 +193,7 @@ Status compute_layout(Header& header, const LayoutHints& hints, const Layout* pr
   }
   if (previous) begin_var = std::max(begin_var, previous->header_extent);
 
-  Placer p{header, previous, begin_var};
+  Placer p{header, previous, begin_var, var_order};
   int64_t first_fixed = -1;
   EXA_RETURN_IF_ERROR(place_fixed(p, l.var_align, &first_fixed));
   EXA_RETURN_IF_ERROR(record_section_begin(p, l, hints, &l.begin_rec));

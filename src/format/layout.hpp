@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "format/classic_header.hpp"
 
@@ -54,7 +55,8 @@ int64_t var_bytes(const Header& header, const Variable& var);
 // a fixed-size variable, may hold at most 2^31-4 bytes in CDF-1 and 2^32-4 in
 // CDF-2, except the last fixed-size variable when there are no record
 // variables, or else the last record variable. Returns NC_EVARSIZE.
-Status check_var_sizes(const Header& header);
+// var_order: the file order of the variables (empty: as in header.vars).
+Status check_var_sizes(const Header& header, std::span<const int> var_order = {});
 
 // The offset checks PnetCDF applies when it opens a file: fixed-size
 // variables begin at or after the header (header_size) in increasing,
@@ -77,7 +79,9 @@ Layout existing_layout(const Header& header);
 // moves to a lower offset, the header extent and record section never shrink.
 // Returns NC_EVARSIZE when a variable is too large for the version or an
 // offset does not fit (CDF-1).
+// var_order: the order of the variables in the file, position -> index into
+// header.vars (empty: as they are); `previous` then counts positions.
 Status compute_layout(Header& header, const LayoutHints& hints, const Layout* previous,
-                      Layout* out);
+                      Layout* out, std::span<const int> var_order = {});
 
 }  // namespace exa::format

@@ -35,10 +35,11 @@ struct LargeCount {
   bool last_is_large = false;
 };
 
-LargeCount count_large(const Header& header, bool record) {
+LargeCount count_large(const Header& header, bool record, std::span<const int> order) {
   LargeCount lc;
   const int64_t limit = max_var_bytes(header.version);
-  for (const Variable& v : header.vars) {
+  for (size_t pos = 0; pos < header.vars.size(); ++pos) {
+    const Variable& v = header.vars[order.empty() ? pos : size_t(order[pos])];
     if (is_record_var(header, v) != record) continue;
     lc.last_is_large = var_bytes(header, v) > limit;
     lc.count += lc.last_is_large ? 1 : 0;
@@ -70,9 +71,9 @@ int64_t var_bytes(const Header& header, const Variable& var) {
   return bytes;
 }
 
-Status check_var_sizes(const Header& header) {
-  const LargeCount fixed = count_large(header, false);
-  const LargeCount rec = count_large(header, true);
+Status check_var_sizes(const Header& header, std::span<const int> var_order) {
+  const LargeCount fixed = count_large(header, false, var_order);
+  const LargeCount rec = count_large(header, true, var_order);
   const bool has_rec = std::any_of(header.vars.begin(), header.vars.end(),
                                    [&](const Variable& v) { return is_record_var(header, v); });
   // CDF-5 has no exception; CDF-1/2 allow one large variable, if it is the

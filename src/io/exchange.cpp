@@ -19,28 +19,40 @@ Status mpi_failed(const char* what) { return {NC_EINTERNAL, what}; }
 
 }  // namespace
 
-Status exchange_raw(MPI_Comm comm, int record_size, const void* send, const std::vector<int>& counts,
-                    std::vector<uint8_t>* in) {
+std::vector<int> displacements(const std::vector<int>& counts) {
+  std::vector<int> displs(counts.size());
+  int64_t at = 0;
+  for (size_t r = 0; r < counts.size(); ++r) {
+    displs[r] = static_cast<int>(at);
+    at += counts[r];
+  }
+  return displs;
+}
+
+Status exchange_counts(MPI_Comm comm, const std::vector<int>& counts, std::vector<int>* recv_counts,
+                       int64_t* total) {
   int nprocs = 0;
   MPI_Comm_size(comm, &nprocs);
-  std::vector<int> recv_counts(static_cast<size_t>(nprocs)), sdispl(counts.size()),
-      rdispl(static_cast<size_t>(nprocs));
-  if (MPI_Alltoall(counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm) != MPI_SUCCESS)
+  recv_counts->assign(static_cast<size_t>(nprocs), 0);
+  if (MPI_Alltoall(counts.data(), 1, MPI_INT, recv_counts->data(), 1, MPI_INT, comm) != MPI_SUCCESS)
     return mpi_failed("MPI_Alltoall failed");
   int64_t sent = 0, got = 0;
-  for (size_t r = 0; r < counts.size(); ++r) {
-    sdispl[r] = static_cast<int>(sent);
-    sent += counts[r];
-    rdispl[r] = static_cast<int>(got);
-    got += recv_counts[r];
-  }
-  // Displacements are in records; more than INT_MAX records per rank is not supported.
+  for (int c : counts) sent += c;
+  for (int c : *recv_counts) got += c;
+  // Displacements are ints, in records: at most INT_MAX records per rank.
   int too_many = sent > INT_MAX || got > INT_MAX ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &too_many, 1, MPI_INT, MPI_MAX, comm);
   if (too_many) return {NC_ENOMEM, "more than 2^31 records for one rank"};
-  in->resize(static_cast<size_t>(got) * static_cast<size_t>(record_size));
+  *total = got;
+  return Status::ok();
+}
+
+Status exchange_payload(MPI_Comm comm, int record_size, const void* send,
+                        const std::vector<int>& counts, const std::vector<int>& recv_counts,
+                        void* recv) {
+  std::vector<int> sdispl = displacements(counts), rdispl = displacements(recv_counts);
   MPI_Datatype t = unit_type(record_size);
-  int rc = MPI_Alltoallv(send, counts.data(), sdispl.data(), t, in->data(), recv_counts.data(),
+  int rc = MPI_Alltoallv(send, counts.data(), sdispl.data(), t, recv, recv_counts.data(),
                          rdispl.data(), t, comm);
   MPI_Type_free(&t);
   return rc == MPI_SUCCESS ? Status::ok() : mpi_failed("MPI_Alltoallv failed");

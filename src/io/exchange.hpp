@@ -15,27 +15,28 @@
 
 namespace exa::io {
 
-// Sends the records send[displ[r] .. displ[r] + counts[r]) to rank r (counts
-// has one entry per rank, record_size bytes per record); returns in `in` what
-// every rank sent to this one, in rank order. Collective.
-Status exchange_raw(MPI_Comm comm, int record_size, const void* send, const std::vector<int>& counts,
-                    std::vector<uint8_t>* in);
+// The two steps of an exchange of records grouped by destination (counts[r]
+// records for rank r, in rank order): how many records come from each rank
+// (recv_counts, total), then the records themselves into `recv` (room for
+// total records of record_size bytes). Collective.
+Status exchange_counts(MPI_Comm comm, const std::vector<int>& counts, std::vector<int>* recv_counts,
+                       int64_t* total);
+Status exchange_payload(MPI_Comm comm, int record_size, const void* send,
+                        const std::vector<int>& counts, const std::vector<int>& recv_counts,
+                        void* recv);
 
-// out[r] goes to rank r; `in` receives what all ranks sent here, in rank order.
+// Sends `send`, grouped by destination, and returns in `in` what every rank
+// sent here, in rank order.
 template <typename T>
-Status exchange_records(MPI_Comm comm, const std::vector<std::vector<T>>& out, std::vector<T>* in) {
+Status exchange_records(MPI_Comm comm, const std::vector<T>& send, const std::vector<int>& counts,
+                        std::vector<T>* in) {
   static_assert(std::is_trivially_copyable_v<T>);
-  std::vector<T> send;
-  std::vector<int> counts;
-  for (const auto& part : out) {
-    counts.push_back(static_cast<int>(part.size()));
-    send.insert(send.end(), part.begin(), part.end());
-  }
-  std::vector<uint8_t> got;
-  EXA_RETURN_IF_ERROR(exchange_raw(comm, static_cast<int>(sizeof(T)), send.data(), counts, &got));
-  in->resize(got.size() / sizeof(T));
-  if (!got.empty()) std::memcpy(static_cast<void*>(in->data()), got.data(), got.size());
-  return Status::ok();
+  std::vector<int> recv_counts;
+  int64_t total = 0;
+  EXA_RETURN_IF_ERROR(exchange_counts(comm, counts, &recv_counts, &total));
+  in->resize(static_cast<size_t>(total));
+  return exchange_payload(comm, static_cast<int>(sizeof(T)), send.data(), counts, recv_counts,
+                          in->data());
 }
 
 // Every rank's payload on every rank: `all` holds them back to back,

@@ -35,19 +35,32 @@ Status check_old_objects(NativeFile& nf) {
 Status find_owners(NativeFile& nf, model::OwnObjects* own) {
   const int nprocs = nf.file.nprocs(), rank = nf.file.rank();
   const auto& base = nf.define_base;
-  std::vector<std::vector<model::ObjectRecord>> out(static_cast<size_t>(nprocs));
+  // The records, grouped by checking rank (a counting sort).
   std::vector<model::ObjectRecord> records = model::describe_new_objects(nf.ds, base, rank);
   nf.enddef_now.new_objects = static_cast<int64_t>(records.size());
-  for (const auto& r : records) out[static_cast<size_t>(model::checking_rank(r, nprocs))].push_back(r);
+  std::vector<int> counts(static_cast<size_t>(nprocs), 0);
+  for (const auto& r : records) ++counts[static_cast<size_t>(model::checking_rank(r, nprocs))];
+  std::vector<model::ObjectRecord> send(records.size());
+  {
+    std::vector<int64_t> next(static_cast<size_t>(nprocs), 0);
+    for (size_t r = 1; r < next.size(); ++r) next[r] = next[r - 1] + counts[r - 1];
+    for (const auto& r : records)
+      send[static_cast<size_t>(next[static_cast<size_t>(model::checking_rank(r, nprocs))]++)] = r;
+  }
   records = {};
   std::vector<model::ObjectRecord> received;
-  EXA_RETURN_IF_ERROR(io::exchange_records(nf.comm(), out, &received));
-  out = {};
+  EXA_RETURN_IF_ERROR(io::exchange_records(nf.comm(), send, counts, &received));
+  send = {};
   std::vector<std::vector<model::DroppedRecord>> dropped(static_cast<size_t>(nprocs));
   Status checked = model::check_records(received, &dropped);
   received = {};
+  std::vector<model::DroppedRecord> drops;
+  for (size_t r = 0; r < dropped.size(); ++r) {
+    counts[r] = static_cast<int>(dropped[r].size());
+    drops.insert(drops.end(), dropped[r].begin(), dropped[r].end());
+  }
   std::vector<model::DroppedRecord> mine_dropped;
-  EXA_RETURN_IF_ERROR(io::exchange_records(nf.comm(), dropped, &mine_dropped));
+  EXA_RETURN_IF_ERROR(io::exchange_records(nf.comm(), drops, counts, &mine_dropped));
   EXA_RETURN_IF_ERROR(io::agree(nf.comm(), checked));
 
   const size_t ndims = static_cast<size_t>(nf.ds.ndims() - base.ndims);
@@ -87,6 +100,14 @@ Status exchange_objects(NativeFile& nf, const model::OwnObjects& own) {
 }  // namespace
 
 Status merge_independent_definitions(NativeFile& nf) {
+  if (nf.file.nprocs() == 1) {
+    // One rank: nothing to merge; its definitions are the file's.
+    const auto& b = nf.define_base;
+    nf.enddef_now.new_objects = nf.enddef_now.owned_objects =
+        nf.ds.ndims() - b.ndims + nf.ds.nvars() - b.nvars +
+        static_cast<int64_t>(nf.ds.header().gatts.size()) - b.ngatts;
+    return Status::ok();
+  }
   double t = MPI_Wtime();
   EXA_RETURN_IF_ERROR(io::agree(nf.comm(), check_old_objects(nf)));
   model::OwnObjects own;

@@ -210,17 +210,9 @@ std::vector<uint8_t> Dataset::fill_value_external(int varid) const {
 
 Status Dataset::compute_layout(const format::LayoutHints& hints, const format::Layout* previous) {
   format::Layout out;
-  Status st;
-  if (file_order_is_identity()) {
-    st = format::compute_layout(header_, hints, previous, &out);
-  } else {
-    // Place the variables in file order: permute, lay out, permute back.
-    std::vector<int> dims = full_dim_order(), vars = full_var_order();
-    permute(dims, vars);
-    st = format::compute_layout(header_, hints, previous, &out);
-    permute(invert(dims), invert(vars));
-  }
-  EXA_RETURN_IF_ERROR(st);
+  std::vector<int> vars;  // the variables in file order, when that is not their id order
+  if (!var_order_.empty()) vars = full_var_order();
+  EXA_RETURN_IF_ERROR(format::compute_layout(header_, hints, previous, &out, vars));
   layout_ = out;
   return Status::ok();
 }
@@ -289,7 +281,8 @@ format::Header Dataset::file_header() const {
 
 std::vector<uint8_t> Dataset::encode_file_header() const {
   if (file_order_is_identity()) return format::encode(header_);
-  return format::encode(file_header());
+  std::vector<int> dims = full_dim_order(), vars = full_var_order();
+  return format::encode(header_, {dims, vars});
 }
 
 int Dataset::append_dim(format::Dimension dim) {
