@@ -1,0 +1,438 @@
+// Codecs of the partitioned format: superblock, index table, metadata
+// blocks (docs/format.md). Big-endian throughout, like the classic formats.
+#include "format/partitioned.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "format/classic_header_internal.hpp"
+#include "format/nc_name.hpp"
+#include "format/xdr.hpp"
+#include "util/crc32c.hpp"
+
+namespace exa::format::partitioned {
+
+namespace {
+
+constexpr std::string_view kIndexMagic = "EXAPINDX";
+constexpr std::string_view kBlockMagic = "EXAPBLK1";
+// Smallest encodings, for bounding counts by the bytes that could hold them.
+constexpr int64_t kMinName = 8 + 4;                       // length + one padded byte
+constexpr int64_t kMinDim = kMinName + 8;
+constexpr int64_t kMinAtt = kMinName + 4 + 8;
+constexpr int64_t kMinVar = kMinName + 8 + (4 + 8) + 4 + 8 + 8 + 4;
+constexpr int64_t kMinBlock = 8 + kMinName + 3 * (4 + 8) + 4;
+
+Status corrupt(const std::string& what) { return {NC_EFILEMETA, what}; }
+
+uint32_t crc_of(std::span<const uint8_t> bytes) { return crc32c(bytes.data(), bytes.size()); }
+
+uint32_t be32(const uint8_t* p) {
+  return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | uint32_t(p[3]);
+}
+
+void put_name(xdr::Writer& w, std::string_view name) {
+  w.u64(name.size());
+  w.bytes(name);
+  w.pad(int64_t(name.size()));
+}
+
+void put_atts(xdr::Writer& w, const std::vector<Attribute>& atts) {
+  w.u32(kTagAttribute);
+  w.u64(atts.size());
+  for (const Attribute& a : atts) {
+    put_name(w, a.name);
+    w.u32(uint32_t(a.type));
+    w.u64(uint64_t(a.nelems));
+    w.bytes(a.xvalues);
+    w.pad(int64_t(a.xvalues.size()));
+  }
+}
+
+// Reads the fields of a block with bounds checks; every failure is
+// NC_EFILEMETA naming the field.
+class BlockReader {
+ public:
+  explicit BlockReader(std::span<const uint8_t> bytes) : r_(bytes) {}
+  int64_t remaining() const { return r_.remaining(); }
+
+  Status u32(uint32_t* v, const char* what) {
+    return r_.u32(v) ? Status::ok() : corrupt(std::string("block ends inside ") + what);
+  }
+  Status u64(uint64_t* v, const char* what) {
+    return r_.u64(v) ? Status::ok() : corrupt(std::string("block ends inside ") + what);
+  }
+  Status name(std::string* out, const char* what, bool path = false) {
+    uint64_t n = 0;
+    EXA_RETURN_IF_ERROR(u64(&n, what));
+    const uint64_t limit = path ? uint64_t(4096) : uint64_t(NC_MAX_NAME);
+    if (n > limit) return corrupt(std::string(what) + " too long");
+    std::span<const uint8_t> bytes;
+    if (!r_.view(int64_t(n), &bytes) || !r_.skip_pad(int64_t(n)))
+      return corrupt(std::string("block ends inside ") + what);
+    out->assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    if (path ? !is_valid_path(*out) : !is_valid_name(*out))
+      return corrupt(std::string("invalid ") + what + " '" + *out + "'");
+    return Status::ok();
+  }
+  // A list head: the tag, then a count no larger than the bytes left could hold.
+  Status list(uint32_t tag, int64_t min_item, const char* what, uint64_t* count) {
+    uint32_t got = 0;
+    EXA_RETURN_IF_ERROR(u32(&got, what));
+    if (got != tag) return corrupt(std::string("bad tag of the ") + what + " list");
+    EXA_RETURN_IF_ERROR(u64(count, what));
+    if (*count > uint64_t(remaining() / min_item)) return corrupt(std::string("absurd number of ") + what);
+    return Status::ok();
+  }
+  Status type(nc_type* out, const char* what) {
+    uint32_t t = 0;
+    EXA_RETURN_IF_ERROR(u32(&t, what));
+    if (t < uint32_t(NC_BYTE) || t > uint32_t(NC_UINT64)) return corrupt(std::string("bad type of ") + what);
+    *out = nc_type(t);
+    return Status::ok();
+  }
+  Status bytes(uint64_t n, std::vector<uint8_t>* out, const char* what) {
+    std::span<const uint8_t> b;
+    if (n > uint64_t(remaining()) || !r_.view(int64_t(n), &b) || !r_.skip_pad(int64_t(n)))
+      return corrupt(std::string("block ends inside ") + what);
+    out->assign(b.begin(), b.end());
+    return Status::ok();
+  }
+  Status atts(std::vector<Attribute>* out) {
+    uint64_t n = 0;
+    EXA_RETURN_IF_ERROR(list(kTagAttribute, kMinAtt, "attributes", &n));
+    out->resize(size_t(n));
+    for (Attribute& a : *out) {
+      EXA_RETURN_IF_ERROR(name(&a.name, "attribute name"));
+      EXA_RETURN_IF_ERROR(type(&a.type, "attribute"));
+      uint64_t nelems = 0;
+      EXA_RETURN_IF_ERROR(u64(&nelems, "attribute length"));
+      const uint64_t width = uint64_t(external_size(a.type));
+      if (nelems > uint64_t(remaining()) / width) return corrupt("attribute '" + a.name + "' longer than its block");
+      a.nelems = int64_t(nelems);
+      EXA_RETURN_IF_ERROR(bytes(nelems * width, &a.xvalues, "attribute values"));
+    }
+    return unique(*out, "attribute");
+  }
+  template <typename T>
+  static Status unique(const std::vector<T>& items, const char* what) {
+    std::vector<std::string_view> names;
+    names.reserve(items.size());
+    for (const T& item : items) names.push_back(name_of(item));
+    std::sort(names.begin(), names.end());
+    if (std::adjacent_find(names.begin(), names.end()) != names.end())
+      return corrupt(std::string("two of a block's ") + what + "s have one name");
+    return Status::ok();
+  }
+
+ private:
+  static std::string_view name_of(const Attribute& a) { return a.name; }
+  static std::string_view name_of(const Dimension& d) { return d.name; }
+  static std::string_view name_of(const BlockVariable& v) { return v.var.name; }
+  xdr::Reader r_;
+};
+
+}  // namespace
+
+// --- superblock ---------------------------------------------------------------------------
+
+std::array<uint8_t, kSuperblockSize> encode_superblock(const Superblock& sb) {
+  std::vector<uint8_t> out;
+  out.reserve(kSuperblockSize);
+  xdr::Writer w(out);
+  w.bytes(std::span<const uint8_t>(kMagic));
+  w.u32(kVersion);
+  w.u32(0);  // flags
+  for (uint64_t v : {sb.generation, sb.index_offset, sb.index_size}) w.u64(v);
+  w.u32(sb.index_crc);
+  w.u32(0);  // reserved
+  for (uint64_t v : {sb.nblocks, sb.ndims, sb.nvars, sb.numrecs, sb.record_begin, sb.record_size,
+                     sb.file_end})
+    w.u64(v);
+  out.resize(kSuperblockSize - 4, 0);
+  w.u32(crc_of(out));
+  std::array<uint8_t, kSuperblockSize> bytes{};
+  std::copy(out.begin(), out.end(), bytes.begin());
+  return bytes;
+}
+
+Status decode_superblock(std::span<const uint8_t> bytes, Superblock* out) {
+  if (bytes.size() < kMagic.size() || !std::equal(kMagic.begin(), kMagic.end(), bytes.begin()))
+    return {NC_ENOTNC, "not an exacdf partitioned file (magic)"};
+  if (bytes.size() < size_t(kSuperblockSize)) return {NC_ETRUNC, "superblock truncated"};
+  bytes = bytes.first(size_t(kSuperblockSize));
+  if (be32(bytes.data() + kSuperblockSize - 4) != crc_of(bytes.first(kSuperblockSize - 4)))
+    return corrupt("superblock checksum mismatch");
+  xdr::Reader r(bytes.subspan(kMagic.size()));
+  uint32_t version = 0, flags = 0, reserved = 0;
+  Superblock sb;
+  r.u32(&version);
+  r.u32(&flags);
+  r.u64(&sb.generation);
+  r.u64(&sb.index_offset);
+  r.u64(&sb.index_size);
+  r.u32(&sb.index_crc);
+  r.u32(&reserved);
+  for (uint64_t* v : {&sb.nblocks, &sb.ndims, &sb.nvars, &sb.numrecs, &sb.record_begin,
+                      &sb.record_size, &sb.file_end})
+    r.u64(v);
+  if (version != kVersion) return corrupt("unsupported partitioned format version " + std::to_string(version));
+  if (flags != 0 || reserved != 0 ||
+      std::any_of(bytes.begin() + 104, bytes.begin() + kSuperblockSize - 4, [](uint8_t c) { return c != 0; }))
+    return corrupt("unknown superblock flags or reserved bytes set");
+  if (sb.generation == 0) return corrupt("superblock generation 0");
+  const uint64_t max = uint64_t(INT64_MAX);
+  if (sb.file_end > max || sb.file_end < uint64_t(kFirstRegion)) return corrupt("bad end of file in superblock");
+  if (sb.index_offset < uint64_t(kFirstRegion) || sb.index_size < uint64_t(kIndexHeaderSize) ||
+      sb.index_size > sb.file_end || sb.index_offset > sb.file_end - sb.index_size)
+    return corrupt("index table outside the file");
+  if (sb.nblocks > (sb.index_size - kIndexHeaderSize) / kIndexEntrySize)
+    return corrupt("more blocks than the index table holds");
+  if (sb.numrecs > max || sb.record_size > max || sb.record_begin > sb.file_end)
+    return corrupt("bad record section in superblock");
+  if (sb.record_size > 0 && sb.numrecs > (max - sb.record_begin) / sb.record_size)
+    return corrupt("record section beyond 2^63 bytes");
+  if (sb.ndims > uint64_t(INT32_MAX) || sb.nvars > uint64_t(INT32_MAX))
+    return corrupt("more than 2^31 dimensions or variables");
+  *out = sb;
+  return Status::ok();
+}
+
+Status pick_superblock(std::span<const uint8_t> slot0, std::span<const uint8_t> slot1,
+                       Superblock* out, int* slot) {
+  Superblock a, b;
+  Status sa = decode_superblock(slot0, &a), sb = decode_superblock(slot1, &b);
+  if (sa.is_ok() && (!sb.is_ok() || a.generation >= b.generation)) {
+    *out = a;
+    *slot = 0;
+    return Status::ok();
+  }
+  if (sb.is_ok()) {
+    *out = b;
+    *slot = 1;
+    return Status::ok();
+  }
+  // Neither is valid: name the damage of a slot that has the magic, if any.
+  return sa.code() != NC_ENOTNC ? sa : sb;
+}
+
+// --- index table --------------------------------------------------------------------------
+
+bool is_valid_path(std::string_view path) {
+  if (path == "/") return true;
+  if (path.size() < 2 || path.front() != '/' || path.size() > 4096) return false;
+  size_t start = 1;
+  while (start <= path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string_view::npos) end = path.size();
+    if (!is_valid_name(path.substr(start, end - start))) return false;
+    start = end + 1;
+  }
+  return path.back() != '/';
+}
+
+std::vector<uint8_t> encode_index(const IndexTable& index) {
+  uint64_t strings = 0;
+  for (const BlockEntry& e : index.blocks) strings += e.path.size();
+  std::vector<uint8_t> out;
+  out.reserve(size_t(kIndexHeaderSize + kIndexEntrySize * int64_t(index.blocks.size()) + int64_t(strings)));
+  xdr::Writer w(out);
+  w.bytes(kIndexMagic);
+  w.u64(index.blocks.size());
+  w.u64(strings);
+  uint64_t at = 0;
+  for (const BlockEntry& e : index.blocks) {
+    w.u64(at);
+    w.u32(uint32_t(e.path.size()));
+    w.u32(0);  // flags
+    w.u64(e.offset);
+    w.u64(e.size);
+    w.u32(e.crc);
+    w.u32(e.natts);
+    w.u64(e.ndims);
+    w.u64(e.nvars);
+    w.u64(0);  // reserved
+    at += e.path.size();
+  }
+  for (const BlockEntry& e : index.blocks) w.bytes(e.path);
+  return out;
+}
+
+Status decode_index(std::span<const uint8_t> bytes, const Superblock& sb, uint64_t file_size,
+                    IndexTable* out) {
+  if (bytes.size() != sb.index_size) return {NC_ETRUNC, "index table truncated"};
+  if (sb.index_offset > file_size || sb.index_size > file_size - sb.index_offset)
+    return {NC_ETRUNC, "index table beyond the end of the file"};
+  if (crc_of(bytes) != sb.index_crc) return corrupt("index table checksum mismatch");
+  xdr::Reader r(bytes);
+  std::span<const uint8_t> magic;
+  uint64_t n = 0, strings = 0;
+  if (!r.view(8, &magic) || !std::equal(magic.begin(), magic.end(), kIndexMagic.begin()) ||
+      !r.u64(&n) || !r.u64(&strings))
+    return corrupt("bad index table header");
+  if (n != sb.nblocks) return corrupt("index table and superblock disagree on the block count");
+  if (n > (bytes.size() - kIndexHeaderSize) / kIndexEntrySize ||
+      strings != bytes.size() - kIndexHeaderSize - n * kIndexEntrySize)
+    return corrupt("index table size does not match its counts");
+  const uint8_t* string_area = bytes.data() + kIndexHeaderSize + n * kIndexEntrySize;
+  IndexTable index;
+  index.blocks.resize(size_t(n));
+  uint64_t ndims = 0, nvars = 0, next_path = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> extents;  // offset, size
+  extents.reserve(size_t(n) + 1);
+  extents.emplace_back(sb.index_offset, sb.index_size);
+  for (size_t i = 0; i < index.blocks.size(); ++i) {
+    BlockEntry& e = index.blocks[i];
+    uint64_t path_at = 0, reserved = 0;
+    uint32_t path_len = 0, flags = 0;
+    r.u64(&path_at);
+    r.u32(&path_len);
+    r.u32(&flags);
+    r.u64(&e.offset);
+    r.u64(&e.size);
+    r.u32(&e.crc);
+    r.u32(&e.natts);
+    r.u64(&e.ndims);
+    r.u64(&e.nvars);
+    r.u64(&reserved);
+    if (flags != 0 || reserved != 0) return corrupt("unknown block flags in the index table");
+    // Paths are packed in entry order: each starts where the previous ended.
+    if (path_at != next_path || path_len > strings - path_at)
+      return corrupt("block path outside its place in the index table");
+    next_path += path_len;
+    e.path.assign(reinterpret_cast<const char*>(string_area + path_at), path_len);
+    if (!is_valid_path(e.path)) return corrupt("invalid block path '" + e.path + "'");
+    if (i > 0 && !(index.blocks[i - 1].path < e.path))
+      return corrupt("index table not sorted by path at '" + e.path + "'");
+    if (e.offset < uint64_t(kFirstRegion) || e.size < uint64_t(kMinBlock))
+      return corrupt("block '" + e.path + "' has a bad offset or size");
+    if (e.offset > file_size || e.size > file_size - e.offset)
+      return {NC_ETRUNC, "block '" + e.path + "' lies beyond the end of the file"};
+    const uint64_t room = e.size / uint64_t(std::min({kMinDim, kMinVar, kMinAtt}));
+    if (e.ndims > room || e.nvars > room || e.natts > room)
+      return corrupt("block '" + e.path + "' lists more objects than it can hold");
+    ndims += e.ndims;
+    nvars += e.nvars;
+    extents.emplace_back(e.offset, e.size);
+  }
+  if (next_path != strings) return corrupt("index table has bytes after its paths");
+  if (ndims != sb.ndims || nvars != sb.nvars)
+    return corrupt("index table and superblock disagree on object counts");
+  std::sort(extents.begin(), extents.end());
+  for (size_t i = 1; i < extents.size(); ++i)
+    if (extents[i].first < extents[i - 1].first + extents[i - 1].second)
+      return corrupt("metadata blocks overlap each other or the index table");
+  *out = std::move(index);
+  return Status::ok();
+}
+
+int64_t find_block(const IndexTable& index, std::string_view path) {
+  auto it = std::lower_bound(index.blocks.begin(), index.blocks.end(), path,
+                             [](const BlockEntry& e, std::string_view p) { return e.path < p; });
+  if (it == index.blocks.end() || it->path != path) return -1;
+  return it - index.blocks.begin();
+}
+
+// --- metadata blocks ----------------------------------------------------------------------
+
+std::vector<uint8_t> encode_block(const Block& block) {
+  std::vector<uint8_t> out;
+  xdr::Writer w(out);
+  w.bytes(kBlockMagic);
+  put_name(w, block.path);
+  w.u32(kTagDimension);
+  w.u64(block.dims.size());
+  for (const Dimension& d : block.dims) {
+    put_name(w, d.name);
+    w.u64(uint64_t(d.length));
+  }
+  put_atts(w, block.atts);
+  w.u32(kTagVariable);
+  w.u64(block.vars.size());
+  for (const BlockVariable& bv : block.vars) {
+    const Variable& v = bv.var;
+    put_name(w, v.name);
+    w.u64(v.dimids.size());
+    for (int id : v.dimids) w.u64(uint64_t(id));
+    put_atts(w, v.atts);
+    w.u32(uint32_t(v.type));
+    w.u64(uint64_t(v.vsize));
+    w.u64(uint64_t(v.begin));
+    w.u32(bv.flags);
+    if (bv.flags & kVarCompact) {
+      w.u64(bv.data.size());
+      w.bytes(bv.data);
+      w.pad(int64_t(bv.data.size()));
+    }
+  }
+  w.u32(crc_of(out));
+  return out;
+}
+
+Status decode_block(std::span<const uint8_t> bytes, const BlockEntry& entry, uint64_t total_dims,
+                    Block* out) {
+  if (bytes.size() != entry.size) return {NC_ETRUNC, "block '" + entry.path + "' truncated"};
+  if (bytes.size() < size_t(kMinBlock)) return corrupt("block '" + entry.path + "' too small");
+  if (crc_of(bytes) != entry.crc || be32(bytes.data() + bytes.size() - 4) != crc_of(bytes.first(bytes.size() - 4)))
+    return corrupt("block '" + entry.path + "' checksum mismatch");
+  if (!std::equal(kBlockMagic.begin(), kBlockMagic.end(), bytes.begin()))
+    return corrupt("block '" + entry.path + "' has a bad magic");
+  BlockReader r(bytes.subspan(kBlockMagic.size(), bytes.size() - kBlockMagic.size() - 4));
+  Block b;
+  EXA_RETURN_IF_ERROR(r.name(&b.path, "block path", true));
+  if (b.path != entry.path) return corrupt("block at the entry of '" + entry.path + "' is '" + b.path + "'");
+  uint64_t n = 0;
+  EXA_RETURN_IF_ERROR(r.list(kTagDimension, kMinDim, "dimensions", &n));
+  if (n != entry.ndims) return corrupt("block '" + entry.path + "' and the index disagree on dimensions");
+  b.dims.resize(size_t(n));
+  for (Dimension& d : b.dims) {
+    uint64_t len = 0;
+    EXA_RETURN_IF_ERROR(r.name(&d.name, "dimension name"));
+    EXA_RETURN_IF_ERROR(r.u64(&len, "dimension length"));
+    if (len > uint64_t(INT64_MAX)) return corrupt("dimension '" + d.name + "' too long");
+    d.length = int64_t(len);
+  }
+  EXA_RETURN_IF_ERROR(BlockReader::unique(b.dims, "dimension"));
+  EXA_RETURN_IF_ERROR(r.atts(&b.atts));
+  if (b.atts.size() != entry.natts) return corrupt("block '" + entry.path + "' and the index disagree on attributes");
+  EXA_RETURN_IF_ERROR(r.list(kTagVariable, kMinVar, "variables", &n));
+  if (n != entry.nvars) return corrupt("block '" + entry.path + "' and the index disagree on variables");
+  b.vars.resize(size_t(n));
+  for (BlockVariable& bv : b.vars) {
+    Variable& v = bv.var;
+    EXA_RETURN_IF_ERROR(r.name(&v.name, "variable name"));
+    uint64_t ndims = 0;
+    EXA_RETURN_IF_ERROR(r.u64(&ndims, "variable rank"));
+    if (ndims > uint64_t(NC_MAX_VAR_DIMS) || ndims > uint64_t(r.remaining() / 8))
+      return corrupt("variable '" + v.name + "' has an absurd number of dimensions");
+    v.dimids.resize(size_t(ndims));
+    for (int& id : v.dimids) {
+      uint64_t g = 0;
+      EXA_RETURN_IF_ERROR(r.u64(&g, "dimension id"));
+      if (g >= total_dims) return corrupt("variable '" + v.name + "' uses a dimension id beyond the file's");
+      id = int(g);
+    }
+    EXA_RETURN_IF_ERROR(r.atts(&v.atts));
+    EXA_RETURN_IF_ERROR(r.type(&v.type, "variable"));
+    uint64_t vsize = 0, begin = 0;
+    EXA_RETURN_IF_ERROR(r.u64(&vsize, "variable size"));
+    EXA_RETURN_IF_ERROR(r.u64(&begin, "variable offset"));
+    if (vsize > uint64_t(INT64_MAX) || begin > uint64_t(INT64_MAX))
+      return corrupt("variable '" + v.name + "' has a size or offset beyond 2^63");
+    v.vsize = int64_t(vsize);
+    v.begin = int64_t(begin);
+    EXA_RETURN_IF_ERROR(r.u32(&bv.flags, "variable flags"));
+    if (bv.flags & ~kVarCompact) return corrupt("variable '" + v.name + "' has unknown flags");
+    if (bv.flags & kVarCompact) {
+      uint64_t nbytes = 0;
+      EXA_RETURN_IF_ERROR(r.u64(&nbytes, "compact data size"));
+      EXA_RETURN_IF_ERROR(r.bytes(nbytes, &bv.data, "compact data"));
+    }
+  }
+  EXA_RETURN_IF_ERROR(BlockReader::unique(b.vars, "variable"));
+  if (r.remaining() != 0) return corrupt("block '" + entry.path + "' has bytes after its variables");
+  *out = std::move(b);
+  return Status::ok();
+}
+
+}  // namespace exa::format::partitioned

@@ -1,0 +1,107 @@
+// The partitioned format (docs/format.md), as plain data and pure codecs:
+// the superblock (two slots), the index table, and metadata blocks. No MPI,
+// no file I/O. Every decoder checks each field before it sizes anything by
+// it, and names what is wrong in its Status.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "format/classic_header.hpp"
+#include "util/status.hpp"
+
+namespace exa::format::partitioned {
+
+inline constexpr std::array<uint8_t, 8> kMagic = {0x89, 'E', 'X', 'A', 'C', 'D', 'F', '\n'};
+inline constexpr uint32_t kVersion = 1;
+inline constexpr int64_t kSuperblockSize = 128;
+inline constexpr std::array<int64_t, 2> kSuperblockSlots = {0, 512};
+// Blocks, index tables and data live at or after this offset.
+inline constexpr int64_t kFirstRegion = 4096;
+inline constexpr int64_t kIndexHeaderSize = 24;
+inline constexpr int64_t kIndexEntrySize = 64;
+// Variable flag: the data is stored in the metadata block (compact storage).
+inline constexpr uint32_t kVarCompact = 1;
+
+struct Superblock {
+  uint64_t generation = 0;  // >= 1; the valid slot with the larger one is current
+  uint64_t index_offset = 0;
+  uint64_t index_size = 0;
+  uint32_t index_crc = 0;   // CRC-32C of the index table
+  uint64_t nblocks = 0;
+  uint64_t ndims = 0;       // in the whole file
+  uint64_t nvars = 0;
+  uint64_t numrecs = 0;
+  uint64_t record_begin = 0;  // offset of record 0 (0 without record variables)
+  uint64_t record_size = 0;   // bytes of one record, all record variables
+  uint64_t file_end = 0;      // end of the space in use
+  bool operator==(const Superblock&) const = default;
+};
+
+std::array<uint8_t, kSuperblockSize> encode_superblock(const Superblock& sb);
+// NC_ENOTNC: not this format (magic); NC_EFILEMETA: checksum, version, flags
+// or fields that contradict each other; NC_ETRUNC: fewer than 128 bytes.
+Status decode_superblock(std::span<const uint8_t> bytes, Superblock* out);
+// The current superblock from the two slots' bytes (either may be short or
+// invalid): the valid one with the larger generation. *slot receives 0 or 1.
+Status pick_superblock(std::span<const uint8_t> slot0, std::span<const uint8_t> slot1,
+                       Superblock* out, int* slot);
+
+// One metadata block as the index table lists it.
+struct BlockEntry {
+  std::string path;   // "/" or "/a/b": netCDF names joined by '/'
+  uint64_t offset = 0;
+  uint64_t size = 0;
+  uint32_t crc = 0;   // CRC-32C of the whole block
+  uint32_t natts = 0;
+  uint64_t ndims = 0;
+  uint64_t nvars = 0;
+  bool operator==(const BlockEntry&) const = default;
+};
+
+// Entries sorted by path (bytewise), paths unique. Global ids: dimensions
+// and variables are numbered in table order, then in block order.
+struct IndexTable {
+  std::vector<BlockEntry> blocks;
+  bool operator==(const IndexTable&) const = default;
+};
+
+std::vector<uint8_t> encode_index(const IndexTable& index);
+// Checks the table against its superblock (size, CRC, block and object
+// counts) and the file size (every block inside [kFirstRegion, file_size),
+// none overlapping another or the table). NC_EFILEMETA or NC_ETRUNC.
+Status decode_index(std::span<const uint8_t> bytes, const Superblock& sb, uint64_t file_size,
+                    IndexTable* out);
+// Position of a block by path, or -1 (binary search).
+int64_t find_block(const IndexTable& index, std::string_view path);
+// Whether a block path is valid: "/" or '/'-separated valid netCDF names.
+bool is_valid_path(std::string_view path);
+
+// A variable of a metadata block: name local to the block, dimids global,
+// vsize/begin as in the classic formats (begin 0 when compact).
+struct BlockVariable {
+  Variable var;
+  uint32_t flags = 0;          // kVarCompact
+  std::vector<uint8_t> data;   // compact data, external form
+  bool operator==(const BlockVariable&) const = default;
+};
+
+struct Block {
+  std::string path;
+  std::vector<Dimension> dims;       // names local to the block
+  std::vector<Attribute> atts;       // the root block's are the global attributes
+  std::vector<BlockVariable> vars;
+  bool operator==(const Block&) const = default;
+};
+
+std::vector<uint8_t> encode_block(const Block& block);
+// Checks magic, CRC, that path and counts match the index entry, names,
+// types, dimension ids below total_dims, and sizes. NC_EFILEMETA.
+Status decode_block(std::span<const uint8_t> bytes, const BlockEntry& entry, uint64_t total_dims,
+                    Block* out);
+
+}  // namespace exa::format::partitioned

@@ -1,0 +1,110 @@
+// Writes the seed corpora of the fuzz_partitioned_* targets (valid inputs in
+// the layouts of partitioned_fuzz_input.hpp). Run from the repository root:
+//   c++ -std=c++20 -Isrc -Iinclude -Itests/fuzz tests/fuzz/make_partitioned_corpus.cpp \
+//       src/format/*.cpp -o /tmp/mkcorpus && /tmp/mkcorpus tests/fuzz/corpus
+#include <cstdio>
+#include <cstdlib>
+#include <tuple>
+#include <string>
+#include <vector>
+
+#include "format/partitioned.hpp"
+#include "partitioned_fuzz_input.hpp"
+#include "util/crc32c.hpp"
+
+namespace pf = exa::format::partitioned;
+using exa::format::Attribute;
+
+static void write(const std::string& path, const std::vector<uint8_t>& bytes) {
+  FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) {
+    std::perror(path.c_str());
+    std::exit(1);
+  }
+  std::fwrite(bytes.data(), 1, bytes.size(), f);
+  std::fclose(f);
+}
+
+static pf::Block block(const std::string& path, int nvars, bool compact) {
+  pf::Block b;
+  b.path = path;
+  b.dims = {{"n", 10}, {"m", 0}};
+  b.atts = {Attribute{"title", NC_CHAR, 3, {'a', 'b', 'c'}}};
+  for (int i = 0; i < nvars; ++i) {
+    pf::BlockVariable v;
+    v.var.name = "v" + std::to_string(i);
+    v.var.type = i % 2 ? NC_INT64 : NC_FLOAT;
+    v.var.dimids = {i % 2, 0};
+    v.var.vsize = 40;
+    v.var.begin = 8192 + 40 * i;
+    v.var.atts = {Attribute{"scale", NC_DOUBLE, 1, {63, 240, 0, 0, 0, 0, 0, 0}}};
+    if (compact && i == 0) {
+      v.flags = pf::kVarCompact;
+      v.data.assign(40, 7);
+      v.var.begin = 0;
+    }
+    b.vars.push_back(v);
+  }
+  return b;
+}
+
+int main(int argc, char** argv) {
+  const std::string dir = argc > 1 ? argv[1] : "tests/fuzz/corpus";
+  // superblocks: one valid slot, two valid slots
+  pf::Superblock sb;
+  sb.generation = 2;
+  sb.index_offset = 8192;
+  sb.index_size = 24 + 64;
+  sb.nblocks = 1;
+  sb.ndims = 2;
+  sb.nvars = 3;
+  sb.numrecs = 4;
+  sb.record_begin = 9000;
+  sb.record_size = 8;
+  sb.file_end = 20000;
+  auto s0 = pf::encode_superblock(sb);
+  write(dir + "/partitioned_superblock/one_slot", std::vector<uint8_t>(s0.begin(), s0.end()));
+  sb.generation = 3;
+  auto s1 = pf::encode_superblock(sb);
+  std::vector<uint8_t> both(s0.begin(), s0.end());
+  both.insert(both.end(), s1.begin(), s1.end());
+  write(dir + "/partitioned_superblock/two_slots", both);
+
+  // index tables
+  for (int n : {1, 3}) {
+    pf::IndexTable idx;
+    uint64_t at = 4096, ndims = 0, nvars = 0;
+    for (int i = 0; i < n; ++i) {
+      std::string path = i == 0 ? "/" : "/event" + std::to_string(i);
+      idx.blocks.push_back({path, at, 200, 0x1234u + uint32_t(i), 1, 2, uint64_t(i + 1)});
+      at += 200;
+      ndims += 2;
+      nvars += uint64_t(i + 1);
+    }
+    std::vector<uint8_t> in;
+    exa::fuzz::put_u64(in, uint64_t(n));
+    exa::fuzz::put_u64(in, ndims);
+    exa::fuzz::put_u64(in, nvars);
+    std::vector<uint8_t> table = pf::encode_index(idx);
+    in.insert(in.end(), table.begin(), table.end());
+    write(dir + "/partitioned_index/blocks_" + std::to_string(n), in);
+  }
+
+  // metadata blocks
+  int k = 0;
+  for (auto [path, nvars, compact] : {std::tuple{"/", 1, false}, std::tuple{"/event7", 3, true}}) {
+    pf::Block b = block(path, nvars, compact);
+    std::vector<uint8_t> bytes = pf::encode_block(b);
+    std::vector<uint8_t> in;
+    exa::fuzz::put_u64(in, 2);  // total dims
+    exa::fuzz::put_u64(in, b.atts.size());
+    exa::fuzz::put_u64(in, b.dims.size());
+    exa::fuzz::put_u64(in, b.vars.size());
+    in.push_back(1);  // fix the CRC
+    in.push_back(uint8_t(b.path.size()));
+    in.insert(in.end(), b.path.begin(), b.path.end());
+    in.insert(in.end(), bytes.begin(), bytes.end());
+    write(dir + "/partitioned_block/block_" + std::to_string(k++), in);
+  }
+  return 0;
+}

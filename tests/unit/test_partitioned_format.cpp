@@ -1,0 +1,270 @@
+// The partitioned format's codecs (docs/format.md): round trips, and every
+// corruption the decoders must refuse with a clean error.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+
+#include "format/partitioned.hpp"
+#include "util/crc32c.hpp"
+
+namespace {
+
+namespace pf = exa::format::partitioned;
+using exa::format::Attribute;
+using exa::format::Dimension;
+
+void put_be32(uint8_t* p, uint32_t v) {
+  p[0] = uint8_t(v >> 24);
+  p[1] = uint8_t(v >> 16);
+  p[2] = uint8_t(v >> 8);
+  p[3] = uint8_t(v);
+}
+
+// Rewrites the trailing CRC of a block after a deliberate change.
+void fix_block_crc(std::vector<uint8_t>& b) {
+  put_be32(b.data() + b.size() - 4, exa::crc32c(b.data(), b.size() - 4));
+}
+
+pf::Superblock sample_superblock() {
+  pf::Superblock sb;
+  sb.generation = 3;
+  sb.index_offset = 8192;
+  sb.index_size = 24 + 2 * 64 + 10;
+  sb.index_crc = 0x12345678;
+  sb.nblocks = 2;
+  sb.ndims = 3;
+  sb.nvars = 4;
+  sb.numrecs = 5;
+  sb.record_begin = 9000;
+  sb.record_size = 16;
+  sb.file_end = 20000;
+  return sb;
+}
+
+TEST(Crc32c, KnownValue) {
+  EXPECT_EQ(exa::crc32c("123456789", 9), 0xE3069283u);
+  EXPECT_EQ(exa::crc32c("", 0), 0u);
+  // Continuation equals one pass.
+  EXPECT_EQ(exa::crc32c("6789", 4, exa::crc32c("12345", 5)), 0xE3069283u);
+}
+
+TEST(PartitionedSuperblock, RoundTripAndEveryCorruption) {
+  const pf::Superblock sb = sample_superblock();
+  auto bytes = pf::encode_superblock(sb);
+  ASSERT_EQ(bytes.size(), 128u);
+  EXPECT_NE(std::memcmp(bytes.data(), "CDF", 3), 0);  // classic readers reject it
+  pf::Superblock back;
+  ASSERT_TRUE(pf::decode_superblock(bytes, &back).is_ok());
+  EXPECT_EQ(back, sb);
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    auto bad = bytes;
+    bad[i] ^= 0x40;
+    pf::Superblock out;
+    int code = pf::decode_superblock(bad, &out).code();
+    EXPECT_TRUE(code == NC_ENOTNC || code == NC_EFILEMETA) << i;
+  }
+  for (size_t n = 8; n < bytes.size(); ++n)
+    EXPECT_EQ(pf::decode_superblock(std::span(bytes).first(n), &back).code(), NC_ETRUNC) << n;
+  EXPECT_EQ(pf::decode_superblock(std::span(bytes).first(3), &back).code(), NC_ENOTNC);
+}
+
+TEST(PartitionedSuperblock, FieldsThatContradictEachOtherAreRefused) {
+  auto check = [](pf::Superblock sb) {
+    pf::Superblock out;
+    return pf::decode_superblock(pf::encode_superblock(sb), &out).code();
+  };
+  pf::Superblock sb = sample_superblock();
+  sb.generation = 0;
+  EXPECT_EQ(check(sb), NC_EFILEMETA);
+  sb = sample_superblock();
+  sb.index_offset = 100;  // inside the superblock region
+  EXPECT_EQ(check(sb), NC_EFILEMETA);
+  sb = sample_superblock();
+  sb.index_size = sb.file_end;  // past the end
+  EXPECT_EQ(check(sb), NC_EFILEMETA);
+  sb = sample_superblock();
+  sb.nblocks = 1000;  // the table cannot hold them
+  EXPECT_EQ(check(sb), NC_EFILEMETA);
+  sb = sample_superblock();
+  sb.numrecs = uint64_t(1) << 62;
+  sb.record_size = 1 << 20;
+  EXPECT_EQ(check(sb), NC_EFILEMETA);
+}
+
+TEST(PartitionedSuperblock, PickTheNewestValidSlot) {
+  pf::Superblock a = sample_superblock(), b = sample_superblock();
+  b.generation = 4;
+  auto ea = pf::encode_superblock(a), eb = pf::encode_superblock(b);
+  pf::Superblock out;
+  int slot = -1;
+  ASSERT_TRUE(pf::pick_superblock(ea, eb, &out, &slot).is_ok());
+  EXPECT_EQ(slot, 1);
+  EXPECT_EQ(out.generation, 4u);
+  eb[20] ^= 1;  // a torn write of the newer slot: the older one stays current
+  ASSERT_TRUE(pf::pick_superblock(ea, eb, &out, &slot).is_ok());
+  EXPECT_EQ(slot, 0);
+  ea[20] ^= 1;
+  EXPECT_EQ(pf::pick_superblock(ea, eb, &out, &slot).code(), NC_EFILEMETA);
+  std::vector<uint8_t> zeros(128, 0);
+  EXPECT_EQ(pf::pick_superblock(zeros, zeros, &out, &slot).code(), NC_ENOTNC);
+}
+
+TEST(PartitionedPath, Rules) {
+  EXPECT_TRUE(pf::is_valid_path("/"));
+  EXPECT_TRUE(pf::is_valid_path("/event000123"));
+  EXPECT_TRUE(pf::is_valid_path("/a/b_c/d"));
+  EXPECT_FALSE(pf::is_valid_path(""));
+  EXPECT_FALSE(pf::is_valid_path("a"));
+  EXPECT_FALSE(pf::is_valid_path("/a/"));
+  EXPECT_FALSE(pf::is_valid_path("//a"));
+  EXPECT_FALSE(pf::is_valid_path("/a//b"));
+  EXPECT_FALSE(pf::is_valid_path("/a b "));
+}
+
+// Two blocks and the superblock that lists them, in a file of file_size bytes.
+struct SampleIndex {
+  pf::IndexTable index;
+  pf::Superblock sb;
+  std::vector<uint8_t> bytes;
+};
+
+SampleIndex sample_index() {
+  SampleIndex s;
+  s.index.blocks = {{"/", 4096, 200, 0xAAAA, 2, 1, 1}, {"/event1", 4296, 300, 0xBBBB, 0, 2, 3}};
+  s.bytes = pf::encode_index(s.index);
+  s.sb.generation = 1;
+  s.sb.index_offset = 8192;
+  s.sb.index_size = s.bytes.size();
+  s.sb.index_crc = exa::crc32c(s.bytes.data(), s.bytes.size());
+  s.sb.nblocks = 2;
+  s.sb.ndims = 3;
+  s.sb.nvars = 4;
+  s.sb.file_end = 8192 + s.bytes.size();
+  return s;
+}
+
+TEST(PartitionedIndex, RoundTripAndLookup) {
+  SampleIndex s = sample_index();
+  pf::IndexTable back;
+  ASSERT_TRUE(pf::decode_index(s.bytes, s.sb, s.sb.file_end, &back).is_ok());
+  EXPECT_EQ(back, s.index);
+  EXPECT_EQ(pf::find_block(back, "/event1"), 1);
+  EXPECT_EQ(pf::find_block(back, "/"), 0);
+  EXPECT_EQ(pf::find_block(back, "/event2"), -1);
+}
+
+TEST(PartitionedIndex, CorruptionsAreRefused) {
+  SampleIndex s = sample_index();
+  pf::IndexTable out;
+  auto decode_fixed = [&](pf::IndexTable idx) {
+    std::vector<uint8_t> b = pf::encode_index(idx);
+    pf::Superblock sb = s.sb;
+    sb.index_size = b.size();
+    sb.index_crc = exa::crc32c(b.data(), b.size());
+    sb.nblocks = idx.blocks.size();
+    return pf::decode_index(b, sb, 1 << 20, &out).code();
+  };
+  // Any flipped bit: the checksum.
+  for (size_t i = 0; i < s.bytes.size(); ++i) {
+    auto bad = s.bytes;
+    bad[i] ^= 1;
+    EXPECT_EQ(pf::decode_index(bad, s.sb, s.sb.file_end, &out).code(), NC_EFILEMETA) << i;
+  }
+  for (size_t n = 0; n < s.bytes.size(); ++n)
+    EXPECT_NE(pf::decode_index(std::span(s.bytes).first(n), s.sb, s.sb.file_end, &out).code(), NC_NOERR);
+  pf::IndexTable idx = s.index;
+  std::swap(idx.blocks[0], idx.blocks[1]);  // not sorted
+  EXPECT_EQ(decode_fixed(idx), NC_EFILEMETA);
+  idx = s.index;
+  idx.blocks[1].offset = 4100;  // overlaps the first block
+  EXPECT_EQ(decode_fixed(idx), NC_EFILEMETA);
+  idx = s.index;
+  idx.blocks[1].offset = (1 << 20) - 100;  // beyond the end of the file
+  EXPECT_EQ(decode_fixed(idx), NC_ETRUNC);
+  idx = s.index;
+  idx.blocks[1].nvars = 1000000;  // absurd count
+  EXPECT_EQ(decode_fixed(idx), NC_EFILEMETA);
+  idx = s.index;
+  idx.blocks[1].nvars = 2;  // disagrees with the superblock's total
+  EXPECT_EQ(decode_fixed(idx), NC_EFILEMETA);
+  idx = s.index;
+  idx.blocks[1].path = "/bad name ";
+  EXPECT_EQ(decode_fixed(idx), NC_EFILEMETA);
+  idx = s.index;
+  idx.blocks[1].offset = 8192;  // overlaps the index table itself
+  EXPECT_EQ(decode_fixed(idx), NC_EFILEMETA);
+}
+
+pf::Block sample_block() {
+  pf::Block b;
+  b.path = "/event1";
+  b.dims = {{"hits", 100}, {"edges", 250}};
+  pf::BlockVariable x;
+  x.var.name = "x";
+  x.var.type = NC_FLOAT;
+  x.var.dimids = {0, 1};
+  x.var.atts = {Attribute{"units", NC_CHAR, 2, {'c', 'm'}}};
+  x.var.vsize = 100000;
+  x.var.begin = 1 << 20;
+  pf::BlockVariable tiny;
+  tiny.var.name = "n_sp";
+  tiny.var.type = NC_INT64;
+  tiny.var.vsize = 8;
+  tiny.flags = pf::kVarCompact;
+  tiny.data = {0, 0, 0, 0, 0, 0, 0, 42};
+  pf::BlockVariable rec;
+  rec.var.name = "rec";
+  rec.var.type = NC_UBYTE;
+  rec.var.dimids = {2};
+  rec.var.vsize = 4;
+  rec.var.begin = 1 << 21;
+  b.vars = {x, tiny, rec};
+  b.atts = {Attribute{"sample", NC_INT, 1, {0, 0, 0, 7}}};
+  return b;
+}
+
+pf::BlockEntry entry_for(const pf::Block& b, const std::vector<uint8_t>& bytes) {
+  return {b.path, 4096, bytes.size(), exa::crc32c(bytes.data(), bytes.size()),
+          uint32_t(b.atts.size()), b.dims.size(), b.vars.size()};
+}
+
+TEST(PartitionedBlock, RoundTrip) {
+  pf::Block b = sample_block();
+  std::vector<uint8_t> bytes = pf::encode_block(b);
+  pf::Block back;
+  ASSERT_TRUE(pf::decode_block(bytes, entry_for(b, bytes), 3, &back).is_ok());
+  EXPECT_EQ(back, b);
+}
+
+TEST(PartitionedBlock, CorruptionsAreRefused) {
+  pf::Block b = sample_block();
+  std::vector<uint8_t> bytes = pf::encode_block(b);
+  const pf::BlockEntry entry = entry_for(b, bytes);
+  pf::Block out;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    auto bad = bytes;
+    bad[i] ^= 0x10;
+    EXPECT_EQ(pf::decode_block(bad, entry, 3, &out).code(), NC_EFILEMETA) << i;
+    // The same damage with valid checksums: structure checks still hold.
+    fix_block_crc(bad);
+    pf::BlockEntry e = entry_for(b, bad);
+    int code = pf::decode_block(bad, e, 3, &out).code();
+    EXPECT_TRUE(code == NC_NOERR || code == NC_EFILEMETA) << i;
+  }
+  EXPECT_EQ(pf::decode_block(std::span(bytes).first(bytes.size() - 1), entry, 3, &out).code(),
+            NC_ETRUNC);
+  EXPECT_EQ(pf::decode_block(bytes, entry, 2, &out).code(), NC_EFILEMETA);  // dimension id 2 unknown
+  pf::BlockEntry wrong = entry;
+  wrong.nvars = 2;
+  EXPECT_EQ(pf::decode_block(bytes, wrong, 3, &out).code(), NC_EFILEMETA);
+  wrong = entry;
+  wrong.path = "/event2";
+  EXPECT_EQ(pf::decode_block(bytes, wrong, 3, &out).code(), NC_EFILEMETA);
+  pf::Block dup = b;
+  dup.vars[1].var.name = "x";
+  std::vector<uint8_t> d = pf::encode_block(dup);
+  EXPECT_EQ(pf::decode_block(d, entry_for(dup, d), 3, &out).code(), NC_EFILEMETA);
+}
+
+}  // namespace
