@@ -22,6 +22,15 @@
  *  exa_define_mode=independent. */
 #define EXA_INDEP_DEFINE 0x10000000
 
+/** Create mode flag: write the partitioned format (docs/format.md) instead of
+ *  a classic one. Same as the hint exa_format=partitioned, or
+ *  ncmpi_set_default_format(EXA_FORMAT_PARTITIONED_V1). Object names may
+ *  carry a path ("/event000123/edge_index"); the path names the metadata
+ *  block. This version writes a file's metadata once (no redef yet). */
+#define EXA_FORMAT_PARTITIONED 0x20000000
+/** What ncmpi_inq_format reports for a partitioned file. */
+#define EXA_FORMAT_PARTITIONED_V1 64
+
 #if defined(__cplusplus)
 extern "C" {
 #endif

@@ -6,6 +6,7 @@
 
 #include "api/api_support.hpp"
 #include "layer/native_connector.hpp"
+#include "exacdf.h"
 #include "pnetcdf.h"
 
 using exa::Status;
@@ -133,7 +134,8 @@ int ncmpi_fill_var_rec(int ncid, int varid, MPI_Offset recno) {
 int ncmpi_set_default_format(int format, int* old_formatp) {
   return exa::api::guarded("ncmpi_set_default_format", [&]() -> Status {
     if (old_formatp) *old_formatp = exa::layer::default_create_format();
-    if (format != NC_FORMAT_CLASSIC && format != NC_FORMAT_CDF2 && format != NC_FORMAT_CDF5)
+    if (format != NC_FORMAT_CLASSIC && format != NC_FORMAT_CDF2 && format != NC_FORMAT_CDF5 &&
+        format != EXA_FORMAT_PARTITIONED_V1)
       return {NC_EINVAL, "unsupported default format"};
     exa::layer::set_default_create_format(format);
     return Status::ok();

@@ -79,6 +79,10 @@ int ncmpi_inq_num_fix_vars(int ncid, int* nvarsp) {
 
 int ncmpi_inq_format(int ncid, int* formatp) {
   return with_dataset("ncmpi_inq_format", ncid, [&](const Dataset& ds) {
+    if (ds.partitioned()) {
+      if (formatp) *formatp = EXA_FORMAT_PARTITIONED_V1;
+      return Status::ok();
+    }
     if (formatp) *formatp = format_code(ds.version());
     return Status::ok();
   });

@@ -4,6 +4,7 @@
 #include <climits>
 #include <cstring>
 
+#include "format/partitioned.hpp"
 #include "io/collective.hpp"
 
 namespace exa::io {
@@ -96,6 +97,9 @@ Status probe_format(const char* path, int* format) {
   *format = NC_FORMAT_UNKNOWN;
   if (is_hdf5(magic)) {
     *format = NC_FORMAT_NETCDF4;
+  } else if (magic.size() == 8 && std::equal(magic.begin(), magic.end(),
+                                             format::partitioned::kMagic.begin())) {
+    *format = 64;  // EXA_FORMAT_PARTITIONED_V1 (exacdf.h)
   } else if (magic.size() >= 4 && magic[0] == 'C' && magic[1] == 'D' && magic[2] == 'F') {
     if (magic[3] == 1) *format = NC_FORMAT_CLASSIC;
     if (magic[3] == 2) *format = NC_FORMAT_CDF2;

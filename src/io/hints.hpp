@@ -32,6 +32,8 @@ struct Hints {
   // exa_define_mode=independent|collective: define calls are local to each
   // rank and enddef merges what the ranks defined (docs/architecture.md).
   bool independent_define = false;
+  // exa_format=partitioned: create files in the partitioned format.
+  bool partitioned = false;
   int64_t striping_unit = 0;    // of the open file, when MPI-IO reports it
   int64_t striping_factor = 0;
   std::map<std::string, std::string> all;  // every hint after merging, by key

@@ -10,6 +10,7 @@
 #include "io/mpi_file.hpp"
 #include "layer/connector.hpp"
 #include "model/dataset.hpp"
+#include "format/partitioned.hpp"
 #include "model/define_merge.hpp"
 
 namespace exa::layer {
@@ -55,6 +56,9 @@ class NativeFile : public FileState {
   bool independent_define = false;
   model::NewObjectBase define_base;  // where this define phase's new objects start
   bool old_touched = false;  // this define phase changed objects of an earlier one
+  // The partitioned format (docs/format.md): the current superblock.
+  bool partitioned = false;
+  format::partitioned::Superblock superblock;
   EnddefStats last_enddef;   // of the last successful enddef
   EnddefStats enddef_now;    // being measured
   int fill_mode = NC_NOFILL;

@@ -26,6 +26,7 @@ Status need_writable(const NativeFile& nf) {
 // (collective, as in PnetCDF); in define mode it waits for enddef.
 Status persist_if_data_mode(NativeFile& nf) {
   if (nf.define_mode) return Status::ok();
+  if (nf.partitioned) return {NC_ENOTSUPPORT, "changing a partitioned file's metadata in data mode is not supported yet"};
   return write_file_header(nf);
 }
 

@@ -8,6 +8,7 @@
 #include "io/data_mover.hpp"
 #include "io/fill.hpp"
 #include "io/header_io.hpp"
+#include "io/partitioned_io.hpp"
 #include "layer/native_connector.hpp"
 #include "layer/native_internal.hpp"
 
@@ -36,7 +37,7 @@ Status version_for_cmode(int cmode, format::Version* version) {
     *version = format::Version::kCdf2;
   } else {
     int def = g_default_format.load();
-    *version = def == NC_FORMAT_CDF5 ? format::Version::kCdf5
+    *version = def == NC_FORMAT_CDF5 || def == EXA_FORMAT_PARTITIONED_V1 ? format::Version::kCdf5
              : def == NC_FORMAT_CDF2 ? format::Version::kCdf2 : format::Version::kCdf1;
   }
   return Status::ok();
@@ -90,6 +91,13 @@ Status NativeConnector::create(MPI_Comm comm, const std::string& path, int cmode
   nf->path = path;
   nf->mode = cmode | NC_WRITE;
   nf->independent_define = (cmode & EXA_INDEP_DEFINE) != 0 || nf->hints.independent_define;
+  nf->partitioned = (cmode & EXA_FORMAT_PARTITIONED) != 0 || nf->hints.partitioned ||
+                    (!(cmode & (NC_64BIT_OFFSET | NC_64BIT_DATA)) &&
+                     g_default_format.load() == EXA_FORMAT_PARTITIONED_V1);
+  if (nf->partitioned) {
+    nf->ds = model::Dataset(format::Version::kCdf5);  // the CDF-5 types
+    nf->ds.set_partitioned(true);
+  }
   nf->define_mode = true;
   nf->never_ended = true;
   *out = std::move(nf);
@@ -107,19 +115,48 @@ Status NativeConnector::open(MPI_Comm comm, const std::string& path, int omode, 
   st = nf->file.open(comm, path, (omode & NC_WRITE) != 0, mpi_info);
   MPI_Info_free(&mpi_info);
   EXA_RETURN_IF_ERROR(st);
-  format::DecodeResult decoded = io::read_header(nf->file, nf->hints.header_read_chunk);
-  if (!decoded.status.is_ok()) {
-    nf->file.close();
-    return decoded.status;
+  bool partitioned = false;
+  io::probe_partitioned(nf->file, &partitioned);
+  if (partitioned) {
+    format::Header header;
+    format::Layout layout;
+    st = io::read_partitioned(nf->file, &header, &layout, &nf->superblock);
+    if (!st.is_ok()) {
+      nf->file.close();
+      return st;
+    }
+    nf->ds = model::Dataset(std::move(header));
+    nf->ds.set_partitioned(true);
+    nf->ds.set_layout(layout);
+    nf->partitioned = true;
+  } else {
+    format::DecodeResult decoded = io::read_header(nf->file, nf->hints.header_read_chunk);
+    if (!decoded.status.is_ok()) {
+      nf->file.close();
+      return decoded.status;
+    }
+    nf->ds = model::Dataset(std::move(decoded.header));
+    nf->ds.adopt_layout_from_header();
   }
-  nf->ds = model::Dataset(std::move(decoded.header));
-  nf->ds.adopt_layout_from_header();
   io::read_striping(nf->file.handle(), &nf->hints);
   for (int id = 0; id < nf->ds.nvars(); ++id) nf->ds.set_var_no_fill(id, true);
   nf->path = path;
   nf->mode = omode;
   nf->independent_define = (omode & EXA_INDEP_DEFINE) != 0 || nf->hints.independent_define;
   *out = std::move(nf);
+  return Status::ok();
+}
+
+Status write_numrecs(NativeFile& nf, int64_t numrecs) {
+  if (!nf.partitioned) return io::write_numrecs(nf.file, nf.ds.version(), numrecs);
+  // A superblock of the next generation in the other slot: the current one
+  // stays valid until the new one is written.
+  auto sb = nf.superblock;
+  sb.generation += 1;
+  sb.numrecs = uint64_t(numrecs);
+  sb.file_end = std::max(sb.file_end, sb.record_begin + sb.numrecs * sb.record_size);
+  EXA_RETURN_IF_ERROR(io::write_superblock(nf.file, sb));
+  nf.superblock = sb;
   return Status::ok();
 }
 
@@ -130,6 +167,40 @@ Status write_file_header(NativeFile& nf) {
 }
 
 namespace {
+
+// The partitioned format: groups the objects into blocks, lays the data out
+// after them, and writes blocks, index table and superblock (io/partitioned_io).
+Status finish_define_partitioned(NativeFile& nf, const format::LayoutHints& hints) {
+  namespace pf = format::partitioned;
+  if (nf.in_redef) return {NC_ENOTSUPPORT, "adding objects to a partitioned file is not supported yet"};
+  double t = MPI_Wtime();
+  pf::Image image;
+  format::Layout layout;
+  Status st = pf::plan_image(nf.ds.header(), &image);
+  const int64_t align = hints.header_align > 0 ? hints.header_align : 4096;
+  if (st.is_ok()) st = pf::place_image(nf.ds.mutable_header(), image, align, &layout);
+  EXA_RETURN_IF_ERROR(io::agree(nf.comm(), st));
+  nf.ds.set_layout(layout);
+  nf.ds.set_file_order(image.dim_order, image.var_order);
+  nf.enddef_now.layout = MPI_Wtime() - t;
+  t = MPI_Wtime();
+  pf::Superblock sb;
+  sb.generation = nf.superblock.generation + 1;
+  sb.ndims = uint64_t(nf.ds.ndims());
+  sb.nvars = uint64_t(nf.ds.nvars());
+  sb.numrecs = uint64_t(nf.ds.numrecs());
+  if (layout.recsize > 0) {
+    sb.record_begin = uint64_t(layout.begin_rec);
+    sb.record_size = uint64_t(layout.recsize);
+  }
+  sb.file_end = uint64_t(layout.begin_rec) + sb.numrecs * sb.record_size;
+  EXA_RETURN_IF_ERROR(io::write_partitioned_metadata(nf.file, image, &sb));
+  nf.superblock = sb;
+  auto regions = fill_regions_for_new_vars(nf, 0);
+  if (!regions.empty()) EXA_RETURN_IF_ERROR(io::write_fill(nf.file, regions));
+  nf.enddef_now.header_io = MPI_Wtime() - t;
+  return Status::ok();
+}
 
 // Lays out, moves data after a redef, writes the header and the fill values.
 Status finish_define(NativeFile& nf, const format::LayoutHints* explicit_args) {
@@ -142,6 +213,7 @@ Status finish_define(NativeFile& nf, const format::LayoutHints* explicit_args) {
     hints.enddef_v_align = explicit_args->enddef_v_align;
     hints.enddef_r_align = explicit_args->enddef_r_align;
   }
+  if (nf.partitioned) return finish_define_partitioned(nf, hints);
   const format::Layout* previous = nf.in_redef ? &nf.layout_before_redef : nullptr;
   if (previous) {
     // Within one open, the alignments chosen at the first enddef stay.
@@ -203,6 +275,7 @@ Status NativeConnector::redef(FileState& f) {
   auto& nf = native(f);
   if (!nf.file.writable()) return {NC_EPERM, "file is open read-only"};
   if (nf.define_mode) return {NC_EINDEFINE, "already in define mode"};
+  if (nf.partitioned) return {NC_ENOTSUPPORT, "redef of a partitioned file is not supported yet"};
   if (nf.indep_mode) EXA_RETURN_IF_ERROR(end_indep(f));
   EXA_RETURN_IF_ERROR(sync_numrecs(f));
   nf.before_redef = nf.ds.file_header();
@@ -224,7 +297,7 @@ Status NativeConnector::sync_numrecs(FileState& f) {
   nf.ds.set_numrecs(most);
   nf.numrecs_dirty = false;
   if (!any_dirty || !nf.file.writable()) return Status::ok();
-  return io::write_numrecs(nf.file, nf.ds.version(), most);
+  return write_numrecs(nf, most);
 }
 
 Status NativeConnector::sync(FileState& f) {

@@ -1,4 +1,5 @@
 #include "layer/native_plan.hpp"
+#include "layer/native_internal.hpp"
 
 #include <algorithm>
 
@@ -97,7 +98,7 @@ Status update_numrecs(NativeFile& nf, bool collective, int64_t reached) {
   if (most <= nf.ds.numrecs() && !nf.numrecs_dirty) return Status::ok();
   nf.ds.set_numrecs(most);
   nf.numrecs_dirty = false;
-  return io::write_numrecs(nf.file, nf.ds.version(), most);
+  return write_numrecs(nf, most);
 }
 
 }  // namespace exa::layer

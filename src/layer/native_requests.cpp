@@ -217,7 +217,7 @@ Status NativeConnector::wait(FileState& f, int num, int* reqids, int* statuses, 
     nf.ds.set_numrecs(need[2]);
     if (collective) {
       nf.numrecs_dirty = false;
-      Status w = io::write_numrecs(nf.file, nf.ds.version(), need[2]);
+      Status w = write_numrecs(nf, need[2]);
       if (io_put.is_ok()) io_put = w;
     } else {
       nf.numrecs_dirty = true;

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "convert/external.hpp"
+#include "format/partitioned_image.hpp"
 #include "model/names.hpp"
 
 namespace exa::model {
@@ -32,6 +33,15 @@ std::vector<int> invert(const std::vector<int>& perm) {
 
 Dataset::Dataset(format::Version version) { header_.version = version; }
 
+Status Dataset::check_object_name(std::string_view name) const {
+  if (!partitioned_) return check_name(name);
+  std::string_view path, local;
+  format::partitioned::split_name(name, &path, &local);
+  EXA_RETURN_IF_ERROR(check_name(local));
+  if (!format::partitioned::is_valid_full_name(name)) return {NC_EBADNAME, "not a valid path and name"};
+  return Status::ok();
+}
+
 Dataset::Dataset(format::Header header) : header_(std::move(header)) { rebuild_indexes(); }
 
 void Dataset::rebuild_indexes() {
@@ -58,7 +68,7 @@ bool Dataset::is_record_var(int varid) const {
 }
 
 Status Dataset::def_dim(std::string_view name, int64_t length, int* id) {
-  EXA_RETURN_IF_ERROR(check_name(name));
+  EXA_RETURN_IF_ERROR(check_object_name(name));
   if (length < 0 || length > max_dim_length(header_.version))
     return {NC_EDIMSIZE, "dimension length out of range for the format"};
   if (length == NC_UNLIMITED && unlimited_dim_ >= 0)
@@ -74,7 +84,7 @@ Status Dataset::def_dim(std::string_view name, int64_t length, int* id) {
 
 Status Dataset::def_var(std::string_view name, nc_type type, std::span<const int> dimids,
                         int* id) {
-  EXA_RETURN_IF_ERROR(check_name(name));
+  EXA_RETURN_IF_ERROR(check_object_name(name));
   EXA_RETURN_IF_ERROR(check_type_for_version(type, header_.version));
   for (size_t i = 0; i < dimids.size(); ++i) {
     if (!valid_dim(dimids[i])) return {NC_EBADDIM, "invalid dimension id"};
@@ -96,7 +106,7 @@ Status Dataset::def_var(std::string_view name, nc_type type, std::span<const int
 
 Status Dataset::rename_dim(int id, std::string_view name, bool define_mode) {
   if (!valid_dim(id)) return {NC_EBADDIM, "invalid dimension id"};
-  EXA_RETURN_IF_ERROR(check_name(name));
+  EXA_RETURN_IF_ERROR(check_object_name(name));
   if (find_dim(name) >= 0) return {NC_ENAMEINUSE, "dimension name in use"};
   auto& dim = header_.dims[static_cast<size_t>(id)];
   if (!define_mode && name.size() > dim.name.size())
@@ -109,7 +119,7 @@ Status Dataset::rename_dim(int id, std::string_view name, bool define_mode) {
 
 Status Dataset::rename_var(int id, std::string_view name, bool define_mode) {
   if (!valid_var(id)) return {NC_ENOTVAR, "invalid variable id"};
-  EXA_RETURN_IF_ERROR(check_name(name));
+  EXA_RETURN_IF_ERROR(check_object_name(name));
   if (find_var(name) >= 0) return {NC_ENAMEINUSE, "variable name in use"};
   auto& var = header_.vars[static_cast<size_t>(id)];
   if (!define_mode && name.size() > var.name.size())

@@ -68,6 +68,12 @@ class Dataset {
   // The fill value of a variable in external form: its _FillValue or the default.
   std::vector<uint8_t> fill_value_external(int varid) const;
 
+  // A partitioned-format file (docs/format.md): dimension and variable names
+  // may carry a path ("/event1/x").
+  bool partitioned() const { return partitioned_; }
+  void set_partitioned(bool p) { partitioned_ = p; }
+  void set_layout(const format::Layout& layout) { layout_ = layout; }
+
   // Layout as last computed (valid in data mode). compute_layout places the
   // variables in file order.
   const format::Layout& layout() const { return layout_; }
@@ -128,6 +134,8 @@ class Dataset {
   std::vector<int> dim_order_;  // file position -> local id; empty: identity
   std::vector<int> var_order_;
   int unlimited_dim_ = -1;
+  bool partitioned_ = false;
+  Status check_object_name(std::string_view name) const;
 };
 
 }  // namespace exa::model

@@ -1,0 +1,231 @@
+#include "format/partitioned_image.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "format/nc_name.hpp"
+#include "format/xdr.hpp"
+
+namespace exa::format::partitioned {
+
+namespace {
+
+int64_t name_bytes(std::string_view s) { return 8 + xdr::round4(int64_t(s.size())); }
+
+int64_t atts_bytes(const std::vector<Attribute>& atts) {
+  int64_t n = 4 + 8;
+  for (const Attribute& a : atts) n += name_bytes(a.name) + 4 + 8 + xdr::round4(int64_t(a.xvalues.size()));
+  return n;
+}
+
+bool add(int64_t a, int64_t b, int64_t* out) { return !__builtin_add_overflow(a, b, out); }
+
+Status too_large() { return {NC_EVARSIZE, "file offsets beyond 2^63"}; }
+
+}  // namespace
+
+void split_name(std::string_view full, std::string_view* path, std::string_view* local) {
+  size_t slash = full.rfind('/');
+  if (slash == std::string_view::npos || slash == 0) {
+    *path = "/";
+    *local = slash == 0 ? full.substr(1) : full;
+    return;
+  }
+  *path = full.substr(0, slash);
+  *local = full.substr(slash + 1);
+}
+
+bool is_valid_full_name(std::string_view full) {
+  std::string_view path, local;
+  split_name(full, &path, &local);
+  return is_valid_name(local) && is_valid_path(path);
+}
+
+std::string full_name(std::string_view path, std::string_view local) {
+  if (path == "/") return std::string(local);
+  std::string s(path);
+  s += '/';
+  s += local;
+  return s;
+}
+
+int64_t encoded_block_size(const Block& b) {
+  int64_t n = 8 + name_bytes(b.path);
+  n += 4 + 8;
+  for (const Dimension& d : b.dims) n += name_bytes(d.name) + 8;
+  n += atts_bytes(b.atts);
+  n += 4 + 8;
+  for (const BlockVariable& bv : b.vars) {
+    n += name_bytes(bv.var.name) + 8 + 8 * int64_t(bv.var.dimids.size()) + atts_bytes(bv.var.atts);
+    n += 4 + 8 + 8 + 4;
+    if (bv.flags & kVarCompact) n += 8 + xdr::round4(int64_t(bv.data.size()));
+  }
+  return n + 4;
+}
+
+Status plan_image(const Header& header, Image* out) {
+  Image img;
+  std::map<std::string, std::vector<int>, std::less<>> dims_of, vars_of;
+  dims_of["/"];  // the root block always exists: it holds the global attributes
+  for (size_t i = 0; i < header.dims.size(); ++i) {
+    if (!is_valid_full_name(header.dims[i].name))
+      return {NC_EBADNAME, "dimension name '" + header.dims[i].name + "' is not a valid path and name"};
+    std::string_view path, local;
+    split_name(header.dims[i].name, &path, &local);
+    dims_of[std::string(path)].push_back(int(i));
+  }
+  for (size_t i = 0; i < header.vars.size(); ++i) {
+    if (!is_valid_full_name(header.vars[i].name))
+      return {NC_EBADNAME, "variable name '" + header.vars[i].name + "' is not a valid path and name"};
+    std::string_view path, local;
+    split_name(header.vars[i].name, &path, &local);
+    vars_of[std::string(path)].push_back(int(i));
+    dims_of[std::string(path)];  // make sure the block exists
+  }
+  // Dimensions first (variables refer to them by file position).
+  for (const auto& [path, ids] : dims_of)
+    for (int id : ids) img.dim_order.push_back(id);
+  std::vector<int> dim_pos(header.dims.size());
+  for (size_t pos = 0; pos < img.dim_order.size(); ++pos) dim_pos[size_t(img.dim_order[pos])] = int(pos);
+  for (const auto& [path, dim_ids] : dims_of) {
+    Block b;
+    b.path = path;
+    for (int id : dim_ids) {
+      std::string_view p, local;
+      split_name(header.dims[size_t(id)].name, &p, &local);
+      b.dims.push_back({std::string(local), header.dims[size_t(id)].length});
+    }
+    if (path == "/") b.atts = header.gatts;
+    if (auto it = vars_of.find(path); it != vars_of.end()) {
+      for (int id : it->second) {
+        const Variable& v = header.vars[size_t(id)];
+        std::string_view p, local;
+        split_name(v.name, &p, &local);
+        BlockVariable bv;
+        bv.var = v;
+        bv.var.name = std::string(local);
+        for (int& d : bv.var.dimids) d = dim_pos[size_t(d)];
+        b.vars.push_back(std::move(bv));
+        img.var_order.push_back(id);
+      }
+    }
+    BlockEntry e;
+    e.path = b.path;
+    e.natts = uint32_t(b.atts.size());
+    e.ndims = b.dims.size();
+    e.nvars = b.vars.size();
+    img.index.blocks.push_back(std::move(e));
+    img.blocks.push_back(std::move(b));
+  }
+  *out = std::move(img);
+  return Status::ok();
+}
+
+Status place_image(Header& header, Image& img, int64_t align, Layout* layout) {
+  align = std::max<int64_t>(4, xdr::round4(align));
+  int64_t at = kFirstRegion;
+  int64_t paths = 0;
+  for (size_t i = 0; i < img.blocks.size(); ++i) {
+    BlockEntry& e = img.index.blocks[i];
+    e.offset = uint64_t(at);
+    e.size = uint64_t(encoded_block_size(img.blocks[i]));
+    if (!add(at, int64_t(e.size), &at)) return too_large();
+    paths += int64_t(e.path.size());
+  }
+  img.index_offset = at;
+  img.index_size = kIndexHeaderSize + kIndexEntrySize * int64_t(img.blocks.size()) + paths;
+  int64_t end = 0;
+  if (!add(at, img.index_size, &end) || !add(end, align - 1, &img.data_begin)) return too_large();
+  img.data_begin = img.data_begin / align * align;
+
+  // Variables: fixed-size ones in file order, then the record section.
+  Layout l;
+  l.header_size = end;
+  l.nvars = int(header.vars.size());
+  l.header_align = align;
+  l.var_align = 4;
+  l.record_align = 4;
+  std::vector<std::pair<size_t, size_t>> where(header.vars.size());  // var -> (block, index)
+  size_t pos = 0;
+  for (size_t b = 0; b < img.blocks.size(); ++b)
+    for (size_t k = 0; k < img.blocks[b].vars.size(); ++k) where[size_t(img.var_order[pos++])] = {b, k};
+  int64_t cursor = img.data_begin;
+  for (int pass = 0; pass < 2; ++pass) {
+    const bool record = pass == 1;
+    if (record) l.begin_rec = cursor;
+    int64_t in_record = 0;
+    for (int id : img.var_order) {
+      Variable& v = header.vars[size_t(id)];
+      if (is_record_var(header, v) != record) continue;
+      const int64_t bytes = var_bytes(header, v);
+      if (bytes > INT64_MAX - 3) return too_large();
+      v.vsize = xdr::round4(bytes);
+      if (record) {
+        v.begin = l.begin_rec + in_record;
+        if (!add(in_record, v.vsize, &in_record)) return too_large();
+      } else {
+        v.begin = cursor;
+        if (!add(cursor, v.vsize, &cursor)) return too_large();
+      }
+      auto [b, k] = where[size_t(id)];
+      img.blocks[b].vars[k].var.vsize = v.vsize;
+      img.blocks[b].vars[k].var.begin = v.begin;
+    }
+    if (record) l.recsize = in_record;
+  }
+  l.header_extent = img.data_begin;
+  *layout = l;
+  return Status::ok();
+}
+
+Status header_from_blocks(const Superblock& sb, const IndexTable& index, std::vector<Block> blocks,
+                          Header* out, Layout* layout) {
+  Header h;
+  h.version = Version::kCdf5;
+  h.numrecs = int64_t(sb.numrecs);
+  if (blocks.size() != index.blocks.size()) return {NC_EFILEMETA, "blocks missing"};
+  for (Block& b : blocks) {
+    if (b.path != "/" && !b.atts.empty())
+      return {NC_ENOTSUPPORT, "attributes of block '" + b.path + "' (groups) are not read yet"};
+    if (b.path == "/") h.gatts = std::move(b.atts);
+    for (Dimension& d : b.dims) h.dims.push_back({full_name(b.path, d.name), d.length});
+  }
+  int unlimited = -1;
+  for (size_t i = 0; i < h.dims.size(); ++i) {
+    if (h.dims[i].length != NC_UNLIMITED) continue;
+    if (unlimited >= 0) return {NC_EFILEMETA, "two unlimited dimensions"};
+    unlimited = int(i);
+  }
+  for (Block& b : blocks) {
+    for (BlockVariable& bv : b.vars) {
+      if (bv.flags & kVarCompact) return {NC_ENOTSUPPORT, "compact variables are not read yet"};
+      Variable v = std::move(bv.var);
+      v.name = full_name(b.path, v.name);
+      for (size_t k = 0; k < v.dimids.size(); ++k)
+        if (k > 0 && v.dimids[k] == unlimited)
+          return {NC_EFILEMETA, "variable '" + v.name + "' has the unlimited dimension not first"};
+      h.vars.push_back(std::move(v));
+    }
+  }
+  // Offsets: every variable inside [kFirstRegion, 2^63), sizes as the dimensions say.
+  Layout l;
+  l.nvars = int(h.vars.size());
+  l.begin_rec = int64_t(sb.record_begin);
+  l.recsize = int64_t(sb.record_size);
+  l.header_size = int64_t(sb.index_offset + sb.index_size);
+  l.header_extent = l.header_size;
+  for (const Variable& v : h.vars) {
+    const int64_t bytes = var_bytes(h, v);
+    int64_t end = 0;
+    if (bytes > INT64_MAX - 3 || v.vsize != xdr::round4(bytes) || v.begin < kFirstRegion ||
+        __builtin_add_overflow(v.begin, v.vsize, &end))
+      return {NC_EFILEMETA, "variable '" + v.name + "' has a bad size or offset"};
+    if (is_record_var(h, v) && (v.begin < l.begin_rec || v.begin - l.begin_rec + v.vsize > l.recsize))
+      return {NC_EFILEMETA, "record variable '" + v.name + "' outside the record"};
+  }
+  *out = std::move(h);
+  *layout = l;
+  return Status::ok();
+}
+
+}  // namespace exa::format::partitioned

@@ -1,0 +1,58 @@
+// A whole file's metadata in the partitioned format (docs/format.md), to and
+// from the classic-style Header the rest of the library uses: objects are
+// grouped into blocks by the path of their full name, ordered, placed and
+// laid out. Pure: the io layer writes and reads the bytes.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "format/layout.hpp"
+#include "format/partitioned.hpp"
+
+namespace exa::format::partitioned {
+
+// "/a/b/x" -> ("/a/b", "x"); "x" and "/x" -> ("/", "x").
+void split_name(std::string_view full, std::string_view* path, std::string_view* local);
+// Whether a full object name is valid: a name, or a path and a name.
+bool is_valid_full_name(std::string_view full);
+// The full name of an object of a block ("x" for the root block's "x").
+std::string full_name(std::string_view path, std::string_view local);
+
+struct Image {
+  std::vector<int> dim_order;  // file position -> index into Header::dims
+  std::vector<int> var_order;  // file position -> index into Header::vars
+  std::vector<Block> blocks;   // in index order (sorted by path)
+  IndexTable index;            // offsets, sizes, counts (CRCs: the writer's)
+  int64_t index_offset = 0;
+  int64_t index_size = 0;
+  int64_t data_begin = 0;      // first byte of variable data
+};
+
+// Groups the header's dimensions and variables (full names) into blocks, the
+// global attributes into the root block "/", and orders everything: blocks
+// by path, objects of a block by their index in the header. NC_EBADNAME for
+// a name that is not a valid full name.
+Status plan_image(const Header& header, Image* out);
+
+// Places the blocks from kFirstRegion on, then the index table; variable
+// data begins at the next multiple of `align` (>= 4). Lays the variables out
+// -- fixed-size ones in file order, then the record section -- setting
+// begin and vsize in `header` and in the blocks. Fills *layout (header_size
+// = end of the metadata, header_extent = begin_rec or first data byte).
+Status place_image(Header& header, Image& image, int64_t align, Layout* layout);
+
+// Exact size of encode_block(b).
+int64_t encoded_block_size(const Block& b);
+
+// The header of a file from its superblock, index and every block (in index
+// order): full names, file order, global attributes from the root block.
+// NC_EFILEMETA when the blocks break the data model (two unlimited
+// dimensions, the unlimited one not first, sizes that do not match);
+// NC_ENOTSUPPORT for what this version does not read yet (attributes of
+// non-root blocks, compact variables).
+Status header_from_blocks(const Superblock& sb, const IndexTable& index, std::vector<Block> blocks,
+                          Header* out, Layout* layout);
+
+}  // namespace exa::format::partitioned

@@ -1,0 +1,161 @@
+#include "io/partitioned_io.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+
+#include "io/aggregate.hpp"
+#include "io/collective.hpp"
+#include "util/crc32c.hpp"
+
+namespace exa::io {
+
+namespace pf = format::partitioned;
+
+namespace {
+
+Status bcast_bytes(MPI_Comm comm, std::vector<uint8_t>* bytes) {
+  int64_t n = int64_t(bytes->size());
+  MPI_Bcast(&n, 1, MPI_INT64_T, 0, comm);
+  bytes->resize(size_t(n));
+  for (int64_t off = 0; off < n; off += INT_MAX)
+    MPI_Bcast(bytes->data() + off, int(std::min<int64_t>(n - off, INT_MAX)), MPI_BYTE, 0, comm);
+  return Status::ok();
+}
+
+}  // namespace
+
+Status write_superblock(MpiFile& file, const pf::Superblock& sb) {
+  Status st;
+  if (file.rank() == 0) {
+    auto bytes = pf::encode_superblock(sb);
+    st = file.write_at(pf::kSuperblockSlots[(sb.generation - 1) % 2], bytes.data(), int64_t(bytes.size()));
+  }
+  st = agree(file.comm(), st);
+  if (!st.is_ok()) return st;
+  return agree(file.comm(), file.sync_all());
+}
+
+Status write_partitioned_metadata(MpiFile& file, const pf::Image& image, pf::Superblock* sb) {
+  const int p = file.nprocs(), r = file.rank();
+  std::vector<std::vector<uint8_t>> mine;
+  std::vector<Segment> segments;
+  std::vector<uint32_t> crcs;  // (block, crc) pairs of this rank
+  for (size_t i = size_t(r); i < image.blocks.size(); i += size_t(p)) {
+    mine.push_back(pf::encode_block(image.blocks[i]));
+    crcs.push_back(uint32_t(i));
+    crcs.push_back(crc32c(mine.back().data(), mine.back().size()));
+  }
+  for (size_t k = 0; k < mine.size(); ++k)
+    segments.push_back({int64_t(image.index.blocks[size_t(crcs[2 * k])].offset), int64_t(mine[k].size()),
+                        mine[k].data()});
+  EXA_RETURN_IF_ERROR(agree(file.comm(), write_segments(file, std::move(segments), true)));
+  mine.clear();
+  // Rank 0 gathers the CRCs and writes the index table.
+  int n = int(crcs.size());
+  std::vector<int> counts(static_cast<size_t>(p)), displs(static_cast<size_t>(p));
+  MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, file.comm());
+  int total = 0;
+  for (int i = 0; i < p; ++i) {
+    displs[size_t(i)] = total;
+    total += counts[size_t(i)];
+  }
+  std::vector<uint32_t> all(size_t(r == 0 ? total : 0));
+  MPI_Gatherv(crcs.data(), n, MPI_UINT32_T, all.data(), counts.data(), displs.data(), MPI_UINT32_T, 0,
+              file.comm());
+  Status st;
+  std::vector<uint8_t> table;
+  if (r == 0) {
+    pf::IndexTable index = image.index;
+    for (size_t k = 0; k + 1 < all.size(); k += 2) index.blocks[all[k]].crc = all[k + 1];
+    table = pf::encode_index(index);
+    st = file.write_at(image.index_offset, table.data(), int64_t(table.size()));
+    sb->index_crc = crc32c(table.data(), table.size());
+  }
+  EXA_RETURN_IF_ERROR(agree(file.comm(), st));
+  MPI_Bcast(&sb->index_crc, 1, MPI_UINT32_T, 0, file.comm());
+  sb->index_offset = uint64_t(image.index_offset);
+  sb->index_size = uint64_t(image.index_size);
+  sb->nblocks = image.blocks.size();
+  // Blocks and table are on disk before the superblock points at them.
+  EXA_RETURN_IF_ERROR(agree(file.comm(), file.sync_all()));
+  return write_superblock(file, *sb);
+}
+
+Status probe_partitioned(MpiFile& file, bool* partitioned) {
+  int yes = 0;
+  if (file.rank() == 0) {
+    int64_t size = 0;
+    for (int64_t at : pf::kSuperblockSlots) {
+      uint8_t head[8] = {0};
+      if (file.size(&size).is_ok() && size >= at + 8 && file.read_at(at, head, 8).is_ok() &&
+          std::equal(pf::kMagic.begin(), pf::kMagic.end(), head))
+        yes = 1;
+    }
+  }
+  MPI_Bcast(&yes, 1, MPI_INT, 0, file.comm());
+  *partitioned = yes != 0;
+  return Status::ok();
+}
+
+namespace {
+
+// Rank 0: superblock, index, blocks, one buffer: [superblock 128][index][blocks...].
+Status read_on_root(MpiFile& file, std::vector<uint8_t>* out) {
+  int64_t size = 0;
+  EXA_RETURN_IF_ERROR(file.size(&size));
+  std::vector<uint8_t> slots(size_t(std::min<int64_t>(size, pf::kSuperblockSlots[1] + pf::kSuperblockSize)));
+  EXA_RETURN_IF_ERROR(file.read_at(0, slots.data(), int64_t(slots.size())));
+  std::span<const uint8_t> all(slots);
+  std::span<const uint8_t> s0 = all.first(std::min<size_t>(all.size(), pf::kSuperblockSize));
+  std::span<const uint8_t> s1 = all.size() > size_t(pf::kSuperblockSlots[1]) ? all.subspan(pf::kSuperblockSlots[1])
+                                                                           : std::span<const uint8_t>();
+  pf::Superblock sb;
+  int slot = 0;
+  EXA_RETURN_IF_ERROR(pf::pick_superblock(s0, s1, &sb, &slot));
+  if (sb.index_offset > uint64_t(size) || sb.index_size > uint64_t(size) - sb.index_offset)
+    return {NC_ETRUNC, "index table beyond the end of the file"};
+  std::vector<uint8_t> table(size_t(sb.index_size));
+  EXA_RETURN_IF_ERROR(file.read_at(int64_t(sb.index_offset), table.data(), int64_t(table.size())));
+  pf::IndexTable index;
+  EXA_RETURN_IF_ERROR(pf::decode_index(table, sb, uint64_t(size), &index));
+  auto bytes = pf::encode_superblock(sb);
+  out->assign(bytes.begin(), bytes.end());
+  out->insert(out->end(), table.begin(), table.end());
+  for (const pf::BlockEntry& e : index.blocks) {
+    size_t at = out->size();
+    out->resize(at + size_t(e.size));
+    EXA_RETURN_IF_ERROR(file.read_at(int64_t(e.offset), out->data() + at, int64_t(e.size)));
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Status read_partitioned(MpiFile& file, format::Header* header, format::Layout* layout,
+                        pf::Superblock* sb_out) {
+  std::vector<uint8_t> bytes;
+  Status st;
+  if (file.rank() == 0) st = read_on_root(file, &bytes);
+  EXA_RETURN_IF_ERROR(agree(file.comm(), st));
+  bcast_bytes(file.comm(), &bytes);
+  // Every rank decodes what rank 0 checked (the same bytes, the same result).
+  std::span<const uint8_t> in(bytes);
+  pf::Superblock sb;
+  EXA_RETURN_IF_ERROR(pf::decode_superblock(in.first(pf::kSuperblockSize), &sb));
+  in = in.subspan(pf::kSuperblockSize);
+  pf::IndexTable index;
+  EXA_RETURN_IF_ERROR(pf::decode_index(in.first(sb.index_size), sb, UINT64_MAX / 2, &index));
+  in = in.subspan(sb.index_size);
+  std::vector<pf::Block> blocks(index.blocks.size());
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const pf::BlockEntry& e = index.blocks[i];
+    EXA_RETURN_IF_ERROR(pf::decode_block(in.first(e.size), e, sb.ndims, &blocks[i]));
+    in = in.subspan(e.size);
+  }
+  EXA_RETURN_IF_ERROR(pf::header_from_blocks(sb, index, std::move(blocks), header, layout));
+  *sb_out = sb;
+  return Status::ok();
+}
+
+}  // namespace exa::io

@@ -1,0 +1,31 @@
+// Reading and writing the metadata of partitioned files (docs/format.md)
+// through MPI-IO: blocks written by all ranks at once, the index table and
+// the superblock by rank 0, in the order that keeps a crash harmless.
+#pragma once
+
+#include "format/partitioned_image.hpp"
+#include "io/mpi_file.hpp"
+
+namespace exa::io {
+
+// Collective. Each rank encodes the blocks i with i % nprocs == rank and all
+// write them in one collective call; then rank 0 writes the index table,
+// syncs, and commits with write_superblock. `sb` brings generation, counts,
+// numrecs, record section and file end; the index fields are filled here.
+Status write_partitioned_metadata(MpiFile& file, const format::partitioned::Image& image,
+                                  format::partitioned::Superblock* sb);
+
+// Collective. Rank 0 writes the superblock into slot (generation - 1) % 2 and
+// syncs (the other slot keeps the previous state). Errors agreed.
+Status write_superblock(MpiFile& file, const format::partitioned::Superblock& sb);
+
+// Collective. Whether the file begins with the partitioned magic (rank 0
+// reads, broadcasts).
+Status probe_partitioned(MpiFile& file, bool* partitioned);
+
+// Collective. Rank 0 reads the superblock pair, the index table and every
+// block, broadcasts them, and every rank decodes and builds the header.
+Status read_partitioned(MpiFile& file, format::Header* header, format::Layout* layout,
+                        format::partitioned::Superblock* sb);
+
+}  // namespace exa::io
