@@ -409,7 +409,8 @@ Status decode_block(std::span<const uint8_t> bytes, const BlockEntry& entry, uin
     for (int& id : v.dimids) {
       uint64_t g = 0;
       EXA_RETURN_IF_ERROR(r.u64(&g, "dimension id"));
-      if (g >= total_dims) return corrupt("variable '" + v.name + "' uses a dimension id beyond the file's");
+      if (g >= total_dims || g > uint64_t(INT32_MAX))
+        return corrupt("variable '" + v.name + "' uses a dimension id beyond the file's");
       id = int(g);
     }
     EXA_RETURN_IF_ERROR(r.atts(&v.atts));

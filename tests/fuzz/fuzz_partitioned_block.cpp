@@ -1,6 +1,7 @@
 // libFuzzer target: a metadata block of the partitioned format (input
 // layout in partitioned_fuzz_input.hpp). What decodes re-encodes to a block
-// that decodes to the same thing.
+// that decodes to the same thing; the reader's file-level checks
+// (header_from_blocks) then run on it without crashing.
 #include <cstdint>
 #include <cstdlib>
 #include <span>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "format/partitioned.hpp"
+#include "format/partitioned_image.hpp"
 #include "partitioned_fuzz_input.hpp"
 #include "util/crc32c.hpp"
 
@@ -38,5 +40,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   entry.crc = exa::crc32c(bytes.data(), bytes.size());
   pf::Block again;
   if (!pf::decode_block(bytes, entry, total_dims, &again).is_ok() || !(again == out)) std::abort();
+  // The file-level checks of a reader, with this block as the whole file.
+  pf::Superblock sb;
+  sb.ndims = total_dims;
+  sb.record_begin = pf::kFirstRegion;
+  sb.record_size = entry.size;
+  pf::IndexTable index;
+  index.blocks = {entry};
+  exa::format::Header header;
+  exa::format::Layout layout;
+  (void)pf::header_from_blocks(sb, index, {std::move(out)}, &header, &layout);
   return 0;
 }

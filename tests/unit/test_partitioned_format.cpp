@@ -6,6 +6,7 @@
 #include <string>
 
 #include "format/partitioned.hpp"
+#include "format/partitioned_image.hpp"
 #include "util/crc32c.hpp"
 
 namespace {
@@ -265,6 +266,122 @@ TEST(PartitionedBlock, CorruptionsAreRefused) {
   dup.vars[1].var.name = "x";
   std::vector<uint8_t> d = pf::encode_block(dup);
   EXPECT_EQ(pf::decode_block(d, entry_for(dup, d), 3, &out).code(), NC_EFILEMETA);
+}
+
+}  // namespace
+
+namespace {
+
+using exa::format::Header;
+using exa::format::Layout;
+using exa::format::Variable;
+
+Header paths_header() {
+  Header h;
+  h.version = exa::format::Version::kCdf5;
+  h.dims = {{"/s1/n", 3}, {"time", 0}, {"/s0/n", 2}};
+  h.gatts = {Attribute{"title", NC_CHAR, 1, {'t'}}};
+  Variable a;
+  a.name = "/s1/x";
+  a.type = NC_INT;
+  a.dimids = {0};
+  Variable t;
+  t.name = "t";
+  t.type = NC_DOUBLE;
+  t.dimids = {1};
+  Variable b;
+  b.name = "/s0/x";
+  b.type = NC_SHORT;
+  b.dimids = {1, 2};
+  h.vars = {a, t, b};
+  return h;
+}
+
+TEST(PartitionedImage, NamesSplitIntoPaths) {
+  std::string_view path, local;
+  pf::split_name("/a/b/x", &path, &local);
+  EXPECT_EQ(path, "/a/b");
+  EXPECT_EQ(local, "x");
+  pf::split_name("x", &path, &local);
+  EXPECT_EQ(path, "/");
+  EXPECT_EQ(local, "x");
+  pf::split_name("/x", &path, &local);
+  EXPECT_EQ(path, "/");
+  EXPECT_EQ(local, "x");
+  EXPECT_TRUE(pf::is_valid_full_name("/event000123/edge_index"));
+  EXPECT_FALSE(pf::is_valid_full_name("/a//x"));
+  EXPECT_FALSE(pf::is_valid_full_name("/a/"));
+  EXPECT_EQ(pf::full_name("/", "x"), "x");
+  EXPECT_EQ(pf::full_name("/a", "x"), "/a/x");
+}
+
+TEST(PartitionedImage, PlanPlaceAndReadBack) {
+  Header h = paths_header();
+  pf::Image img;
+  ASSERT_TRUE(pf::plan_image(h, &img).is_ok());
+  // blocks sorted by path: "/", "/s0", "/s1"; dims and vars in that order
+  ASSERT_EQ(img.blocks.size(), 3u);
+  EXPECT_EQ(img.blocks[0].path, "/");
+  EXPECT_EQ(img.blocks[1].path, "/s0");
+  EXPECT_EQ(img.dim_order, (std::vector<int>{1, 2, 0}));
+  EXPECT_EQ(img.var_order, (std::vector<int>{1, 2, 0}));
+  EXPECT_EQ(img.blocks[1].vars[0].var.dimids, (std::vector<int>{0, 1}));  // time, /s0/n
+  Layout layout;
+  ASSERT_TRUE(pf::place_image(h, img, 4096, &layout).is_ok());
+  EXPECT_EQ(img.index.blocks[0].offset, uint64_t(pf::kFirstRegion));
+  for (size_t i = 0; i < img.blocks.size(); ++i)
+    EXPECT_EQ(int64_t(pf::encode_block(img.blocks[i]).size()), int64_t(img.index.blocks[i].size));
+  EXPECT_EQ(img.data_begin % 4096, 0);
+  EXPECT_EQ(h.vars[0].begin, img.data_begin);                 // the only fixed-size variable
+  EXPECT_EQ(layout.begin_rec, img.data_begin + 12);          // after 3 ints
+  EXPECT_EQ(layout.recsize, 8 + 4);                          // t, then /s0/x (2 shorts)
+  // Read back: superblock, index and blocks give the header in file order.
+  pf::Superblock sb;
+  sb.generation = 1;
+  sb.ndims = 3;
+  sb.nvars = 3;
+  sb.numrecs = 0;
+  sb.record_begin = uint64_t(layout.begin_rec);
+  sb.record_size = uint64_t(layout.recsize);
+  Header back;
+  Layout back_layout;
+  ASSERT_TRUE(pf::header_from_blocks(sb, img.index, img.blocks, &back, &back_layout).is_ok());
+  ASSERT_EQ(back.dims.size(), 3u);
+  EXPECT_EQ(back.dims[0].name, "time");
+  EXPECT_EQ(back.dims[1].name, "/s0/n");
+  EXPECT_EQ(back.vars[1].name, "/s0/x");
+  EXPECT_EQ(back.vars[1].dimids, (std::vector<int>{0, 1}));
+  EXPECT_EQ(back.vars[2].begin, h.vars[0].begin);
+  EXPECT_EQ(back.gatts, h.gatts);
+  EXPECT_EQ(back_layout.recsize, layout.recsize);
+}
+
+TEST(PartitionedImage, ReadBackRefusesWhatBreaksTheModel) {
+  Header h = paths_header();
+  pf::Image img;
+  Layout layout;
+  ASSERT_TRUE(pf::plan_image(h, &img).is_ok());
+  ASSERT_TRUE(pf::place_image(h, img, 4096, &layout).is_ok());
+  pf::Superblock sb;
+  sb.record_begin = uint64_t(layout.begin_rec);
+  sb.record_size = uint64_t(layout.recsize);
+  Header out;
+  Layout l;
+  auto blocks = img.blocks;
+  blocks[2].dims[0].length = 0;  // a second unlimited dimension
+  EXPECT_EQ(pf::header_from_blocks(sb, img.index, blocks, &out, &l).code(), NC_EFILEMETA);
+  blocks = img.blocks;
+  blocks[1].vars[0].var.dimids = {1, 0};  // unlimited not first
+  EXPECT_EQ(pf::header_from_blocks(sb, img.index, blocks, &out, &l).code(), NC_EFILEMETA);
+  blocks = img.blocks;
+  blocks[2].vars[0].var.vsize = 4;  // size does not match the dimensions
+  EXPECT_EQ(pf::header_from_blocks(sb, img.index, blocks, &out, &l).code(), NC_EFILEMETA);
+  blocks = img.blocks;
+  blocks[2].vars[0].var.begin = 100;  // inside the superblock region
+  EXPECT_EQ(pf::header_from_blocks(sb, img.index, blocks, &out, &l).code(), NC_EFILEMETA);
+  Header bad = paths_header();
+  bad.vars[0].name = "/s1//x";
+  EXPECT_EQ(pf::plan_image(bad, &img).code(), NC_EBADNAME);
 }
 
 }  // namespace
