@@ -17,6 +17,9 @@ struct Subcommand {
 
 constexpr Subcommand kSubcommands[] = {
     {"dump", "print a dataset as CDL, like ncdump", exa::tool::dump_main},
+    {"stat", "format, object counts, metadata size, blocks", exa::tool::stat_main},
+    {"verify", "check metadata checksums and structure, read every value", exa::tool::verify_main},
+    {"convert", "copy a file into another format (classic <-> partitioned)", exa::tool::convert_main},
 };
 
 void print_usage(std::FILE* out) {

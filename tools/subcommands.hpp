@@ -8,4 +8,13 @@ namespace exa::tool {
 /** `exacdf dump`: print a dataset as CDL, byte-identical to netCDF-C's ncdump. */
 int dump_main(int argc, char** argv);
 
+/** `exacdf stat`: format, object counts, metadata bytes, and the blocks of a partitioned file. */
+int stat_main(int argc, char** argv);
+
+/** `exacdf verify`: checks metadata (checksums, structure) and reads every value. */
+int verify_main(int argc, char** argv);
+
+/** `exacdf convert`: copies a file into another format (classic <-> partitioned). */
+int convert_main(int argc, char** argv);
+
 }  // namespace exa::tool

@@ -47,6 +47,7 @@ constexpr ErrorText kErrors[] = {
     E(NC_EVARSIZE, "NetCDF: One or more variable sizes violate format constraints"),
     E(NC_EDIMSIZE, "NetCDF: Invalid dimension size"),
     E(NC_ETRUNC, "NetCDF: File likely truncated or possibly corrupted"),
+    E(NC_EFILEMETA, "NetCDF: Problem with file metadata."),
     E(NC_EAXISTYPE, "NetCDF: Illegal axis type"),
     E(NC_EIO, "NetCDF: I/O failure"),
     E(NC_ENODATA, "NetCDF: Variable has no data"),

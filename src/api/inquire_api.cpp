@@ -167,6 +167,8 @@ int ncmpi_inq_vardimid(int ncid, int varid, int* dimidsp) {
   return ncmpi_inq_var(ncid, varid, nullptr, nullptr, nullptr, dimidsp, nullptr);
 }
 int ncmpi_inq_varnatts(int ncid, int varid, int* nattsp) {
+  // As PnetCDF: NC_GLOBAL gives the number of global attributes.
+  if (varid == NC_GLOBAL) return ncmpi_inq_natts(ncid, nattsp);
   return ncmpi_inq_var(ncid, varid, nullptr, nullptr, nullptr, nullptr, nattsp);
 }
 
@@ -202,7 +204,8 @@ int ncmpi_inq_var_fill(int ncid, int varid, int* no_fill, void* fill_value) {
 
 int ncmpi_inq_header_size(int ncid, MPI_Offset* size) {
   return with_dataset("ncmpi_inq_header_size", ncid, [&](const Dataset& ds) {
-    if (size) *size = exa::format::encoded_size(ds.header());
+    // A partitioned file: where its metadata (blocks, index table) ends.
+    if (size) *size = ds.partitioned() ? ds.layout().header_size : exa::format::encoded_size(ds.header());
     return Status::ok();
   });
 }
@@ -270,6 +273,33 @@ int exa_inq_enddef_stats(int ncid, exa_enddef_stats* stats) {
     const exa::layer::EnddefStats s = f.connector->facts(*f.state).last_enddef;
     *stats = {s.merge_check, s.merge_exchange, s.layout, s.header_io, s.total,
               s.new_objects, s.owned_objects};
+    return Status::ok();
+  });
+}
+
+int exa_inq_blocks(int ncid, MPI_Offset* nblocks) {
+  return with_file("exa_inq_blocks", ncid, [&](OpenFile& f) {
+    const auto* index = f.connector->facts(*f.state).blocks;
+    if (index == nullptr) return Status{NC_ENOTSUPPORT, "not a partitioned file"};
+    if (nblocks) *nblocks = static_cast<MPI_Offset>(index->blocks.size());
+    return Status::ok();
+  });
+}
+
+int exa_inq_block(int ncid, MPI_Offset index, char* path, MPI_Offset* ndims, MPI_Offset* nvars,
+                  MPI_Offset* natts, MPI_Offset* offset, MPI_Offset* size) {
+  return with_file("exa_inq_block", ncid, [&](OpenFile& f) {
+    const auto* table = f.connector->facts(*f.state).blocks;
+    if (table == nullptr) return Status{NC_ENOTSUPPORT, "not a partitioned file"};
+    if (index < 0 || index >= static_cast<MPI_Offset>(table->blocks.size()))
+      return Status{NC_EINVAL, "block index out of range"};
+    const auto& e = table->blocks[static_cast<size_t>(index)];
+    if (path) std::memcpy(path, e.path.c_str(), e.path.size() + 1);
+    if (ndims) *ndims = static_cast<MPI_Offset>(e.ndims);
+    if (nvars) *nvars = static_cast<MPI_Offset>(e.nvars);
+    if (natts) *natts = static_cast<MPI_Offset>(e.natts);
+    if (offset) *offset = static_cast<MPI_Offset>(e.offset);
+    if (size) *size = static_cast<MPI_Offset>(e.size);
     return Status::ok();
   });
 }

@@ -213,7 +213,12 @@ Status header_from_blocks(const Superblock& sb, const IndexTable& index, std::ve
   l.begin_rec = int64_t(sb.record_begin);
   l.recsize = int64_t(sb.record_size);
   l.header_size = int64_t(sb.index_offset + sb.index_size);
+  // The header extent: where the data begins (the first variable's offset).
   l.header_extent = l.header_size;
+  if (!h.vars.empty()) {
+    l.header_extent = INT64_MAX;
+    for (const Variable& v : h.vars) l.header_extent = std::min(l.header_extent, v.begin);
+  }
   for (const Variable& v : h.vars) {
     const int64_t bytes = var_bytes(h, v);
     int64_t end = 0;

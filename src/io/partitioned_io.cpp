@@ -36,7 +36,8 @@ Status write_superblock(MpiFile& file, const pf::Superblock& sb) {
   return agree(file.comm(), file.sync_all());
 }
 
-Status write_partitioned_metadata(MpiFile& file, const pf::Image& image, pf::Superblock* sb) {
+Status write_partitioned_metadata(MpiFile& file, const pf::Image& image, pf::Superblock* sb,
+                                  pf::IndexTable* index_out) {
   const int p = file.nprocs(), r = file.rank();
   std::vector<std::vector<uint8_t>> mine;
   std::vector<Segment> segments;
@@ -65,8 +66,8 @@ Status write_partitioned_metadata(MpiFile& file, const pf::Image& image, pf::Sup
               file.comm());
   Status st;
   std::vector<uint8_t> table;
+  pf::IndexTable index = image.index;
   if (r == 0) {
-    pf::IndexTable index = image.index;
     for (size_t k = 0; k + 1 < all.size(); k += 2) index.blocks[all[k]].crc = all[k + 1];
     table = pf::encode_index(index);
     st = file.write_at(image.index_offset, table.data(), int64_t(table.size()));
@@ -74,6 +75,12 @@ Status write_partitioned_metadata(MpiFile& file, const pf::Image& image, pf::Sup
   }
   EXA_RETURN_IF_ERROR(agree(file.comm(), st));
   MPI_Bcast(&sb->index_crc, 1, MPI_UINT32_T, 0, file.comm());
+  std::vector<uint32_t> block_crcs(index.blocks.size());
+  for (size_t i = 0; i < block_crcs.size(); ++i) block_crcs[i] = index.blocks[i].crc;
+  if (!block_crcs.empty())
+    MPI_Bcast(block_crcs.data(), int(block_crcs.size()), MPI_UINT32_T, 0, file.comm());
+  for (size_t i = 0; i < block_crcs.size(); ++i) index.blocks[i].crc = block_crcs[i];
+  *index_out = std::move(index);
   sb->index_offset = uint64_t(image.index_offset);
   sb->index_size = uint64_t(image.index_size);
   sb->nblocks = image.blocks.size();
@@ -133,7 +140,7 @@ Status read_on_root(MpiFile& file, std::vector<uint8_t>* out) {
 }  // namespace
 
 Status read_partitioned(MpiFile& file, format::Header* header, format::Layout* layout,
-                        pf::Superblock* sb_out) {
+                        pf::Superblock* sb_out, pf::IndexTable* index_out) {
   std::vector<uint8_t> bytes;
   Status st;
   if (file.rank() == 0) st = read_on_root(file, &bytes);
@@ -155,6 +162,7 @@ Status read_partitioned(MpiFile& file, format::Header* header, format::Layout* l
   }
   EXA_RETURN_IF_ERROR(pf::header_from_blocks(sb, index, std::move(blocks), header, layout));
   *sb_out = sb;
+  *index_out = std::move(index);
   return Status::ok();
 }
 

@@ -12,8 +12,10 @@ namespace exa::io {
 // write them in one collective call; then rank 0 writes the index table,
 // syncs, and commits with write_superblock. `sb` brings generation, counts,
 // numrecs, record section and file end; the index fields are filled here.
+// *index receives the table as written (with the blocks' CRCs) on every rank.
 Status write_partitioned_metadata(MpiFile& file, const format::partitioned::Image& image,
-                                  format::partitioned::Superblock* sb);
+                                  format::partitioned::Superblock* sb,
+                                  format::partitioned::IndexTable* index);
 
 // Collective. Rank 0 writes the superblock into slot (generation - 1) % 2 and
 // syncs (the other slot keeps the previous state). Errors agreed.
@@ -26,6 +28,6 @@ Status probe_partitioned(MpiFile& file, bool* partitioned);
 // Collective. Rank 0 reads the superblock pair, the index table and every
 // block, broadcasts them, and every rank decodes and builds the header.
 Status read_partitioned(MpiFile& file, format::Header* header, format::Layout* layout,
-                        format::partitioned::Superblock* sb);
+                        format::partitioned::Superblock* sb, format::partitioned::IndexTable* index);
 
 }  // namespace exa::io

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "format/layout.hpp"
+#include "format/partitioned.hpp"
 #include "model/dataset.hpp"
 #include "util/status.hpp"
 
@@ -43,6 +44,7 @@ struct FileFacts {
   int striping_size = 0;
   int striping_count = 0;
   EnddefStats last_enddef;
+  const format::partitioned::IndexTable* blocks = nullptr;  // partitioned files only
 };
 
 // One data access: a variable, a selection, a memory buffer. Pointers not

@@ -59,6 +59,7 @@ class NativeFile : public FileState {
   // The partitioned format (docs/format.md): the current superblock.
   bool partitioned = false;
   format::partitioned::Superblock superblock;
+  format::partitioned::IndexTable index;  // as on disk
   EnddefStats last_enddef;   // of the last successful enddef
   EnddefStats enddef_now;    // being measured
   int fill_mode = NC_NOFILL;

@@ -120,7 +120,7 @@ Status NativeConnector::open(MPI_Comm comm, const std::string& path, int omode, 
   if (partitioned) {
     format::Header header;
     format::Layout layout;
-    st = io::read_partitioned(nf->file, &header, &layout, &nf->superblock);
+    st = io::read_partitioned(nf->file, &header, &layout, &nf->superblock, &nf->index);
     if (!st.is_ok()) {
       nf->file.close();
       return st;
@@ -194,7 +194,7 @@ Status finish_define_partitioned(NativeFile& nf, const format::LayoutHints& hint
     sb.record_size = uint64_t(layout.recsize);
   }
   sb.file_end = uint64_t(layout.begin_rec) + sb.numrecs * sb.record_size;
-  EXA_RETURN_IF_ERROR(io::write_partitioned_metadata(nf.file, image, &sb));
+  EXA_RETURN_IF_ERROR(io::write_partitioned_metadata(nf.file, image, &sb, &nf.index));
   nf.superblock = sb;
   auto regions = fill_regions_for_new_vars(nf, 0);
   if (!regions.empty()) EXA_RETURN_IF_ERROR(io::write_fill(nf.file, regions));
@@ -430,6 +430,7 @@ FileFacts NativeConnector::facts(FileState& f) {
   out.get_bytes = nf.file.bytes_read() + nf.indep.bytes_read();
   out.io_calls = nf.file.io_calls() + nf.indep.io_calls();
   out.last_enddef = nf.last_enddef;
+  if (nf.partitioned) out.blocks = &nf.index;
   return out;
 }
 

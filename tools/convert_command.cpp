@@ -1,0 +1,171 @@
+// `exacdf convert [-f cdf1|cdf2|cdf5|partitioned] [-q] IN OUT`: copies a
+// file into another format -- dimensions, attributes, variables, data --
+// through the ncmpi API. Each rank copies its share of every variable's
+// first dimension. A progress bar goes to a terminal (rank 0's stderr).
+#include <exacdf.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "nc_error.hpp"
+#include "nc_mpi_type.hpp"
+#include "subcommands.hpp"
+#include "var_slabs.hpp"
+
+namespace exa::tool {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: exacdf convert [-f cdf1|cdf2|cdf5|partitioned] [-q] IN OUT\n"
+    "  -f   format of OUT (default: partitioned for a classic IN, cdf5 for a partitioned one)\n"
+    "  -q   no progress bar\n";
+
+int cmode_for(const std::string& f, int in_format, bool* ok) {
+  *ok = true;
+  if (f == "cdf1") return NC_CLOBBER;
+  if (f == "cdf2") return NC_CLOBBER | NC_64BIT_OFFSET;
+  if (f == "cdf5") return NC_CLOBBER | NC_64BIT_DATA;
+  if (f == "partitioned") return NC_CLOBBER | EXA_FORMAT_PARTITIONED;
+  if (f.empty())
+    return in_format == EXA_FORMAT_PARTITIONED_V1 ? NC_CLOBBER | NC_64BIT_DATA
+                                                  : NC_CLOBBER | EXA_FORMAT_PARTITIONED;
+  *ok = false;
+  return 0;
+}
+
+void copy_atts(int in, int in_var, int out, int out_var) {
+  int natts = 0;
+  nc_check(ncmpi_inq_varnatts(in, in_var, &natts), "ncmpi_inq_varnatts");
+  for (int a = 0; a < natts; ++a) {
+    char name[NC_MAX_NAME + 1];
+    nc_check(ncmpi_inq_attname(in, in_var, a, name), "ncmpi_inq_attname");
+    nc_check(ncmpi_copy_att(in, in_var, name, out, out_var), std::string("attribute ") + name);
+  }
+}
+
+void progress(bool show, int done, int total) {
+  if (!show) return;
+  const int width = 40, filled = total ? width * done / total : width;
+  std::fprintf(stderr, "\rconverting [%.*s%*s] %d/%d variables", filled,
+               "########################################", width - filled, "", done, total);
+  if (done == total) std::fputc('\n', stderr);
+  std::fflush(stderr);
+}
+
+// Closes the files of a conversion that stopped on an error (the output, never
+// completed, is removed by ncmpi_abort).
+struct OpenFiles {
+  int in = -1, out = -1;
+  ~OpenFiles() {
+    if (out >= 0) ncmpi_abort(out);
+    if (in >= 0) ncmpi_close(in);
+  }
+};
+
+void convert(const std::string& in_path, const std::string& out_path, const std::string& format,
+             bool quiet, int rank, int nprocs) {
+  OpenFiles files;
+  int& in = files.in;
+  int& out = files.out;
+  int in_format = 0;
+  nc_check(ncmpi_open(MPI_COMM_WORLD, in_path.c_str(), NC_NOWRITE, MPI_INFO_NULL, &in), in_path);
+  nc_check(ncmpi_inq_format(in, &in_format), "ncmpi_inq_format");
+  bool ok = false;
+  const int cmode = cmode_for(format, in_format, &ok);
+  if (!ok) throw NcError(NC_EINVAL, "format '" + format + "'");
+  nc_check(ncmpi_create(MPI_COMM_WORLD, out_path.c_str(), cmode, MPI_INFO_NULL, &out), out_path);
+  nc_check(ncmpi_set_fill(out, NC_NOFILL, nullptr), "ncmpi_set_fill");
+  int ndims = 0, nvars = 0, ngatts = 0, unlimdim = -1;
+  nc_check(ncmpi_inq(in, &ndims, &nvars, &ngatts, &unlimdim), "ncmpi_inq");
+  std::vector<char> name(EXA_MAX_PATH + NC_MAX_NAME + 2);
+  for (int d = 0; d < ndims; ++d) {
+    MPI_Offset len = 0;
+    int id = -1;
+    nc_check(ncmpi_inq_dim(in, d, name.data(), &len), "ncmpi_inq_dim");
+    nc_check(ncmpi_def_dim(out, name.data(), d == unlimdim ? NC_UNLIMITED : len, &id),
+             std::string("dimension ") + name.data());
+  }
+  copy_atts(in, NC_GLOBAL, out, NC_GLOBAL);
+  for (int v = 0; v < nvars; ++v) {
+    nc_type type = NC_NAT;
+    int nd = 0, id = -1;
+    std::vector<int> dimids(NC_MAX_VAR_DIMS > 1024 ? 1024 : NC_MAX_VAR_DIMS);
+    nc_check(ncmpi_inq_var(in, v, name.data(), &type, &nd, dimids.data(), nullptr), "ncmpi_inq_var");
+    nc_check(ncmpi_def_var(out, name.data(), type, nd, dimids.data(), &id),
+             std::string("variable ") + name.data());
+    copy_atts(in, v, out, id);
+  }
+  nc_check(ncmpi_enddef(out), "ncmpi_enddef");
+  // Data: ids are the same in both files (defined in the same order).
+  const bool show = !quiet && rank == 0 && isatty(fileno(stderr));
+  nc_check(ncmpi_begin_indep_data(in), "ncmpi_begin_indep_data");
+  nc_check(ncmpi_begin_indep_data(out), "ncmpi_begin_indep_data");
+  int failed = NC_NOERR;
+  for (int v = 0; v < nvars; ++v) {
+    progress(show, v, nvars);
+    if (failed != NC_NOERR) continue;  // keep the collective calls below matched
+    try {
+      VarShape vs = var_shape(in, v);
+      const MPI_Datatype mtype = mpi_type_of(vs.type);
+      failed = for_each_slab(in, v, vs, size_t(64) << 20, rank, nprocs,
+                             [&](const MPI_Offset* start, const MPI_Offset* count, const void* values) {
+                               MPI_Offset n = 1;
+                               for (size_t d = 0; d < vs.shape.size(); ++d) n *= count[d];
+                               return ncmpi_put_vara(out, v, start, count, values, n, mtype);
+                             });
+      if (failed == NC_ERANGE) failed = NC_NOERR;
+    } catch (const NcError& e) {
+      failed = e.code();
+    }
+  }
+  progress(show, nvars, nvars);
+  ncmpi_end_indep_data(out);
+  ncmpi_end_indep_data(in);
+  int worst = failed;
+  MPI_Allreduce(&failed, &worst, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  const int closed_out = ncmpi_close(out);
+  out = -1;
+  const int closed_in = ncmpi_close(in);
+  in = -1;
+  nc_check(closed_out, "ncmpi_close " + out_path);
+  nc_check(closed_in, "ncmpi_close " + in_path);
+  nc_check(worst, "copying data");
+}
+
+}  // namespace
+
+int convert_main(int argc, char** argv) {
+  std::string format;
+  bool quiet = false;
+  optind = 1;
+  opterr = 0;
+  for (int c; (c = getopt(argc, argv, "f:q")) != -1;) {
+    if (c == 'f') {
+      format = optarg;
+    } else if (c == 'q') {
+      quiet = true;
+    } else {
+      std::fputs(kUsage, stderr);
+      return 2;
+    }
+  }
+  if (optind != argc - 2) {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  int rank = 0, nprocs = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+  try {
+    convert(argv[optind], argv[optind + 1], format, quiet, rank, nprocs);
+  } catch (const NcError& e) {
+    if (rank == 0) std::fprintf(stderr, "exacdf convert: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace exa::tool
