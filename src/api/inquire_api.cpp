@@ -18,7 +18,15 @@ namespace {
 // Runs fn(dataset) for an open ncid.
 template <typename Fn>
 int with_dataset(const char* name, int ncid, Fn&& fn) {
-  return with_file(name, ncid, [&](OpenFile& f) { return fn(f.connector->dataset(*f.state)); });
+  return with_file(name, ncid, [&](OpenFile& f) -> Status {
+    const Dataset& ds = f.connector->dataset(*f.state);
+    const int64_t failures = ds.load_failures();
+    Status st = fn(ds);
+    // In a lazily opened partitioned file an id or name may fail because its
+    // block could not be read: report that, not a missing object.
+    if (!st.is_ok() && ds.load_failures() != failures) return ds.lazy_status();
+    return st;
+  });
 }
 
 void copy_name(const std::string& s, char* out) {
@@ -60,7 +68,8 @@ int ncmpi_inq_natts(int ncid, int* p) { return ncmpi_inq(ncid, nullptr, nullptr,
 int ncmpi_inq_unlimdim(int ncid, int* p) { return ncmpi_inq(ncid, nullptr, nullptr, nullptr, p); }
 
 int ncmpi_inq_num_rec_vars(int ncid, int* nvarsp) {
-  return with_dataset("ncmpi_inq_num_rec_vars", ncid, [&](const Dataset& ds) {
+  return with_dataset("ncmpi_inq_num_rec_vars", ncid, [&](const Dataset& ds) -> Status {
+    EXA_RETURN_IF_ERROR(ds.load_all());
     int n = 0;
     for (int id = 0; id < ds.nvars(); ++id) n += ds.is_record_var(id) ? 1 : 0;
     if (nvarsp) *nvarsp = n;
@@ -69,7 +78,8 @@ int ncmpi_inq_num_rec_vars(int ncid, int* nvarsp) {
 }
 
 int ncmpi_inq_num_fix_vars(int ncid, int* nvarsp) {
-  return with_dataset("ncmpi_inq_num_fix_vars", ncid, [&](const Dataset& ds) {
+  return with_dataset("ncmpi_inq_num_fix_vars", ncid, [&](const Dataset& ds) -> Status {
+    EXA_RETURN_IF_ERROR(ds.load_all());
     int n = 0;
     for (int id = 0; id < ds.nvars(); ++id) n += ds.is_record_var(id) ? 0 : 1;
     if (nvarsp) *nvarsp = n;

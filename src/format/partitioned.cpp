@@ -147,7 +147,7 @@ std::array<uint8_t, kSuperblockSize> encode_superblock(const Superblock& sb) {
   w.u32(sb.index_crc);
   w.u32(0);  // reserved
   for (uint64_t v : {sb.nblocks, sb.ndims, sb.nvars, sb.numrecs, sb.record_begin, sb.record_size,
-                     sb.file_end})
+                     sb.file_end, sb.record_dim})
     w.u64(v);
   out.resize(kSuperblockSize - 4, 0);
   w.u32(crc_of(out));
@@ -174,11 +174,11 @@ Status decode_superblock(std::span<const uint8_t> bytes, Superblock* out) {
   r.u32(&sb.index_crc);
   r.u32(&reserved);
   for (uint64_t* v : {&sb.nblocks, &sb.ndims, &sb.nvars, &sb.numrecs, &sb.record_begin,
-                      &sb.record_size, &sb.file_end})
+                      &sb.record_size, &sb.file_end, &sb.record_dim})
     r.u64(v);
   if (version != kVersion) return corrupt("unsupported partitioned format version " + std::to_string(version));
   if (flags != 0 || reserved != 0 ||
-      std::any_of(bytes.begin() + 104, bytes.begin() + kSuperblockSize - 4, [](uint8_t c) { return c != 0; }))
+      std::any_of(bytes.begin() + 112, bytes.begin() + kSuperblockSize - 4, [](uint8_t c) { return c != 0; }))
     return corrupt("unknown superblock flags or reserved bytes set");
   if (sb.generation == 0) return corrupt("superblock generation 0");
   const uint64_t max = uint64_t(INT64_MAX);
@@ -194,6 +194,7 @@ Status decode_superblock(std::span<const uint8_t> bytes, Superblock* out) {
     return corrupt("record section beyond 2^63 bytes");
   if (sb.ndims > uint64_t(INT32_MAX) || sb.nvars > uint64_t(INT32_MAX))
     return corrupt("more than 2^31 dimensions or variables");
+  if (sb.record_dim > sb.ndims) return corrupt("record dimension beyond the dimensions");
   *out = sb;
   return Status::ok();
 }

@@ -39,6 +39,7 @@ struct Superblock {
   uint64_t record_begin = 0;  // offset of record 0 (0 without record variables)
   uint64_t record_size = 0;   // bytes of one record, all record variables
   uint64_t file_end = 0;      // end of the space in use
+  uint64_t record_dim = 0;    // global id of the record dimension + 1; 0: none
   bool operator==(const Superblock&) const = default;
 };
 

@@ -196,6 +196,8 @@ Status header_from_blocks(const Superblock& sb, const IndexTable& index, std::ve
     if (unlimited >= 0) return {NC_EFILEMETA, "two unlimited dimensions"};
     unlimited = int(i);
   }
+  if (uint64_t(unlimited + 1) != sb.record_dim)
+    return {NC_EFILEMETA, "the superblock's record dimension is not the unlimited one"};
   for (Block& b : blocks) {
     for (BlockVariable& bv : b.vars) {
       if (bv.flags & kVarCompact) return {NC_ENOTSUPPORT, "compact variables are not read yet"};

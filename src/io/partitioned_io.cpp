@@ -107,7 +107,7 @@ Status probe_partitioned(MpiFile& file, bool* partitioned) {
 
 namespace {
 
-// Rank 0: superblock, index, blocks, one buffer: [superblock 128][index][blocks...].
+// Rank 0: [superblock 128][index table][root block], checked.
 Status read_on_root(MpiFile& file, std::vector<uint8_t>* out) {
   int64_t size = 0;
   EXA_RETURN_IF_ERROR(file.size(&size));
@@ -126,21 +126,20 @@ Status read_on_root(MpiFile& file, std::vector<uint8_t>* out) {
   EXA_RETURN_IF_ERROR(file.read_at(int64_t(sb.index_offset), table.data(), int64_t(table.size())));
   pf::IndexTable index;
   EXA_RETURN_IF_ERROR(pf::decode_index(table, sb, uint64_t(size), &index));
+  if (index.blocks.empty() || index.blocks[0].path != "/") return {NC_EFILEMETA, "the root block is missing"};
   auto bytes = pf::encode_superblock(sb);
   out->assign(bytes.begin(), bytes.end());
   out->insert(out->end(), table.begin(), table.end());
-  for (const pf::BlockEntry& e : index.blocks) {
-    size_t at = out->size();
-    out->resize(at + size_t(e.size));
-    EXA_RETURN_IF_ERROR(file.read_at(int64_t(e.offset), out->data() + at, int64_t(e.size)));
-  }
-  return Status::ok();
+  const pf::BlockEntry& root = index.blocks[0];
+  size_t at = out->size();
+  out->resize(at + size_t(root.size));
+  return file.read_at(int64_t(root.offset), out->data() + at, int64_t(root.size));
 }
 
 }  // namespace
 
-Status read_partitioned(MpiFile& file, format::Header* header, format::Layout* layout,
-                        pf::Superblock* sb_out, pf::IndexTable* index_out) {
+Status read_partitioned_root(MpiFile& file, pf::Superblock* sb_out, pf::IndexTable* index_out,
+                             pf::Block* root) {
   std::vector<uint8_t> bytes;
   Status st;
   if (file.rank() == 0) st = read_on_root(file, &bytes);
@@ -154,16 +153,20 @@ Status read_partitioned(MpiFile& file, format::Header* header, format::Layout* l
   pf::IndexTable index;
   EXA_RETURN_IF_ERROR(pf::decode_index(in.first(sb.index_size), sb, UINT64_MAX / 2, &index));
   in = in.subspan(sb.index_size);
-  std::vector<pf::Block> blocks(index.blocks.size());
-  for (size_t i = 0; i < blocks.size(); ++i) {
-    const pf::BlockEntry& e = index.blocks[i];
-    EXA_RETURN_IF_ERROR(pf::decode_block(in.first(e.size), e, sb.ndims, &blocks[i]));
-    in = in.subspan(e.size);
-  }
-  EXA_RETURN_IF_ERROR(pf::header_from_blocks(sb, index, std::move(blocks), header, layout));
+  EXA_RETURN_IF_ERROR(pf::decode_block(in, index.blocks[0], sb.ndims, root));
   *sb_out = sb;
   *index_out = std::move(index);
   return Status::ok();
+}
+
+Status read_block(MpiFile& file, const pf::Superblock& sb, const pf::BlockEntry& entry, pf::Block* out) {
+  int64_t size = 0;
+  EXA_RETURN_IF_ERROR(file.size(&size));
+  if (entry.offset > uint64_t(size) || entry.size > uint64_t(size) - entry.offset)
+    return {NC_ETRUNC, "block '" + entry.path + "' lies beyond the end of the file"};
+  std::vector<uint8_t> bytes(size_t(entry.size));
+  EXA_RETURN_IF_ERROR(file.read_at(int64_t(entry.offset), bytes.data(), int64_t(bytes.size())));
+  return pf::decode_block(bytes, entry, sb.ndims, out);
 }
 
 }  // namespace exa::io

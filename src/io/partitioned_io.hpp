@@ -25,9 +25,15 @@ Status write_superblock(MpiFile& file, const format::partitioned::Superblock& sb
 // reads, broadcasts).
 Status probe_partitioned(MpiFile& file, bool* partitioned);
 
-// Collective. Rank 0 reads the superblock pair, the index table and every
-// block, broadcasts them, and every rank decodes and builds the header.
-Status read_partitioned(MpiFile& file, format::Header* header, format::Layout* layout,
-                        format::partitioned::Superblock* sb, format::partitioned::IndexTable* index);
+// Collective. Rank 0 reads the superblock pair, the index table and the
+// root block (the global attributes), broadcasts them, and every rank
+// decodes them. Other blocks are read when used (read_block).
+Status read_partitioned_root(MpiFile& file, format::partitioned::Superblock* sb,
+                             format::partitioned::IndexTable* index,
+                             format::partitioned::Block* root);
+
+// Independent: reads and decodes one block of the index.
+Status read_block(MpiFile& file, const format::partitioned::Superblock& sb,
+                  const format::partitioned::BlockEntry& entry, format::partitioned::Block* out);
 
 }  // namespace exa::io

@@ -118,15 +118,28 @@ Status NativeConnector::open(MPI_Comm comm, const std::string& path, int omode, 
   bool partitioned = false;
   io::probe_partitioned(nf->file, &partitioned);
   if (partitioned) {
-    format::Header header;
-    format::Layout layout;
-    st = io::read_partitioned(nf->file, &header, &layout, &nf->superblock, &nf->index);
+    // The superblock, index table and root block now; other blocks when used.
+    format::partitioned::Block root;
+    st = io::read_partitioned_root(nf->file, &nf->superblock, &nf->index, &root);
+    if (st.is_ok()) {
+      NativeFile* file = nf.get();
+      st = nf->ds.open_lazily(nf->superblock, nf->index, std::move(root),
+                              [file](size_t b, format::partitioned::Block* block) {
+                                EXA_RETURN_IF_ERROR(open_indep_handle(*file));
+                                return io::read_block(file->indep, file->superblock,
+                                                      file->index.blocks[b], block);
+                              });
+    }
     if (!st.is_ok()) {
       nf->file.close();
       return st;
     }
-    nf->ds = model::Dataset(std::move(header));
-    nf->ds.set_partitioned(true);
+    format::Layout layout;
+    layout.nvars = nf->ds.nvars();
+    layout.begin_rec = int64_t(nf->superblock.record_begin);
+    layout.recsize = int64_t(nf->superblock.record_size);
+    layout.header_size = int64_t(nf->superblock.index_offset + nf->superblock.index_size);
+    layout.header_extent = layout.header_size;
     nf->ds.set_layout(layout);
     nf->partitioned = true;
   } else {
@@ -194,6 +207,8 @@ Status finish_define_partitioned(NativeFile& nf, const format::LayoutHints& hint
     sb.record_size = uint64_t(layout.recsize);
   }
   sb.file_end = uint64_t(layout.begin_rec) + sb.numrecs * sb.record_size;
+  const int unlimited = nf.ds.unlimited_dim();  // a local id: its file position
+  if (unlimited >= 0) sb.record_dim = uint64_t(nf.ds.dim_file_positions()[size_t(unlimited)]) + 1;
   EXA_RETURN_IF_ERROR(io::write_partitioned_metadata(nf.file, image, &sb, &nf.index));
   nf.superblock = sb;
   auto regions = fill_regions_for_new_vars(nf, 0);

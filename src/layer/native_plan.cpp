@@ -37,7 +37,7 @@ Status check_call(const NativeFile& nf, const DataRequest& req, bool write, bool
   if (data_mode && !req.collective && !nf.indep_mode)
     return {NC_ENOTINDEP, "independent call in collective mode"};
   if (req.varid == NC_GLOBAL) return {NC_EGLOBAL, "NC_GLOBAL is not a variable"};
-  if (!nf.ds.valid_var(req.varid)) return {NC_ENOTVAR, "invalid variable id"};
+  EXA_RETURN_IF_ERROR(nf.ds.check_var(req.varid));
   return Status::ok();
 }
 

@@ -123,7 +123,7 @@ Status plan_pieces(NativeFile& nf, const DataRequest& req, bool put, Plan* plan,
     total += plan->nelems;
   }
   if (req.npieces == 0) {  // nothing selected: still a request, of nothing
-    if (!nf.ds.valid_var(req.varid)) return {NC_ENOTVAR, "invalid variable id"};
+    EXA_RETURN_IF_ERROR(nf.ds.check_var(req.varid));
     const auto& var = nf.ds.header().vars[static_cast<size_t>(req.varid)];
     plan->xtype = var.type;
     plan->memtype = req.memtype != NC_NAT ? req.memtype : var.type;

@@ -58,9 +58,134 @@ void Dataset::rebuild_indexes() {
   var_no_fill_.assign(header_.vars.size(), 0);
 }
 
-int Dataset::find_dim(std::string_view name) const { return dim_index_.find(name, dim_name_of()); }
+// A lazy dataset loads the block a name's path points at before looking it up.
+int Dataset::find_dim(std::string_view name) const {
+  if (lazy_) {
+    std::string_view path, local;
+    format::partitioned::split_name(name, &path, &local);
+    int64_t b = format::partitioned::find_block(lazy_->index, path);
+    if (b < 0 || !load_block(size_t(b))) return -1;
+  }
+  return dim_index_.find(name, dim_name_of());
+}
 
-int Dataset::find_var(std::string_view name) const { return var_index_.find(name, var_name_of()); }
+int Dataset::find_var(std::string_view name) const {
+  if (lazy_) {
+    std::string_view path, local;
+    format::partitioned::split_name(name, &path, &local);
+    int64_t b = format::partitioned::find_block(lazy_->index, path);
+    if (b < 0 || !load_block(size_t(b))) return -1;
+  }
+  return var_index_.find(name, var_name_of());
+}
+
+Status Dataset::open_lazily(const format::partitioned::Superblock& sb,
+                            format::partitioned::IndexTable index, format::partitioned::Block root,
+                            BlockReader read) {
+  auto lazy = std::make_shared<Lazy>();
+  lazy->first_dim.push_back(0);
+  lazy->first_var.push_back(0);
+  for (const auto& e : index.blocks) {
+    lazy->first_dim.push_back(lazy->first_dim.back() + int64_t(e.ndims));
+    lazy->first_var.push_back(lazy->first_var.back() + int64_t(e.nvars));
+  }
+  lazy->loaded.assign(index.blocks.size(), 0);
+  lazy->index = std::move(index);
+  lazy->read = std::move(read);
+  header_ = format::Header{};
+  header_.version = format::Version::kCdf5;
+  header_.numrecs = int64_t(sb.numrecs);
+  header_.dims.resize(size_t(sb.ndims));
+  header_.vars.resize(size_t(sb.nvars));
+  var_no_fill_.assign(size_t(sb.nvars), 1);
+  unlimited_dim_ = sb.record_dim > 0 ? int(sb.record_dim - 1) : -1;
+  // The unlimited dimension's length reads as 0 before its block is loaded.
+  if (unlimited_dim_ >= 0) header_.dims[size_t(unlimited_dim_)].length = NC_UNLIMITED;
+  partitioned_ = true;
+  lazy_ = std::move(lazy);
+  if (lazy_->index.blocks.empty() || lazy_->index.blocks[0].path != "/")
+    return {NC_EFILEMETA, "the root block is missing"};
+  header_.gatts = root.atts;
+  return apply_block(0, std::move(root));
+}
+
+Status Dataset::apply_block(size_t b, format::partitioned::Block block) const {
+  Lazy& z = *lazy_;
+  const auto& e = z.index.blocks[b];
+  if (block.path != e.path || block.dims.size() != e.ndims || block.vars.size() != e.nvars)
+    return {NC_EFILEMETA, "block '" + e.path + "' does not match the index table"};
+  if (b != 0 && !block.atts.empty())
+    return {NC_ENOTSUPPORT, "attributes of block '" + e.path + "' (groups) are not read yet"};
+  for (size_t k = 0; k < block.dims.size(); ++k) {
+    const int g = int(z.first_dim[b] + int64_t(k));
+    auto& d = header_.dims[size_t(g)];
+    d = {format::partitioned::full_name(e.path, block.dims[k].name), block.dims[k].length};
+    if ((d.length == NC_UNLIMITED) != (g == unlimited_dim_))
+      return {NC_EFILEMETA, "dimension '" + d.name + "' disagrees with the superblock's record dimension"};
+    dim_index_.insert(d.name, g);
+  }
+  for (size_t k = 0; k < block.vars.size(); ++k) {
+    format::partitioned::BlockVariable& bv = block.vars[k];
+    if (bv.flags & format::partitioned::kVarCompact)
+      return {NC_ENOTSUPPORT, "compact variables are not read yet"};
+    const int g = int(z.first_var[b] + int64_t(k));
+    auto& v = header_.vars[size_t(g)];
+    v = std::move(bv.var);
+    v.name = format::partitioned::full_name(e.path, v.name);
+    for (size_t i = 1; i < v.dimids.size(); ++i)
+      if (v.dimids[i] == unlimited_dim_ && unlimited_dim_ >= 0)
+        return {NC_EFILEMETA, "variable '" + v.name + "' has the unlimited dimension not first"};
+    var_index_.insert(v.name, g);
+  }
+  z.loaded[b] = 1;
+  ++z.nloaded;
+  return Status::ok();
+}
+
+bool Dataset::load_block(size_t b) const {
+  Lazy& z = *lazy_;
+  if (z.loaded[b]) return true;
+  auto known = z.failed.find(b);
+  Status st = known != z.failed.end() ? known->second : Status::ok();
+  if (known == z.failed.end()) {
+    format::partitioned::Block block;
+    st = z.read(b, &block);
+    if (st.is_ok()) st = apply_block(b, std::move(block));
+  }
+  if (st.is_ok()) return true;
+  z.failed[b] = st;
+  z.error = st;
+  ++z.failures;
+  return false;
+}
+
+bool Dataset::load_dim(int id) const {
+  if (!lazy_) return true;
+  const auto& f = lazy_->first_dim;
+  size_t b = size_t(std::upper_bound(f.begin(), f.end(), int64_t(id)) - f.begin()) - 1;
+  return load_block(b);
+}
+
+bool Dataset::load_var(int id) const {
+  if (!lazy_) return true;
+  const auto& f = lazy_->first_var;
+  size_t b = size_t(std::upper_bound(f.begin(), f.end(), int64_t(id)) - f.begin()) - 1;
+  if (!load_block(b)) return false;
+  for (int d : header_.vars[size_t(id)].dimids)
+    if (d < 0 || d >= ndims() || !load_dim(d)) return false;
+  return true;
+}
+
+int64_t Dataset::blocks_loaded() const { return lazy_ ? lazy_->nloaded : 0; }
+
+Status Dataset::lazy_status() const { return lazy_ ? lazy_->error : Status::ok(); }
+
+Status Dataset::load_all() const {
+  if (!lazy_) return Status::ok();
+  for (size_t b = 0; b < lazy_->loaded.size(); ++b)
+    if (!load_block(b)) return lazy_->error;
+  return Status::ok();
+}
 
 bool Dataset::is_record_var(int varid) const {
   const auto& v = header_.vars[static_cast<size_t>(varid)];

@@ -5,6 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -12,6 +15,7 @@
 
 #include "format/classic_header.hpp"
 #include "format/layout.hpp"
+#include "format/partitioned.hpp"
 #include "model/name_index.hpp"
 #include "util/status.hpp"
 
@@ -34,8 +38,18 @@ class Dataset {
   // Id of a named dimension/variable, or -1.
   int find_dim(std::string_view name) const;
   int find_var(std::string_view name) const;
-  bool valid_dim(int id) const { return id >= 0 && id < ndims(); }
-  bool valid_var(int id) const { return id >= 0 && id < nvars(); }
+  // Whether an id is valid. In a lazily opened partitioned file this also
+  // loads the object's metadata block (and, for a variable, the blocks of
+  // its dimensions): check an id before reading header().dims/vars at it.
+  bool valid_dim(int id) const { return id >= 0 && id < ndims() && load_dim(id); }
+  bool valid_var(int id) const { return id >= 0 && id < nvars() && load_var(id); }
+  // valid_var as a status: NC_ENOTVAR, or why the variable's block could not be read.
+  Status check_var(int id) const {
+    const int64_t failures = load_failures();
+    if (valid_var(id)) return Status::ok();
+    if (load_failures() != failures) return lazy_status();
+    return {NC_ENOTVAR, "invalid variable id"};
+  }
   bool is_record_var(int varid) const;
 
   // Define calls. Each validates as PnetCDF does and changes nothing on error.
@@ -71,6 +85,22 @@ class Dataset {
   // A partitioned-format file (docs/format.md): dimension and variable names
   // may carry a path ("/event1/x").
   bool partitioned() const { return partitioned_; }
+
+  // Lazy open of a partitioned file: the dataset knows the counts and the
+  // index table; each block is read (by `read`) and decoded the first time
+  // one of its objects is asked for, by id or by name. The root block is
+  // given at once (the global attributes). `unlimited` is a global id or -1.
+  using BlockReader = std::function<Status(size_t block, format::partitioned::Block* out)>;
+  Status open_lazily(const format::partitioned::Superblock& sb,
+                     format::partitioned::IndexTable index, format::partitioned::Block root,
+                     BlockReader read);
+  // Blocks read so far (lazy datasets); the number of failed block loads and
+  // the last failure (a failed block fails again, without another read).
+  int64_t blocks_loaded() const;
+  int64_t load_failures() const { return lazy_ ? lazy_->failures : 0; }
+  Status lazy_status() const;
+  // Loads every block (whole-file operations: redef, num_rec_vars).
+  Status load_all() const;
   void set_partitioned(bool p) { partitioned_ = p; }
   void set_layout(const format::Layout& layout) { layout_ = layout; }
 
@@ -126,10 +156,26 @@ class Dataset {
   std::vector<int> full_dim_order() const;
   std::vector<int> full_var_order() const;
 
-  format::Header header_;
+  mutable format::Header header_;  // mutable: lazy loads fill it in
   format::Layout layout_;
-  NameIndex dim_index_;
-  NameIndex var_index_;
+  // Lazily opened partitioned files (open_lazily); null otherwise.
+  struct Lazy {
+    format::partitioned::IndexTable index;
+    std::vector<int64_t> first_dim, first_var;  // per block, then the totals
+    std::vector<uint8_t> loaded;
+    BlockReader read;
+    std::map<size_t, Status> failed;  // blocks that could not be loaded, and why
+    Status error;                     // the last failed load
+    int64_t failures = 0;
+    int64_t nloaded = 0;
+  };
+  bool load_dim(int id) const;
+  bool load_var(int id) const;
+  bool load_block(size_t block) const;
+  Status apply_block(size_t block, format::partitioned::Block b) const;
+  std::shared_ptr<Lazy> lazy_;
+  mutable NameIndex dim_index_;
+  mutable NameIndex var_index_;
   std::vector<uint8_t> var_no_fill_;
   std::vector<int> dim_order_;  // file position -> local id; empty: identity
   std::vector<int> var_order_;

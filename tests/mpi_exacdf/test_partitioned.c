@@ -156,11 +156,68 @@ static void test_torn_superblock_falls_back(void) {
   check_file(path, 0); /* generation 1: the metadata, no records yet */
 }
 
+/* Opening reads the superblocks, the index table and the root block only;
+ * a block is read the first time one of its objects is used, once. A
+ * damaged block fails the objects in it, with NC_EFILEMETA, and nothing else. */
+static void test_lazy_blocks(void) {
+  const char *path = mpi_test_path("part.nc"); /* written by test_create_write_reopen */
+  int ncid, nvars = -1;
+  MPI_Offset calls0 = -1, calls = -1, nblocks = -1;
+  CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_NOWRITE, MPI_INFO_NULL, &ncid));
+  CHECK_OK(exa_inq_io_calls(ncid, &calls0));
+  CHECK_OK(ncmpi_inq_nvars(ncid, &nvars));
+  CHECK(nvars == nprocs + 1);
+  CHECK_OK(exa_inq_blocks(ncid, &nblocks));
+  CHECK(nblocks == nprocs + 1);
+  char bpath[EXA_MAX_PATH + 1];
+  MPI_Offset bvars = -1;
+  CHECK_OK(exa_inq_block(ncid, nblocks - 1, bpath, NULL, &bvars, NULL, NULL, NULL));
+  char want[64];
+  snprintf(want, sizeof want, "/sample_%d", nprocs - 1);
+  CHECK(strcmp(bpath, want) == 0 && bvars == 1);
+  CHECK_OK(exa_inq_io_calls(ncid, &calls));
+  CHECK(calls == calls0); /* counts come from the index table */
+  int v = -1, v2 = -1;
+  snprintf(want, sizeof want, "/sample_%d/x", rank);
+  CHECK_OK(ncmpi_inq_varid(ncid, want, &v));
+  CHECK_OK(exa_inq_io_calls(ncid, &calls));
+  CHECK(calls == calls0 + 1); /* one block read, by this rank */
+  CHECK_OK(ncmpi_inq_varid(ncid, want, &v2));
+  int natts = -1;
+  CHECK_OK(ncmpi_inq_varnatts(ncid, v, &natts));
+  CHECK_OK(exa_inq_io_calls(ncid, &calls));
+  CHECK(calls == calls0 + 1 && v2 == v && natts == 1); /* read once */
+  CHECK_OK(ncmpi_close(ncid));
+
+  /* damage the last block (rank 0, after everyone is done with the file) */
+  MPI_Offset off = 0;
+  CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_NOWRITE, MPI_INFO_NULL, &ncid));
+  CHECK_OK(exa_inq_block(ncid, nblocks - 1, NULL, NULL, NULL, NULL, &off, NULL));
+  CHECK_OK(ncmpi_close(ncid));
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    FILE *f = fopen(path, "r+b");
+    CHECK(f != NULL);
+    if (f) {
+      fseek(f, (long)off + 40, SEEK_SET);
+      fputc(0x5A, f);
+      fclose(f);
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_NOWRITE, MPI_INFO_NULL, &ncid));
+  snprintf(want, sizeof want, "/sample_%d/x", nprocs - 1);
+  CHECK_ERR(ncmpi_inq_varid(ncid, want, &v), NC_EFILEMETA);
+  if (nprocs > 1) CHECK_OK(ncmpi_inq_varid(ncid, "/sample_0/x", &v));
+  CHECK_OK(ncmpi_close(ncid));
+}
+
 int main(int argc, char **argv) {
   mpi_test_init(&argc, &argv);
   rank = mpi_test_rank;
   nprocs = mpi_test_nprocs;
   test_create_write_reopen();
+  test_lazy_blocks();
   test_independent_with_hints();
   test_torn_superblock_falls_back();
   return mpi_test_finish();

@@ -343,6 +343,7 @@ TEST(PartitionedImage, PlanPlaceAndReadBack) {
   sb.numrecs = 0;
   sb.record_begin = uint64_t(layout.begin_rec);
   sb.record_size = uint64_t(layout.recsize);
+  sb.record_dim = 1;  // "time", file position 0
   Header back;
   Layout back_layout;
   ASSERT_TRUE(pf::header_from_blocks(sb, img.index, img.blocks, &back, &back_layout).is_ok());
@@ -365,6 +366,7 @@ TEST(PartitionedImage, ReadBackRefusesWhatBreaksTheModel) {
   pf::Superblock sb;
   sb.record_begin = uint64_t(layout.begin_rec);
   sb.record_size = uint64_t(layout.recsize);
+  sb.record_dim = 1;
   Header out;
   Layout l;
   auto blocks = img.blocks;
