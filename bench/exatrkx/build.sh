@@ -9,6 +9,7 @@
 #   baseline_pnetcdf_exacdf     baseline against the in-tree exacdf (EXACDF_BUILD,
 #                               default build-exatrkx; built first if missing)
 #   indep_exacdf                exacdf's independent define mode (EXA_INDEP_DEFINE)
+#   open_bench                  open / one object / every object, CDF-5 vs partitioned
 # Standalone on purpose: it does not touch the top-level CMakeLists.txt.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -44,4 +45,8 @@ mpicc "${CFLAGS[@]}" -I"$ROOT/include" -I"$HERE" \
   -o "$OUT/indep_exacdf" "$HERE/indep_exacdf.c" "${SRC[@]}" \
   -L"$EXACDF_BUILD" -Wl,-rpath,"$EXACDF_BUILD" -lexacdf -lm
 
-echo "built in $OUT: exatrkx_gen baseline_pnetcdf_pnetcdf baseline_pnetcdf_exacdf indep_exacdf"
+mpicc "${CFLAGS[@]}" -I"$ROOT/include" -I"$HERE" \
+  -o "$OUT/open_bench" "$HERE/open_bench.c" "${SRC[@]}" \
+  -L"$EXACDF_BUILD" -Wl,-rpath,"$EXACDF_BUILD" -lexacdf -lm
+
+echo "built in $OUT: exatrkx_gen baseline_pnetcdf_pnetcdf baseline_pnetcdf_exacdf indep_exacdf open_bench"
