@@ -35,8 +35,10 @@ Status read_on_root(MpiFile& file, int64_t chunk, std::vector<uint8_t>* bytes) {
       return Status::ok();
     }
     if (r.need_bytes == 0 || want >= file_size) return r.status;
-    // Grow by whole chunks, at least to what the decoder asked for.
-    int64_t next = std::max(r.need_bytes, want + chunk);
+    // Grow geometrically (each failed decode starts over, so growing by one
+    // chunk at a time would cost O(size^2 / chunk) for a large header), in
+    // whole chunks, at least to what the decoder asked for.
+    int64_t next = std::max(r.need_bytes, std::max(want + chunk, want * 2));
     want = std::min(((next + chunk - 1) / chunk) * chunk, file_size);
   }
 }
