@@ -29,6 +29,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "exatrkx_mpi.h"
+
 #ifdef EXACDF_FOR_EACH_DATA_TYPE
 #define BASELINE_LIB "exacdf"
 #define BASELINE_IS_EXACDF 1
@@ -39,18 +41,6 @@
 #if defined(BENCH_EXPECT_EXACDF) && BENCH_EXPECT_EXACDF != BASELINE_IS_EXACDF
 #error "baseline_pnetcdf: compiled against the other library's pnetcdf.h"
 #endif
-
-#define CHECK(call)                                                                            \
-    do {                                                                                       \
-        int err_ = (call);                                                                     \
-        if (err_ != NC_NOERR) {                                                                \
-            fprintf(stderr, "rank %d: %s:%d %s: %s\n", rank, __FILE__, __LINE__, #call,        \
-                    ncmpi_strerror(err_));                                                     \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                      \
-        }                                                                                      \
-    } while (0)
-
-static int rank, nranks;
 
 /* Serialized variable: u8 type, u8 ndims, u16 name length, name, then per
  * dimension u16 name length, name, i64 length (native byte order: all ranks
@@ -133,20 +123,6 @@ static int64_t define_all(int ncid, const char *p, const char *end, int64_t *ndi
     }
     *ndims_out = ndims;
     return nvars;
-}
-
-static long peak_rss_kib(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return ru.ru_maxrss; /* KiB on Linux */
-}
-
-static double max_over_ranks(double t)
-{
-    double m;
-    MPI_Allreduce(&t, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return m;
 }
 
 static void usage(void)

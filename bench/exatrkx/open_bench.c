@@ -23,31 +23,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#define CHECK(call)                                                                            \
-    do {                                                                                       \
-        int err_ = (call);                                                                     \
-        if (err_ != NC_NOERR) {                                                                \
-            fprintf(stderr, "rank %d: %s:%d %s: %s\n", rank, __FILE__, __LINE__, #call,        \
-                    ncmpi_strerror(err_));                                                     \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                      \
-        }                                                                                      \
-    } while (0)
-
-static int rank, nranks;
-
-static long peak_rss_kib(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return ru.ru_maxrss;
-}
-
-static double max_over_ranks(double t)
-{
-    double m;
-    MPI_Allreduce(&t, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return m;
-}
+#include "exatrkx_mpi.h"
 
 /* "<parent>_grp_<sample>_<key>" -> "/<parent>_grp_<sample>/<key>" (the
  * sample's block); dimension names likewise. */
