@@ -408,6 +408,7 @@ void Dataset::permute(const std::vector<int>& dim_perm, const std::vector<int>& 
 }
 
 format::Header Dataset::file_header() const {
+  (void)load_all();  // a lazily opened file: every object, before copying
   if (file_order_is_identity()) return header_;
   Dataset copy = *this;
   copy.permute(full_dim_order(), full_var_order());
@@ -415,6 +416,7 @@ format::Header Dataset::file_header() const {
 }
 
 std::vector<uint8_t> Dataset::encode_file_header() const {
+  (void)load_all();  // a lazily opened file: every object
   if (file_order_is_identity()) return format::encode(header_);
   std::vector<int> dims = full_dim_order(), vars = full_var_order();
   return format::encode(header_, {dims, vars});
