@@ -31,7 +31,7 @@ Status check_old_objects(NativeFile& nf) {
   return Status::ok();
 }
 
-// Steps 2: returns which of this rank's new objects it owns.
+// Step 2: which of this rank's new objects it owns.
 Status find_owners(NativeFile& nf, model::OwnObjects* own) {
   const int nprocs = nf.file.nprocs(), rank = nf.file.rank();
   const auto& base = nf.define_base;
