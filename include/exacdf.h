@@ -58,6 +58,19 @@ typedef struct exa_enddef_stats {
  *  any). Local. NC_EBADID; NC_EINVAL for a null pointer. */
 extern int exa_inq_enddef_stats(int ncid, exa_enddef_stats *stats);
 
+/** Partitioned files: the number of metadata blocks, from the index table
+ *  (no block is read). Local. NC_ENOTSUPPORT for a classic file. */
+extern int exa_inq_blocks(int ncid, MPI_Offset *nblocks);
+
+/** Partitioned files: statistics of block `index` (0 .. nblocks-1, sorted by
+ *  path) from the index table: its path (pass a buffer of at least
+ *  EXA_MAX_PATH + 1 bytes, or NULL), object counts, file offset and size.
+ *  Any pointer may be NULL. Local. NC_EINVAL for an index out of range. */
+#define EXA_MAX_PATH 4096
+extern int exa_inq_block(int ncid, MPI_Offset index, char *path, MPI_Offset *ndims,
+                         MPI_Offset *nvars, MPI_Offset *natts, MPI_Offset *offset,
+                         MPI_Offset *size);
+
 /** Testing hook for crash tests: the nth positioned MPI-IO write of this
  *  process from now on (header, numrecs, fill values, data moved by a redef)
  *  fails with NC_EWRITE without writing anything; 0 disarms. Local. */
