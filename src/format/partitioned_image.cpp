@@ -161,8 +161,8 @@ Status place_image(Header& header, Image& img, int64_t align, Layout* layout) {
       if (bytes > INT64_MAX - 3) return too_large();
       v.vsize = xdr::round4(bytes);
       if (record) {
-        v.begin = l.begin_rec + in_record;
-        if (!add(in_record, v.vsize, &in_record)) return too_large();
+        if (!add(l.begin_rec, in_record, &v.begin) || !add(in_record, v.vsize, &in_record))
+          return too_large();
       } else {
         v.begin = cursor;
         if (!add(cursor, v.vsize, &cursor)) return too_large();
