@@ -1,7 +1,8 @@
-// A whole file's metadata in the partitioned format (docs/format.md), to and
-// from the classic-style Header the rest of the library uses: objects are
-// grouped into blocks by the path of their full name, ordered, placed and
-// laid out. Pure: the io layer writes and reads the bytes.
+// A whole file's metadata in the partitioned format (docs/format.md), from
+// the classic-style Header the rest of the library uses: objects are grouped
+// into blocks by the path of their full name, ordered, placed and laid out.
+// (Reading is lazy, block by block: model::Dataset::open_lazily.) Pure: the
+// io layer writes the bytes.
 #pragma once
 
 #include <cstdint>
@@ -45,14 +46,5 @@ Status place_image(Header& header, Image& image, int64_t align, Layout* layout);
 
 // Exact size of encode_block(b).
 int64_t encoded_block_size(const Block& b);
-
-// The header of a file from its superblock, index and every block (in index
-// order): full names, file order, global attributes from the root block.
-// NC_EFILEMETA when the blocks break the data model (two unlimited
-// dimensions, the unlimited one not first, sizes that do not match);
-// NC_ENOTSUPPORT for what this version does not read yet (attributes of
-// non-root blocks, compact variables).
-Status header_from_blocks(const Superblock& sb, const IndexTable& index, std::vector<Block> blocks,
-                          Header* out, Layout* layout);
 
 }  // namespace exa::format::partitioned

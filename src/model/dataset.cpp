@@ -5,6 +5,7 @@
 
 #include "convert/external.hpp"
 #include "format/partitioned_image.hpp"
+#include "format/xdr.hpp"
 #include "model/names.hpp"
 
 namespace exa::model {
@@ -90,6 +91,8 @@ Status Dataset::open_lazily(const format::partitioned::Superblock& sb,
     lazy->first_var.push_back(lazy->first_var.back() + int64_t(e.nvars));
   }
   lazy->loaded.assign(index.blocks.size(), 0);
+  lazy->record_begin = int64_t(sb.record_begin);
+  lazy->record_size = int64_t(sb.record_size);
   lazy->index = std::move(index);
   lazy->read = std::move(read);
   header_ = format::Header{};
@@ -171,9 +174,27 @@ bool Dataset::load_var(int id) const {
   const auto& f = lazy_->first_var;
   size_t b = size_t(std::upper_bound(f.begin(), f.end(), int64_t(id)) - f.begin()) - 1;
   if (!load_block(b)) return false;
-  for (int d : header_.vars[size_t(id)].dimids)
-    if (d < 0 || d >= ndims() || !load_dim(d)) return false;
+  const auto& v = header_.vars[size_t(id)];
+  for (int d : v.dimids) {
+    if (d < 0 || d >= ndims()) return fail_lazily({NC_EFILEMETA, "variable '" + v.name + "' uses a bad dimension id"});
+    if (!load_dim(d)) return false;
+  }
+  // The data region the file claims: the size its dimensions give, past the
+  // metadata region, records inside the record section.
+  const int64_t bytes = format::var_bytes(header_, v);
+  int64_t end = 0;
+  bool ok = bytes <= INT64_MAX - 3 && v.vsize == format::xdr::round4(bytes) &&
+            v.begin >= format::partitioned::kFirstRegion && !__builtin_add_overflow(v.begin, v.vsize, &end);
+  if (ok && is_record_var(id))
+    ok = v.begin >= lazy_->record_begin && v.begin - lazy_->record_begin <= lazy_->record_size - v.vsize;
+  if (!ok) return fail_lazily({NC_EFILEMETA, "variable '" + v.name + "' has a bad size or offset"});
   return true;
+}
+
+bool Dataset::fail_lazily(Status st) const {
+  lazy_->error = std::move(st);
+  ++lazy_->failures;
+  return false;
 }
 
 int64_t Dataset::blocks_loaded() const { return lazy_ ? lazy_->nloaded : 0; }

@@ -164,6 +164,7 @@ class Dataset {
     std::vector<int64_t> first_dim, first_var;  // per block, then the totals
     std::vector<uint8_t> loaded;
     BlockReader read;
+    int64_t record_begin = 0, record_size = 0;  // the superblock's record section
     std::map<size_t, Status> failed;  // blocks that could not be loaded, and why
     Status error;                     // the last failed load
     int64_t failures = 0;
@@ -172,6 +173,7 @@ class Dataset {
   bool load_dim(int id) const;
   bool load_var(int id) const;
   bool load_block(size_t block) const;
+  bool fail_lazily(Status st) const;
   Status apply_block(size_t block, format::partitioned::Block b) const;
   std::shared_ptr<Lazy> lazy_;
   mutable NameIndex dim_index_;

@@ -1,7 +1,8 @@
 // libFuzzer target: a metadata block of the partitioned format (input
 // layout in partitioned_fuzz_input.hpp). What decodes re-encodes to a block
-// that decodes to the same thing; the reader's file-level checks
-// (header_from_blocks) then run on it without crashing.
+// that decodes to the same thing; then a lazily opened dataset with this
+// block (model::Dataset::open_lazily) loads and checks every object of it
+// without crashing.
 #include <cstdint>
 #include <cstdlib>
 #include <span>
@@ -10,8 +11,11 @@
 
 #include "format/partitioned.hpp"
 #include "format/partitioned_image.hpp"
+#include "model/dataset.hpp"
 #include "partitioned_fuzz_input.hpp"
 #include "util/crc32c.hpp"
+
+using exa::Status;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   namespace pf = exa::format::partitioned;
@@ -40,15 +44,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   entry.crc = exa::crc32c(bytes.data(), bytes.size());
   pf::Block again;
   if (!pf::decode_block(bytes, entry, total_dims, &again).is_ok() || !(again == out)) std::abort();
-  // The file-level checks of a reader, with this block as the whole file.
+  // A file of this block (after an empty root block unless it is the root).
   pf::Superblock sb;
-  sb.ndims = total_dims;
+  sb.ndims = entry.ndims;
+  sb.nvars = entry.nvars;
   sb.record_begin = pf::kFirstRegion;
-  sb.record_size = entry.size;
+  sb.record_size = 1 << 20;
+  for (size_t d = 0; d < out.dims.size(); ++d)
+    if (out.dims[d].length == 0 && sb.record_dim == 0) sb.record_dim = d + 1;
   pf::IndexTable index;
-  index.blocks = {entry};
-  exa::format::Header header;
-  exa::format::Layout layout;
-  (void)pf::header_from_blocks(sb, index, {std::move(out)}, &header, &layout);
+  pf::Block root;
+  root.path = "/";
+  if (entry.path != "/") index.blocks.push_back({"/", pf::kFirstRegion, 0, 0, 0, 0, 0});
+  index.blocks.push_back(entry);
+  if (entry.path == "/") root = out;
+  exa::model::Dataset ds;
+  Status opened = ds.open_lazily(sb, index, root, [&out](size_t, pf::Block* b) {
+    *b = out;
+    return Status::ok();
+  });
+  if (!opened.is_ok()) return 0;
+  for (int v = 0; v < ds.nvars(); ++v) (void)ds.valid_var(v);
+  for (int d = 0; d < ds.ndims(); ++d) (void)ds.valid_dim(d);
+  for (const auto& bv : out.vars) (void)ds.find_var(pf::full_name(entry.path, bv.var.name));
   return 0;
 }

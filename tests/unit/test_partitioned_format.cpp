@@ -7,6 +7,7 @@
 
 #include "format/partitioned.hpp"
 #include "format/partitioned_image.hpp"
+#include "model/dataset.hpp"
 #include "util/crc32c.hpp"
 
 namespace {
@@ -272,9 +273,21 @@ TEST(PartitionedBlock, CorruptionsAreRefused) {
 
 namespace {
 
+using exa::Status;
 using exa::format::Header;
 using exa::format::Layout;
 using exa::format::Variable;
+
+// A lazily opened dataset whose blocks come from memory; *reads counts the
+// blocks it asked for.
+Status open_from_memory(exa::model::Dataset& ds, const pf::Superblock& sb, const pf::Image& img,
+                        int* reads) {
+  return ds.open_lazily(sb, img.index, img.blocks[0], [&img, reads](size_t b, pf::Block* out) {
+    ++*reads;
+    *out = img.blocks[b];
+    return Status::ok();
+  });
+}
 
 Header paths_header() {
   Header h;
@@ -335,52 +348,63 @@ TEST(PartitionedImage, PlanPlaceAndReadBack) {
   EXPECT_EQ(h.vars[0].begin, img.data_begin);                 // the only fixed-size variable
   EXPECT_EQ(layout.begin_rec, img.data_begin + 12);          // after 3 ints
   EXPECT_EQ(layout.recsize, 8 + 4);                          // t, then /s0/x (2 shorts)
-  // Read back: superblock, index and blocks give the header in file order.
+  // Read back lazily, as ncmpi_open does: the same objects, in file order.
   pf::Superblock sb;
   sb.generation = 1;
   sb.ndims = 3;
   sb.nvars = 3;
-  sb.numrecs = 0;
   sb.record_begin = uint64_t(layout.begin_rec);
   sb.record_size = uint64_t(layout.recsize);
   sb.record_dim = 1;  // "time", file position 0
-  Header back;
-  Layout back_layout;
-  ASSERT_TRUE(pf::header_from_blocks(sb, img.index, img.blocks, &back, &back_layout).is_ok());
-  ASSERT_EQ(back.dims.size(), 3u);
-  EXPECT_EQ(back.dims[0].name, "time");
-  EXPECT_EQ(back.dims[1].name, "/s0/n");
-  EXPECT_EQ(back.vars[1].name, "/s0/x");
-  EXPECT_EQ(back.vars[1].dimids, (std::vector<int>{0, 1}));
-  EXPECT_EQ(back.vars[2].begin, h.vars[0].begin);
-  EXPECT_EQ(back.gatts, h.gatts);
-  EXPECT_EQ(back_layout.recsize, layout.recsize);
+  exa::model::Dataset back;
+  int reads = 0;
+  ASSERT_TRUE(open_from_memory(back, sb, img, &reads).is_ok());
+  EXPECT_EQ(reads, 0);  // the root block comes with the open
+  EXPECT_EQ(back.nvars(), 3);
+  EXPECT_EQ(back.unlimited_dim(), 0);
+  EXPECT_EQ(back.find_var("/s0/x"), 1);
+  EXPECT_EQ(reads, 1);
+  ASSERT_TRUE(back.valid_var(1));
+  EXPECT_EQ(back.header().vars[1].dimids, (std::vector<int>{0, 1}));
+  EXPECT_EQ(back.header().dims[1].name, "/s0/n");
+  ASSERT_TRUE(back.valid_var(2));
+  EXPECT_EQ(back.header().vars[2].name, "/s1/x");
+  EXPECT_EQ(back.header().vars[2].begin, h.vars[0].begin);
+  EXPECT_EQ(back.header().gatts, h.gatts);
+  EXPECT_EQ(reads, 2);
 }
 
-TEST(PartitionedImage, ReadBackRefusesWhatBreaksTheModel) {
+TEST(PartitionedImage, LazyReadRefusesWhatBreaksTheModel) {
   Header h = paths_header();
   pf::Image img;
   Layout layout;
   ASSERT_TRUE(pf::plan_image(h, &img).is_ok());
   ASSERT_TRUE(pf::place_image(h, img, 4096, &layout).is_ok());
   pf::Superblock sb;
+  sb.ndims = 3;
+  sb.nvars = 3;
   sb.record_begin = uint64_t(layout.begin_rec);
   sb.record_size = uint64_t(layout.recsize);
   sb.record_dim = 1;
-  Header out;
-  Layout l;
-  auto blocks = img.blocks;
-  blocks[2].dims[0].length = 0;  // a second unlimited dimension
-  EXPECT_EQ(pf::header_from_blocks(sb, img.index, blocks, &out, &l).code(), NC_EFILEMETA);
-  blocks = img.blocks;
-  blocks[1].vars[0].var.dimids = {1, 0};  // unlimited not first
-  EXPECT_EQ(pf::header_from_blocks(sb, img.index, blocks, &out, &l).code(), NC_EFILEMETA);
-  blocks = img.blocks;
-  blocks[2].vars[0].var.vsize = 4;  // size does not match the dimensions
-  EXPECT_EQ(pf::header_from_blocks(sb, img.index, blocks, &out, &l).code(), NC_EFILEMETA);
-  blocks = img.blocks;
-  blocks[2].vars[0].var.begin = 100;  // inside the superblock region
-  EXPECT_EQ(pf::header_from_blocks(sb, img.index, blocks, &out, &l).code(), NC_EFILEMETA);
+  // Each damage, made to a copy of the blocks; the access that loads it fails with NC_EFILEMETA.
+  auto code_after = [&](auto damage, bool by_dim, int id) {
+    pf::Image bad = img;
+    damage(bad);
+    exa::model::Dataset ds;
+    int reads = 0;
+    EXPECT_TRUE(open_from_memory(ds, sb, bad, &reads).is_ok());
+    bool ok = by_dim ? ds.valid_dim(id) : ds.valid_var(id);
+    return ok ? NC_NOERR : ds.lazy_status().code();
+  };
+  EXPECT_EQ(code_after([](pf::Image&) {}, false, 2), NC_NOERR);
+  EXPECT_EQ(code_after([](pf::Image& b) { b.blocks[2].dims[0].length = 0; }, true, 2), NC_EFILEMETA);
+  EXPECT_EQ(code_after([](pf::Image& b) { b.blocks[1].vars[0].var.dimids = {1, 0}; }, false, 1),
+            NC_EFILEMETA);  // the unlimited dimension not first
+  EXPECT_EQ(code_after([](pf::Image& b) { b.blocks[2].vars[0].var.vsize = 4; }, false, 2), NC_EFILEMETA);
+  EXPECT_EQ(code_after([](pf::Image& b) { b.blocks[2].vars[0].var.begin = 100; }, false, 2),
+            NC_EFILEMETA);  // inside the superblock region
+  EXPECT_EQ(code_after([](pf::Image& b) { b.blocks[1].vars[0].var.begin = 1; }, false, 1),
+            NC_EFILEMETA);  // a record variable outside the record section
   Header bad = paths_header();
   bad.vars[0].name = "/s1//x";
   EXPECT_EQ(pf::plan_image(bad, &img).code(), NC_EBADNAME);
