@@ -1,5 +1,9 @@
 #include "io/collective.hpp"
 
+#include <climits>
+
+#include <algorithm>
+
 namespace exa::io {
 
 Status agree(MPI_Comm comm, const Status& local) {
@@ -9,6 +13,15 @@ Status agree(MPI_Comm comm, const Status& local) {
     return {NC_EMPI, "MPI_Allreduce failed while agreeing on an error"};
   if (worst == mine) return local;
   return {worst, "error reported by another rank"};
+}
+
+void broadcast_bytes(MPI_Comm comm, std::vector<uint8_t>* bytes) {
+  int64_t n = static_cast<int64_t>(bytes->size());
+  MPI_Bcast(&n, 1, MPI_INT64_T, 0, comm);
+  bytes->resize(static_cast<size_t>(n));
+  for (int64_t off = 0; off < n; off += INT_MAX)
+    MPI_Bcast(bytes->data() + off, static_cast<int>(std::min<int64_t>(n - off, INT_MAX)), MPI_BYTE, 0,
+              comm);
 }
 
 }  // namespace exa::io

@@ -4,6 +4,9 @@
 
 #include <mpi.h>
 
+#include <cstdint>
+#include <vector>
+
 #include "util/status.hpp"
 
 namespace exa::io {
@@ -11,5 +14,8 @@ namespace exa::io {
 // Returns on every rank the most negative NC_* code any rank had (one
 // allreduce); a rank whose own status is that code keeps its message.
 Status agree(MPI_Comm comm, const Status& local);
+
+// Rank 0's bytes on every rank (any size: pieces below INT_MAX).
+void broadcast_bytes(MPI_Comm comm, std::vector<uint8_t>* bytes);
 
 }  // namespace exa::io

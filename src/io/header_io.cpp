@@ -43,17 +43,6 @@ Status read_on_root(MpiFile& file, int64_t chunk, std::vector<uint8_t>* bytes) {
   }
 }
 
-Status broadcast_bytes(MPI_Comm comm, std::vector<uint8_t>* bytes) {
-  int64_t n = static_cast<int64_t>(bytes->size());
-  MPI_Bcast(&n, 1, MPI_INT64_T, 0, comm);
-  bytes->resize(static_cast<size_t>(n));
-  for (int64_t off = 0; off < n; off += INT_MAX) {
-    int piece = static_cast<int>(std::min<int64_t>(n - off, INT_MAX));
-    MPI_Bcast(bytes->data() + off, piece, MPI_BYTE, 0, comm);
-  }
-  return Status::ok();
-}
-
 }  // namespace
 
 format::DecodeResult read_header(MpiFile& file, int64_t chunk) {

@@ -12,19 +12,6 @@ namespace exa::io {
 
 namespace pf = format::partitioned;
 
-namespace {
-
-Status bcast_bytes(MPI_Comm comm, std::vector<uint8_t>* bytes) {
-  int64_t n = int64_t(bytes->size());
-  MPI_Bcast(&n, 1, MPI_INT64_T, 0, comm);
-  bytes->resize(size_t(n));
-  for (int64_t off = 0; off < n; off += INT_MAX)
-    MPI_Bcast(bytes->data() + off, int(std::min<int64_t>(n - off, INT_MAX)), MPI_BYTE, 0, comm);
-  return Status::ok();
-}
-
-}  // namespace
-
 Status write_superblock(MpiFile& file, const pf::Superblock& sb) {
   Status st;
   if (file.rank() == 0) {
@@ -92,13 +79,17 @@ Status write_partitioned_metadata(MpiFile& file, const pf::Image& image, pf::Sup
 Status probe_partitioned(MpiFile& file, bool* partitioned) {
   int yes = 0;
   if (file.rank() == 0) {
+    // One read of the first bytes: the magic of either superblock slot.
     int64_t size = 0;
-    for (int64_t at : pf::kSuperblockSlots) {
-      uint8_t head[8] = {0};
-      if (file.size(&size).is_ok() && size >= at + 8 && file.read_at(at, head, 8).is_ok() &&
-          std::equal(pf::kMagic.begin(), pf::kMagic.end(), head))
-        yes = 1;
+    std::vector<uint8_t> head;
+    if (file.size(&size).is_ok()) {
+      head.resize(size_t(std::min<int64_t>(size, pf::kSuperblockSlots[1] + 8)));
+      if (!file.read_at(0, head.data(), int64_t(head.size())).is_ok()) head.clear();
     }
+    for (int64_t at : pf::kSuperblockSlots)
+      if (int64_t(head.size()) >= at + 8 &&
+          std::equal(pf::kMagic.begin(), pf::kMagic.end(), head.begin() + at))
+        yes = 1;
   }
   MPI_Bcast(&yes, 1, MPI_INT, 0, file.comm());
   *partitioned = yes != 0;
@@ -144,7 +135,7 @@ Status read_partitioned_root(MpiFile& file, pf::Superblock* sb_out, pf::IndexTab
   Status st;
   if (file.rank() == 0) st = read_on_root(file, &bytes);
   EXA_RETURN_IF_ERROR(agree(file.comm(), st));
-  bcast_bytes(file.comm(), &bytes);
+  broadcast_bytes(file.comm(), &bytes);
   // Every rank decodes what rank 0 checked (the same bytes, the same result).
   std::span<const uint8_t> in(bytes);
   pf::Superblock sb;

@@ -30,6 +30,11 @@ std::vector<int> invert(const std::vector<int>& perm) {
   return inv;
 }
 
+// The block holding an id, from the first ids of the blocks.
+size_t block_of(const std::vector<int64_t>& first, int id) {
+  return size_t(std::upper_bound(first.begin(), first.end(), int64_t(id)) - first.begin()) - 1;
+}
+
 }  // namespace
 
 Dataset::Dataset(format::Version version) { header_.version = version; }
@@ -61,23 +66,20 @@ void Dataset::rebuild_indexes() {
 
 // A lazy dataset loads the block a name's path points at before looking it up.
 int Dataset::find_dim(std::string_view name) const {
-  if (lazy_) {
-    std::string_view path, local;
-    format::partitioned::split_name(name, &path, &local);
-    int64_t b = format::partitioned::find_block(lazy_->index, path);
-    if (b < 0 || !load_block(size_t(b))) return -1;
-  }
+  if (lazy_ && !load_block_of_name(name)) return -1;
   return dim_index_.find(name, dim_name_of());
 }
 
 int Dataset::find_var(std::string_view name) const {
-  if (lazy_) {
-    std::string_view path, local;
-    format::partitioned::split_name(name, &path, &local);
-    int64_t b = format::partitioned::find_block(lazy_->index, path);
-    if (b < 0 || !load_block(size_t(b))) return -1;
-  }
+  if (lazy_ && !load_block_of_name(name)) return -1;
   return var_index_.find(name, var_name_of());
+}
+
+bool Dataset::load_block_of_name(std::string_view name) const {
+  std::string_view path, local;
+  format::partitioned::split_name(name, &path, &local);
+  int64_t b = format::partitioned::find_block(lazy_->index, path);
+  return b >= 0 && load_block(size_t(b));
 }
 
 Status Dataset::open_lazily(const format::partitioned::Superblock& sb,
@@ -163,17 +165,12 @@ bool Dataset::load_block(size_t b) const {
 }
 
 bool Dataset::load_dim(int id) const {
-  if (!lazy_) return true;
-  const auto& f = lazy_->first_dim;
-  size_t b = size_t(std::upper_bound(f.begin(), f.end(), int64_t(id)) - f.begin()) - 1;
-  return load_block(b);
+  return !lazy_ || load_block(block_of(lazy_->first_dim, id));
 }
 
 bool Dataset::load_var(int id) const {
   if (!lazy_) return true;
-  const auto& f = lazy_->first_var;
-  size_t b = size_t(std::upper_bound(f.begin(), f.end(), int64_t(id)) - f.begin()) - 1;
-  if (!load_block(b)) return false;
+  if (!load_block(block_of(lazy_->first_var, id))) return false;
   const auto& v = header_.vars[size_t(id)];
   for (int d : v.dimids) {
     if (d < 0 || d >= ndims()) return fail_lazily({NC_EFILEMETA, "variable '" + v.name + "' uses a bad dimension id"});

@@ -173,6 +173,7 @@ class Dataset {
   bool load_dim(int id) const;
   bool load_var(int id) const;
   bool load_block(size_t block) const;
+  bool load_block_of_name(std::string_view name) const;
   bool fail_lazily(Status st) const;
   Status apply_block(size_t block, format::partitioned::Block b) const;
   std::shared_ptr<Lazy> lazy_;
