@@ -71,9 +71,12 @@ extern int exa_inq_block(int ncid, MPI_Offset index, char *path, MPI_Offset *ndi
                          MPI_Offset *nvars, MPI_Offset *natts, MPI_Offset *offset,
                          MPI_Offset *size);
 
-/** Testing hook for crash tests: the nth positioned MPI-IO write of this
- *  process from now on (header, numrecs, fill values, data moved by a redef)
- *  fails with NC_EWRITE without writing anything; 0 disarms. Local. */
+/** Testing hook for crash tests: the nth MPI-IO write of this process from
+ *  now on (positioned or collective: header, metadata blocks, index table,
+ *  superblock, numrecs, fill values, data moved by a redef, variable data)
+ *  fails with NC_EWRITE without writing anything, as if the process had
+ *  died just before it (a collective write still takes part with nothing to
+ *  write). 0 disarms. Local. */
 extern void exa_debug_fail_write(int nth);
 
 #if defined(__cplusplus)

@@ -121,60 +121,143 @@ Status plan_image(const Header& header, Image* out) {
   return Status::ok();
 }
 
-Status place_image(Header& header, Image& img, int64_t align, Layout* layout) {
-  align = std::max<int64_t>(4, xdr::round4(align));
-  int64_t at = kFirstRegion;
-  int64_t paths = 0;
-  for (size_t i = 0; i < img.blocks.size(); ++i) {
-    BlockEntry& e = img.index.blocks[i];
-    e.offset = uint64_t(at);
-    e.size = uint64_t(encoded_block_size(img.blocks[i]));
-    if (!add(at, int64_t(e.size), &at)) return too_large();
-    paths += int64_t(e.path.size());
-  }
-  img.index_offset = at;
-  img.index_size = kIndexHeaderSize + kIndexEntrySize * int64_t(img.blocks.size()) + paths;
-  int64_t end = 0;
-  if (!add(at, img.index_size, &end) || !add(end, align - 1, &img.data_begin)) return too_large();
-  img.data_begin = img.data_begin / align * align;
+namespace {
 
-  // Variables: fixed-size ones in file order, then the record section.
-  Layout l;
-  l.header_size = end;
-  l.nvars = int(header.vars.size());
-  l.header_align = align;
-  l.var_align = 4;
-  l.record_align = 4;
-  std::vector<std::pair<size_t, size_t>> where(header.vars.size());  // var -> (block, index)
+// Where each variable sits in the image: id -> (block, index in block).
+std::vector<std::pair<size_t, size_t>> var_places(const Header& header, const Image& img) {
+  std::vector<std::pair<size_t, size_t>> where(header.vars.size());
   size_t pos = 0;
   for (size_t b = 0; b < img.blocks.size(); ++b)
     for (size_t k = 0; k < img.blocks[b].vars.size(); ++k) where[size_t(img.var_order[pos++])] = {b, k};
+  return where;
+}
+
+// Places the blocks not marked reused from `at` on, one after the other, then
+// the index table; the data may begin at the next multiple of `align`.
+Status place_metadata(Image& img, int64_t at, int64_t align, int64_t* metadata_end) {
+  int64_t paths = 0;
+  for (size_t i = 0; i < img.blocks.size(); ++i) {
+    BlockEntry& e = img.index.blocks[i];
+    paths += int64_t(e.path.size());
+    if (!img.reused.empty() && img.reused[i]) continue;
+    e.offset = uint64_t(at);
+    e.size = uint64_t(encoded_block_size(img.blocks[i]));
+    if (!add(at, int64_t(e.size), &at)) return too_large();
+  }
+  img.index_offset = at;
+  img.index_size = kIndexHeaderSize + kIndexEntrySize * int64_t(img.blocks.size()) + paths;
+  if (!add(at, img.index_size, metadata_end) || !add(*metadata_end, align - 1, &img.data_begin))
+    return too_large();
+  img.data_begin = img.data_begin / align * align;
+  return Status::ok();
+}
+
+// Lays the variables out from img.data_begin: fixed-size ones in file order,
+// then the record section. Fixed-size variables with an id below `keep`
+// stay where they are. Sets begin and vsize in the header and the blocks.
+Status lay_out_vars(Header& header, Image& img, size_t keep, Layout* l) {
+  const auto where = var_places(header, img);
   int64_t cursor = img.data_begin;
   for (int pass = 0; pass < 2; ++pass) {
     const bool record = pass == 1;
-    if (record) l.begin_rec = cursor;
+    if (record) l->begin_rec = cursor;
     int64_t in_record = 0;
     for (int id : img.var_order) {
       Variable& v = header.vars[size_t(id)];
       if (is_record_var(header, v) != record) continue;
+      auto [b, k] = where[size_t(id)];
+      if (!record && size_t(id) < keep) {
+        img.blocks[b].vars[k].var.vsize = v.vsize;
+        img.blocks[b].vars[k].var.begin = v.begin;
+        continue;
+      }
       const int64_t bytes = var_bytes(header, v);
       if (bytes > INT64_MAX - 3) return too_large();
       v.vsize = xdr::round4(bytes);
       if (record) {
-        if (!add(l.begin_rec, in_record, &v.begin) || !add(in_record, v.vsize, &in_record))
+        if (!add(l->begin_rec, in_record, &v.begin) || !add(in_record, v.vsize, &in_record))
           return too_large();
       } else {
         v.begin = cursor;
         if (!add(cursor, v.vsize, &cursor)) return too_large();
       }
-      auto [b, k] = where[size_t(id)];
       img.blocks[b].vars[k].var.vsize = v.vsize;
       img.blocks[b].vars[k].var.begin = v.begin;
     }
-    if (record) l.recsize = in_record;
+    if (record) l->recsize = in_record;
   }
+  return Status::ok();
+}
+
+Layout base_layout(const Header& header, const Image& img, int64_t metadata_end, int64_t align) {
+  Layout l;
+  l.header_size = metadata_end;
   l.header_extent = img.data_begin;
+  l.nvars = int(header.vars.size());
+  l.header_align = align;
+  l.var_align = 4;
+  l.record_align = 4;
+  return l;
+}
+
+}  // namespace
+
+Status place_image(Header& header, Image& img, int64_t align, Layout* layout) {
+  align = std::max<int64_t>(4, xdr::round4(align));
+  int64_t end = 0;
+  EXA_RETURN_IF_ERROR(place_metadata(img, kFirstRegion, align, &end));
+  Layout l = base_layout(header, img, end, align);
+  EXA_RETURN_IF_ERROR(lay_out_vars(header, img, 0, &l));
   *layout = l;
+  return Status::ok();
+}
+
+Status plan_redef_image(Header& header, const OnDisk& old, int64_t align, Image* out, Layout* layout,
+                        bool* unchanged) {
+  align = std::max<int64_t>(4, xdr::round4(align));
+  const Header& before = *old.header;
+  const size_t nold = before.vars.size();
+  if (header.vars.size() < nold) return {NC_EINTERNAL, "a redef lost variables"};
+  // Variables of the current state start from where they are on disk (an
+  // earlier failed attempt may have moved them in memory).
+  for (size_t i = 0; i < nold; ++i) {
+    header.vars[i].begin = before.vars[i].begin;
+    header.vars[i].vsize = before.vars[i].vsize;
+  }
+  Image img, was;
+  EXA_RETURN_IF_ERROR(plan_image(header, &img));
+  EXA_RETURN_IF_ERROR(plan_image(before, &was));
+  // A block may stay where it is when it is exactly what is on disk and
+  // holds no record variable (the record section moves to the new end).
+  std::vector<uint8_t> has_record(img.blocks.size(), 0);
+  const auto where = var_places(header, img);
+  for (size_t id = 0; id < header.vars.size(); ++id)
+    if (is_record_var(header, header.vars[id])) has_record[where[id].first] = 1;
+  img.reused.assign(img.blocks.size(), 0);
+  bool same = header.dims.size() == before.dims.size() && header.vars.size() == nold &&
+              img.blocks.size() == was.blocks.size();
+  for (size_t i = 0; i < img.blocks.size(); ++i) {
+    const int64_t j = find_block(was.index, img.blocks[i].path);
+    const int64_t on_disk = find_block(*old.index, img.blocks[i].path);
+    const bool equal = j >= 0 && on_disk >= 0 && img.blocks[i] == was.blocks[size_t(j)];
+    same = same && equal;
+    if (!equal || has_record[i]) continue;
+    img.reused[i] = 1;
+    img.index.blocks[i] = old.index->blocks[size_t(on_disk)];
+  }
+  *unchanged = same;
+  if (same) {
+    *out = std::move(img);
+    return Status::ok();
+  }
+  // Everything new goes past the end of the space in use: the current state
+  // stays intact until the superblock that points at the new one is written.
+  int64_t end = 0;
+  EXA_RETURN_IF_ERROR(place_metadata(img, xdr::round4(old.end), align, &end));
+  Layout l = base_layout(header, img, end, align);
+  EXA_RETURN_IF_ERROR(lay_out_vars(header, img, nold, &l));
+  *layout = l;
+  *out = std::move(img);
   return Status::ok();
 }
 

@@ -29,6 +29,9 @@ struct Image {
   int64_t index_offset = 0;
   int64_t index_size = 0;
   int64_t data_begin = 0;      // first byte of variable data
+  // Per block: 1 if it stays where it is on disk (a redef left it unchanged;
+  // its entry is the one on disk). Empty: every block is new.
+  std::vector<uint8_t> reused;
 };
 
 // Groups the header's dimensions and variables (full names) into blocks, the
@@ -43,6 +46,23 @@ Status plan_image(const Header& header, Image* out);
 // begin and vsize in `header` and in the blocks. Fills *layout (header_size
 // = end of the metadata, header_extent = begin_rec or first data byte).
 Status place_image(Header& header, Image& image, int64_t align, Layout* layout);
+
+// What a later define phase (redef) keeps of the state on disk.
+struct OnDisk {
+  const Header* header = nullptr;     // when redef began, in the same (local) ids
+  const IndexTable* index = nullptr;  // the current index table
+  int64_t end = 0;                    // end of the space in use (superblock file_end)
+};
+
+// The image of a redef: plans `header` (whose first variables are the old
+// ones, by id) and places it without overwriting anything the current state
+// uses. Fixed-size variables that existed stay where they are; a block that
+// equals its old self and holds no record variable stays too (reused);
+// every other block, the index table, new fixed-size data and the whole
+// record section go past old.end. *unchanged: nothing differs from the disk
+// (the image is the current one; nothing needs writing; *layout untouched).
+Status plan_redef_image(Header& header, const OnDisk& old, int64_t align, Image* out, Layout* layout,
+                        bool* unchanged);
 
 // Exact size of encode_block(b).
 int64_t encoded_block_size(const Block& b);

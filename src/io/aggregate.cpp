@@ -98,7 +98,10 @@ void describe(const std::vector<Segment>& segs, Runs* file, Runs* memory) {
 Status transfer_runs(MpiFile& file, Runs& fruns, Runs& mruns, bool write, bool collective) {
   MPI_File fh = file.handle();
   MPI_File_set_view(fh, 0, MPI_BYTE, fruns.type, "native", MPI_INFO_NULL);
-  int count = mruns.bytes > 0 ? 1 : 0;
+  // An injected failure (exa_debug_fail_write): this rank's part never lands,
+  // as if it crashed; it still takes part in a collective call.
+  const bool fail = write && take_injected_write_failure();
+  int count = mruns.bytes > 0 && !fail ? 1 : 0;
   void* buf = mruns.bytes > 0 ? MPI_BOTTOM : nullptr;
   MPI_Status status;
   int err = write ? (collective ? MPI_File_write_at_all(fh, 0, buf, count, mruns.type, &status)
@@ -108,6 +111,7 @@ Status transfer_runs(MpiFile& file, Runs& fruns, Runs& mruns, bool write, bool c
   MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
   if (fruns.owned) MPI_Type_free(&fruns.type);
   if (mruns.owned) MPI_Type_free(&mruns.type);
+  if (fail) return {NC_EWRITE, "write failed (injected by exa_debug_fail_write)"};
   if (err == MPI_SUCCESS) write ? file.count_written(fruns.bytes) : file.count_read(fruns.bytes);
   return from_mpi(err, write ? MpiOp::kWrite : MpiOp::kRead, "aggregated MPI-IO transfer");
 }

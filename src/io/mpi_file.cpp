@@ -90,9 +90,13 @@ std::atomic<int> g_fail_write_countdown{0};  // 0: disarmed
 
 void fail_nth_write(int nth) { g_fail_write_countdown.store(nth > 0 ? nth : 0); }
 
+bool take_injected_write_failure() {
+  return g_fail_write_countdown.load() > 0 && g_fail_write_countdown.fetch_sub(1) == 1;
+}
+
 Status MpiFile::write_at(int64_t offset, const void* buf, int64_t nbytes) {
   if (!writable_) return {NC_EPERM, "file is open read-only"};
-  if (g_fail_write_countdown.load() > 0 && g_fail_write_countdown.fetch_sub(1) == 1)
+  if (take_injected_write_failure())
     return {NC_EWRITE, "write failed (injected by exa_debug_fail_write)"};
   const auto* p = static_cast<const char*>(buf);
   return in_pieces(offset, nbytes, [&](int64_t off, int64_t n) {

@@ -20,6 +20,9 @@ void zero_unread(const MPI_Status& status, void* buf, int64_t nbytes);
 // Crash tests (exa_debug_fail_write): the nth positioned write of this
 // process from now on fails with NC_EWRITE without writing; 0 disarms.
 void fail_nth_write(int nth);
+// Whether this write is the one to fail (counts one write; every write
+// path of the io layer asks).
+bool take_injected_write_failure();
 
 class MpiFile {
  public:

@@ -23,15 +23,19 @@ Status write_superblock(MpiFile& file, const pf::Superblock& sb) {
   return agree(file.comm(), file.sync_all());
 }
 
-Status write_partitioned_metadata(MpiFile& file, const pf::Image& image, pf::Superblock* sb,
-                                  pf::IndexTable* index_out) {
+Status write_blocks_and_index(MpiFile& file, const pf::Image& image, pf::Superblock* sb,
+                              pf::IndexTable* index_out) {
   const int p = file.nprocs(), r = file.rank();
+  // The blocks to write (not reused), dealt to the ranks in turn.
+  std::vector<size_t> fresh;
+  for (size_t i = 0; i < image.blocks.size(); ++i)
+    if (image.reused.empty() || !image.reused[i]) fresh.push_back(i);
   std::vector<std::vector<uint8_t>> mine;
   std::vector<Segment> segments;
   std::vector<uint32_t> crcs;  // (block, crc) pairs of this rank
-  for (size_t i = size_t(r); i < image.blocks.size(); i += size_t(p)) {
-    mine.push_back(pf::encode_block(image.blocks[i]));
-    crcs.push_back(uint32_t(i));
+  for (size_t k = size_t(r); k < fresh.size(); k += size_t(p)) {
+    mine.push_back(pf::encode_block(image.blocks[fresh[k]]));
+    crcs.push_back(uint32_t(fresh[k]));
     crcs.push_back(crc32c(mine.back().data(), mine.back().size()));
   }
   for (size_t k = 0; k < mine.size(); ++k)
@@ -71,9 +75,13 @@ Status write_partitioned_metadata(MpiFile& file, const pf::Image& image, pf::Sup
   sb->index_offset = uint64_t(image.index_offset);
   sb->index_size = uint64_t(image.index_size);
   sb->nblocks = image.blocks.size();
-  // Blocks and table are on disk before the superblock points at them.
+  return Status::ok();
+}
+
+Status commit_superblock(MpiFile& file, const pf::Superblock& sb) {
+  // Everything the new state uses is on disk before the superblock points at it.
   EXA_RETURN_IF_ERROR(agree(file.comm(), file.sync_all()));
-  return write_superblock(file, *sb);
+  return write_superblock(file, sb);
 }
 
 Status probe_partitioned(MpiFile& file, bool* partitioned) {
@@ -148,6 +156,52 @@ Status read_partitioned_root(MpiFile& file, pf::Superblock* sb_out, pf::IndexTab
   *sb_out = sb;
   *index_out = std::move(index);
   return Status::ok();
+}
+
+Status share_blocks(MpiFile& file, const pf::IndexTable& index, const std::vector<size_t>& need,
+                    const BlockBytesFn& apply, int64_t round_bytes) {
+  const int p = file.nprocs(), r = file.rank();
+  int64_t file_size = 0;
+  Status st = file.size(&file_size);
+  for (size_t lo = 0; lo < need.size();) {
+    // One round: blocks [lo, hi) of the list, at most round_bytes together
+    // (at least one block), so that the counts of the allgather fit an int.
+    size_t hi = lo;
+    int64_t bytes = 0;
+    while (hi < need.size() && (hi == lo || bytes + int64_t(index.blocks[need[hi]].size) <= round_bytes)) {
+      bytes += int64_t(index.blocks[need[hi]].size);
+      ++hi;
+    }
+    if (bytes > INT_MAX / 2) st = {NC_EFILEMETA, "metadata block larger than 1 GiB"};
+    std::vector<int> counts(size_t(p), 0), displs(size_t(p), 0);
+    for (size_t k = lo; k < hi; ++k) counts[k % size_t(p)] += int(index.blocks[need[k]].size);
+    for (int i = 1; i < p; ++i) displs[size_t(i)] = displs[size_t(i) - 1] + counts[size_t(i) - 1];
+    std::vector<uint8_t> mine(size_t(st.is_ok() ? counts[size_t(r)] : 0));
+    size_t at = 0;
+    for (size_t k = lo + size_t(r); st.is_ok() && k < hi; k += size_t(p)) {
+      const pf::BlockEntry& e = index.blocks[need[k]];
+      if (e.offset > uint64_t(file_size) || e.size > uint64_t(file_size) - e.offset)
+        st = {NC_ETRUNC, "block '" + e.path + "' lies beyond the end of the file"};
+      else
+        st = file.read_at(int64_t(e.offset), mine.data() + at, int64_t(e.size));
+      at += e.size;
+    }
+    EXA_RETURN_IF_ERROR(agree(file.comm(), st));
+    std::vector<uint8_t> all(static_cast<size_t>(bytes));
+    MPI_Allgatherv(mine.data(), counts[size_t(r)], MPI_BYTE, all.data(), counts.data(), displs.data(), MPI_BYTE,
+                   file.comm());
+    // Block k sits in rank k % p's part, after that rank's earlier blocks.
+    std::vector<int64_t> cursor(displs.begin(), displs.end());
+    for (size_t k = lo; k < hi && st.is_ok(); ++k) {
+      const pf::BlockEntry& e = index.blocks[need[k]];
+      int64_t& c = cursor[k % size_t(p)];
+      st = apply(need[k], std::span<const uint8_t>(all).subspan(size_t(c), size_t(e.size)));
+      c += int64_t(e.size);
+    }
+    EXA_RETURN_IF_ERROR(agree(file.comm(), st));
+    lo = hi;
+  }
+  return agree(file.comm(), st);
 }
 
 Status read_block(MpiFile& file, const pf::Superblock& sb, const pf::BlockEntry& entry, pf::Block* out) {

@@ -160,6 +160,18 @@ Status NativeConnector::open(MPI_Comm comm, const std::string& path, int omode, 
   return Status::ok();
 }
 
+Status load_every_block(NativeFile& nf) {
+  std::vector<uint8_t> loaded = nf.ds.loaded_blocks();
+  if (loaded.empty()) return Status::ok();  // not a lazily opened file
+  MPI_Allreduce(MPI_IN_PLACE, loaded.data(), int(loaded.size()), MPI_UINT8_T, MPI_MIN, nf.comm());
+  std::vector<size_t> need;
+  for (size_t b = 0; b < loaded.size(); ++b)
+    if (!loaded[b]) need.push_back(b);
+  return io::share_blocks(nf.file, nf.index, need, [&nf](size_t b, std::span<const uint8_t> bytes) {
+    return nf.ds.supply_block(b, bytes);
+  });
+}
+
 Status write_numrecs(NativeFile& nf, int64_t numrecs) {
   if (!nf.partitioned) return io::write_numrecs(nf.file, nf.ds.version(), numrecs);
   // A superblock of the next generation in the other slot: the current one
@@ -181,23 +193,10 @@ Status write_file_header(NativeFile& nf) {
 
 namespace {
 
-// The partitioned format: groups the objects into blocks, lays the data out
-// after them, and writes blocks, index table and superblock (io/partitioned_io).
-Status finish_define_partitioned(NativeFile& nf, const format::LayoutHints& hints) {
-  namespace pf = format::partitioned;
-  if (nf.in_redef) return {NC_ENOTSUPPORT, "adding objects to a partitioned file is not supported yet"};
-  double t = MPI_Wtime();
-  pf::Image image;
-  format::Layout layout;
-  Status st = pf::plan_image(nf.ds.header(), &image);
-  const int64_t align = hints.header_align > 0 ? hints.header_align : 4096;
-  if (st.is_ok()) st = pf::place_image(nf.ds.mutable_header(), image, align, &layout);
-  EXA_RETURN_IF_ERROR(io::agree(nf.comm(), st));
-  nf.ds.set_layout(layout);
-  nf.ds.set_file_order(image.dim_order, image.var_order);
-  nf.enddef_now.layout = MPI_Wtime() - t;
-  t = MPI_Wtime();
-  pf::Superblock sb;
+// The superblock of the state a define phase ends in (generation + 1).
+format::partitioned::Superblock next_superblock(const NativeFile& nf, const format::Layout& layout,
+                                                int64_t data_end) {
+  format::partitioned::Superblock sb;
   sb.generation = nf.superblock.generation + 1;
   sb.ndims = uint64_t(nf.ds.ndims());
   sb.nvars = uint64_t(nf.ds.nvars());
@@ -206,13 +205,60 @@ Status finish_define_partitioned(NativeFile& nf, const format::LayoutHints& hint
     sb.record_begin = uint64_t(layout.begin_rec);
     sb.record_size = uint64_t(layout.recsize);
   }
-  sb.file_end = uint64_t(layout.begin_rec) + sb.numrecs * sb.record_size;
+  sb.file_end = std::max(uint64_t(data_end), uint64_t(layout.begin_rec) + sb.numrecs * sb.record_size);
   const int unlimited = nf.ds.unlimited_dim();  // a local id: its file position
   if (unlimited >= 0) sb.record_dim = uint64_t(nf.ds.dim_file_positions()[size_t(unlimited)]) + 1;
-  EXA_RETURN_IF_ERROR(io::write_partitioned_metadata(nf.file, image, &sb, &nf.index));
-  nf.superblock = sb;
-  auto regions = fill_regions_for_new_vars(nf, 0);
+  return sb;
+}
+
+// The partitioned format: groups the objects into blocks and lays the data
+// out after them (format/partitioned_image), then writes blocks and index
+// table, copies the records of a redef to their new place, writes fill
+// values, and only then commits with a superblock of the next generation.
+// A redef writes only past the end of the space in use, so a failure (or a
+// crash) at any step leaves the current state as it is on disk.
+Status finish_define_partitioned(NativeFile& nf, const format::LayoutHints& hints) {
+  namespace pf = format::partitioned;
+  double t = MPI_Wtime();
+  pf::Image image;
+  format::Layout layout;
+  const int64_t align = hints.header_align > 0 ? hints.header_align : 4096;
+  bool unchanged = false;
+  Status st;
+  if (nf.in_redef) {
+    pf::OnDisk old{&nf.before_redef, &nf.index, int64_t(nf.superblock.file_end)};
+    st = pf::plan_redef_image(nf.ds.mutable_header(), old, align, &image, &layout, &unchanged);
+  } else {
+    st = pf::plan_image(nf.ds.header(), &image);
+    if (st.is_ok()) st = pf::place_image(nf.ds.mutable_header(), image, align, &layout);
+  }
+  EXA_RETURN_IF_ERROR(io::agree(nf.comm(), st));
+  nf.ds.set_file_order(image.dim_order, image.var_order);
+  nf.enddef_now.layout = MPI_Wtime() - t;
+  if (unchanged) return Status::ok();  // nothing to write: the file already holds this state
+  t = MPI_Wtime();
+  const int first_new = nf.in_redef ? int(nf.before_redef.vars.size()) : 0;
+  int64_t data_end = layout.begin_rec;
+  for (int id = first_new; id < nf.ds.nvars(); ++id) {
+    const auto& v = nf.ds.header().vars[size_t(id)];
+    if (!nf.ds.is_record_var(id)) data_end = std::max(data_end, v.begin + v.vsize);
+  }
+  pf::Superblock sb = next_superblock(nf, layout, std::max(data_end, image.index_offset + image.index_size));
+  pf::IndexTable index;
+  EXA_RETURN_IF_ERROR(io::write_blocks_and_index(nf.file, image, &sb, &index));
+  if (nf.in_redef) {
+    // The records move to the new record section; their old copies stay
+    // valid (the current state's) until the commit.
+    auto moves = io::plan_relocation(nf.before_redef, nf.layout_before_redef, nf.ds.header(), layout,
+                                     nf.ds.numrecs());
+    EXA_RETURN_IF_ERROR(io::move_data(nf.file, std::move(moves)));
+  }
+  nf.ds.set_layout(layout);
+  auto regions = fill_regions_for_new_vars(nf, first_new);
   if (!regions.empty()) EXA_RETURN_IF_ERROR(io::write_fill(nf.file, regions));
+  EXA_RETURN_IF_ERROR(io::commit_superblock(nf.file, sb));
+  nf.superblock = sb;
+  nf.index = std::move(index);
   nf.enddef_now.header_io = MPI_Wtime() - t;
   return Status::ok();
 }
@@ -290,10 +336,15 @@ Status NativeConnector::redef(FileState& f) {
   auto& nf = native(f);
   if (!nf.file.writable()) return {NC_EPERM, "file is open read-only"};
   if (nf.define_mode) return {NC_EINDEFINE, "already in define mode"};
-  if (nf.partitioned) return {NC_ENOTSUPPORT, "redef of a partitioned file is not supported yet"};
   if (nf.indep_mode) EXA_RETURN_IF_ERROR(end_indep(f));
   EXA_RETURN_IF_ERROR(sync_numrecs(f));
-  nf.before_redef = nf.ds.file_header();
+  if (nf.partitioned) {
+    // A redef regroups the whole file: every block, read once and shared.
+    EXA_RETURN_IF_ERROR(load_every_block(nf));
+    EXA_RETURN_IF_ERROR(io::agree(nf.comm(), nf.ds.end_lazy()));
+  }
+  // In local ids for the partitioned format (its writer plans from them).
+  nf.before_redef = nf.partitioned ? nf.ds.header() : nf.ds.file_header();
   nf.layout_before_redef = nf.ds.layout();
   nf.define_base = {nf.ds.ndims(), nf.ds.nvars(), static_cast<int>(nf.ds.header().gatts.size())};
   nf.old_touched = false;

@@ -10,6 +10,10 @@ inline NativeFile& native(FileState& f) { return static_cast<NativeFile&>(f); }
 // Opens this rank's MPI_COMM_SELF handle if it is not open yet. Local.
 Status open_indep_handle(NativeFile& nf);
 
+// A lazily opened partitioned file: loads every block not yet loaded on
+// every rank, each read once and shared (collective; io::share_blocks).
+Status load_every_block(NativeFile& nf);
+
 // Records the number of records on disk: the numrecs field of a classic
 // header, a new superblock of a partitioned file (collective).
 Status write_numrecs(NativeFile& nf, int64_t numrecs);

@@ -205,6 +205,34 @@ Status Dataset::load_all() const {
   return Status::ok();
 }
 
+std::vector<uint8_t> Dataset::loaded_blocks() const {
+  return lazy_ ? lazy_->loaded : std::vector<uint8_t>();
+}
+
+Status Dataset::supply_block(size_t b, std::span<const uint8_t> bytes) {
+  if (!lazy_ || b >= lazy_->loaded.size()) return {NC_EINTERNAL, "no such block to supply"};
+  if (lazy_->loaded[b]) return Status::ok();
+  format::partitioned::Block block;
+  Status st = format::partitioned::decode_block(bytes, lazy_->index.blocks[b], uint64_t(ndims()), &block);
+  if (st.is_ok()) st = apply_block(b, std::move(block));
+  if (!st.is_ok()) {
+    lazy_->failed[b] = st;
+    fail_lazily(st);
+  }
+  return st;
+}
+
+Status Dataset::end_lazy() {
+  if (!lazy_) return Status::ok();
+  for (size_t b = 0; b < lazy_->loaded.size(); ++b)
+    if (!lazy_->loaded[b]) return {NC_EINTERNAL, "a block is not loaded yet"};
+  // Every variable's dimensions and data region, as a lazy lookup would check them.
+  for (int id = 0; id < nvars(); ++id)
+    if (!load_var(id)) return lazy_->error;
+  lazy_.reset();
+  return Status::ok();
+}
+
 bool Dataset::is_record_var(int varid) const {
   const auto& v = header_.vars[static_cast<size_t>(varid)];
   return !v.dimids.empty() && v.dimids[0] == unlimited_dim_ && unlimited_dim_ >= 0;

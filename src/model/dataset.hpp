@@ -101,6 +101,15 @@ class Dataset {
   Status lazy_status() const;
   // Loads every block (whole-file operations: redef, num_rec_vars).
   Status load_all() const;
+  // Which blocks are loaded (1) or not (0), by index position; empty when
+  // the dataset is not lazy.
+  std::vector<uint8_t> loaded_blocks() const;
+  // Decodes and applies a block read elsewhere (read once and shared by a
+  // collective call); a block already loaded is left as it is.
+  Status supply_block(size_t block, std::span<const uint8_t> bytes);
+  // After every block is loaded: the dataset stops being lazy and can be
+  // changed like any other (redef). NC_EINTERNAL if a block is missing.
+  Status end_lazy();
   void set_partitioned(bool p) { partitioned_ = p; }
   void set_layout(const format::Layout& layout) { layout_ = layout; }
 

@@ -96,7 +96,6 @@ static void test_create_write_reopen(void) {
   define_samples(ncid, 0);
   CHECK_OK(ncmpi_enddef(ncid));
   write_data(ncid);
-  CHECK_ERR(ncmpi_redef(ncid), NC_ENOTSUPPORT);
   CHECK_OK(ncmpi_close(ncid));
   check_file(path, nprocs);
   /* a classic reader sees no CDF magic */
