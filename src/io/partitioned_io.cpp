@@ -23,19 +23,16 @@ Status write_superblock(MpiFile& file, const pf::Superblock& sb) {
   return agree(file.comm(), file.sync_all());
 }
 
-Status write_blocks_and_index(MpiFile& file, const pf::Image& image, pf::Superblock* sb,
-                              pf::IndexTable* index_out) {
+Status write_blocks_and_index(MpiFile& file, const pf::Image& image, const std::vector<int>& writer,
+                              pf::Superblock* sb, pf::IndexTable* index_out) {
   const int p = file.nprocs(), r = file.rank();
-  // The blocks to write (not reused), dealt to the ranks in turn.
-  std::vector<size_t> fresh;
-  for (size_t i = 0; i < image.blocks.size(); ++i)
-    if (image.reused.empty() || !image.reused[i]) fresh.push_back(i);
   std::vector<std::vector<uint8_t>> mine;
   std::vector<Segment> segments;
   std::vector<uint32_t> crcs;  // (block, crc) pairs of this rank
-  for (size_t k = size_t(r); k < fresh.size(); k += size_t(p)) {
-    mine.push_back(pf::encode_block(image.blocks[fresh[k]]));
-    crcs.push_back(uint32_t(fresh[k]));
+  for (size_t i = 0; i < image.blocks.size(); ++i) {
+    if ((!image.reused.empty() && image.reused[i]) || writer[i] != r) continue;
+    mine.push_back(pf::encode_block(image.blocks[i]));
+    crcs.push_back(uint32_t(i));
     crcs.push_back(crc32c(mine.back().data(), mine.back().size()));
   }
   for (size_t k = 0; k < mine.size(); ++k)

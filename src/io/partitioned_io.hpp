@@ -11,14 +11,14 @@
 
 namespace exa::io {
 
-// Collective. The blocks of the image not marked reused are dealt to the
-// ranks in turn (the k-th by rank k % nprocs), encoded there and written by
-// all in one collective call; then rank 0 writes the index table. Nothing
+// Collective. Each block of the image not marked reused is encoded by the
+// rank `writer` names for it (the same vector on every rank) and all are
+// written in one collective call on disjoint regions; then rank 0 writes the index table. Nothing
 // points at them yet: commit_superblock does, after the caller wrote what
 // else the new state needs. Fills sb's index fields; *index receives the
 // table as written (with the blocks' CRCs) on every rank.
 Status write_blocks_and_index(MpiFile& file, const format::partitioned::Image& image,
-                              format::partitioned::Superblock* sb,
+                              const std::vector<int>& writer, format::partitioned::Superblock* sb,
                               format::partitioned::IndexTable* index);
 
 // Collective. Syncs, then write_superblock: the new state becomes the current one.

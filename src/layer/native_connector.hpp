@@ -56,6 +56,9 @@ class NativeFile : public FileState {
   bool independent_define = false;
   model::NewObjectBase define_base;  // where this define phase's new objects start
   bool old_touched = false;  // this define phase changed objects of an earlier one
+  // During an independent enddef: this rank's objects end here (local ids
+  // below are its own, those from define_base on new in this phase).
+  model::NewObjectBase own_end;
   // The partitioned format (docs/format.md): the current superblock.
   bool partitioned = false;
   format::partitioned::Superblock superblock;

@@ -1,6 +1,7 @@
 // Native connector: file-level operations (create, open, enddef, redef,
 // sync, close, abort, fill mode).
 #include <atomic>
+#include <climits>
 #include <cstring>
 
 #include "exacdf.h"
@@ -211,6 +212,37 @@ format::partitioned::Superblock next_superblock(const NativeFile& nf, const form
   return sb;
 }
 
+// Which rank writes each block of the image. In independent define mode, the
+// lowest rank that defined a new object of the block in this phase (a block
+// no rank added to, or collective mode where every rank defined everything:
+// the ranks in turn).
+std::vector<int> block_writers(NativeFile& nf, const format::partitioned::Image& image) {
+  const int p = nf.file.nprocs();
+  std::vector<int> writer(image.blocks.size(), INT_MAX);
+  if (nf.independent_define) {
+    const auto& base = nf.define_base;
+    const auto& own = nf.own_end;
+    size_t dpos = 0, vpos = 0;
+    for (size_t b = 0; b < image.blocks.size(); ++b) {
+      bool mine = false;
+      for (size_t k = 0; k < image.blocks[b].dims.size(); ++k, ++dpos) {
+        const int id = image.dim_order[dpos];
+        mine = mine || (id >= base.ndims && id < own.ndims);
+      }
+      for (size_t k = 0; k < image.blocks[b].vars.size(); ++k, ++vpos) {
+        const int id = image.var_order[vpos];
+        mine = mine || (id >= base.nvars && id < own.nvars);
+      }
+      if (mine) writer[b] = nf.file.rank();
+    }
+    if (!writer.empty())
+      MPI_Allreduce(MPI_IN_PLACE, writer.data(), int(writer.size()), MPI_INT, MPI_MIN, nf.comm());
+  }
+  for (size_t b = 0; b < writer.size(); ++b)
+    if (writer[b] == INT_MAX) writer[b] = int(b % size_t(p));
+  return writer;
+}
+
 // The partitioned format: groups the objects into blocks and lays the data
 // out after them (format/partitioned_image), then writes blocks and index
 // table, copies the records of a redef to their new place, writes fill
@@ -245,7 +277,7 @@ Status finish_define_partitioned(NativeFile& nf, const format::LayoutHints& hint
   }
   pf::Superblock sb = next_superblock(nf, layout, std::max(data_end, image.index_offset + image.index_size));
   pf::IndexTable index;
-  EXA_RETURN_IF_ERROR(io::write_blocks_and_index(nf.file, image, &sb, &index));
+  EXA_RETURN_IF_ERROR(io::write_blocks_and_index(nf.file, image, block_writers(nf, image), &sb, &index));
   if (nf.in_redef) {
     // The records move to the new record section; their old copies stay
     // valid (the current state's) until the commit.
@@ -316,6 +348,7 @@ Status NativeConnector::enddef(FileState& f, const format::LayoutHints* explicit
     // Undo the merge if anything after it fails: the rank keeps its own
     // definitions and stays in define mode.
     model::MergeMark mark = model::mark_for_merge(nf.ds);
+    nf.own_end = {nf.ds.ndims(), nf.ds.nvars(), 0};
     st = merge_independent_definitions(nf);
     if (st.is_ok()) st = finish_define(nf, explicit_args);
     if (!st.is_ok()) model::undo_merge(nf.ds, std::move(mark));

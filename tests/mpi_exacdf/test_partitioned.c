@@ -123,6 +123,17 @@ static void test_independent_with_hints(void) {
   MPI_Info_free(&info);
   define_samples(ncid, 1);
   CHECK_OK(ncmpi_enddef(ncid));
+  /* Each block is written by a rank that defined it: /sample_r by rank r.
+   * Rank r > 0 wrote exactly its block; rank 0 also the root block (every
+   * rank defined time, t and title: the lowest writes), index and superblock. */
+  MPI_Offset put = -1, nblocks = 0, size = -1, root = -1;
+  CHECK_OK(ncmpi_inq_put_size(ncid, &put));
+  CHECK_OK(exa_inq_blocks(ncid, &nblocks));
+  CHECK(nblocks == nprocs + 1);
+  CHECK_OK(exa_inq_block(ncid, 1 + rank, NULL, NULL, NULL, NULL, NULL, &size));
+  CHECK_OK(exa_inq_block(ncid, 0, NULL, NULL, NULL, NULL, NULL, &root));
+  if (rank > 0) CHECK(put == size);
+  else CHECK(put > size + root);
   write_data(ncid);
   CHECK_OK(ncmpi_close(ncid));
   check_file(path, nprocs);
