@@ -428,6 +428,9 @@ Status decode_block(std::span<const uint8_t> bytes, const BlockEntry& entry, uin
     if (bv.flags & kVarCompact) {
       uint64_t nbytes = 0;
       EXA_RETURN_IF_ERROR(r.u64(&nbytes, "compact data size"));
+      // vsize first: it is then bounded by the block's bytes.
+      if (v.begin != 0 || nbytes > vsize || vsize - nbytes > 3)
+        return corrupt("compact variable '" + v.name + "' has an offset or a data size that disagrees with its size");
       EXA_RETURN_IF_ERROR(r.bytes(nbytes, &bv.data, "compact data"));
     }
   }

@@ -58,12 +58,13 @@ int64_t encoded_block_size(const Block& b) {
   for (const BlockVariable& bv : b.vars) {
     n += name_bytes(bv.var.name) + 8 + 8 * int64_t(bv.var.dimids.size()) + atts_bytes(bv.var.atts);
     n += 4 + 8 + 8 + 4;
-    if (bv.flags & kVarCompact) n += 8 + xdr::round4(int64_t(bv.data.size()));
+    // A compact variable's data, padded: its vsize (the data may be filled in later).
+    if (bv.flags & kVarCompact) n += 8 + bv.var.vsize;
   }
   return n + 4;
 }
 
-Status plan_image(const Header& header, Image* out) {
+Status plan_image(const Header& header, Image* out, const std::vector<uint8_t>* compact) {
   Image img;
   std::map<std::string, std::vector<int>, std::less<>> dims_of, vars_of;
   dims_of["/"];  // the root block always exists: it holds the global attributes
@@ -103,6 +104,11 @@ Status plan_image(const Header& header, Image* out) {
         split_name(v.name, &p, &local);
         BlockVariable bv;
         bv.var = v;
+        if (compact && (*compact)[size_t(id)]) {
+          bv.flags = kVarCompact;
+          bv.var.begin = 0;
+          bv.var.vsize = xdr::round4(var_bytes(header, v));
+        }
         bv.var.name = std::string(local);
         for (int& d : bv.var.dimids) d = dim_pos[size_t(d)];
         b.vars.push_back(std::move(bv));
@@ -166,6 +172,11 @@ Status lay_out_vars(Header& header, Image& img, size_t keep, Layout* l) {
       Variable& v = header.vars[size_t(id)];
       if (is_record_var(header, v) != record) continue;
       auto [b, k] = where[size_t(id)];
+      if (img.blocks[b].vars[k].flags & kVarCompact) {  // its data is in the block
+        v.begin = 0;
+        v.vsize = img.blocks[b].vars[k].var.vsize;
+        continue;
+      }
       if (!record && size_t(id) < keep) {
         img.blocks[b].vars[k].var.vsize = v.vsize;
         img.blocks[b].vars[k].var.begin = v.begin;
@@ -212,8 +223,8 @@ Status place_image(Header& header, Image& img, int64_t align, Layout* layout) {
   return Status::ok();
 }
 
-Status plan_redef_image(Header& header, const OnDisk& old, int64_t align, Image* out, Layout* layout,
-                        bool* unchanged) {
+Status plan_redef_image(Header& header, const OnDisk& old, const std::vector<uint8_t>* compact, int64_t align,
+                        Image* out, Layout* layout, bool* unchanged) {
   align = std::max<int64_t>(4, xdr::round4(align));
   const Header& before = *old.header;
   const size_t nold = before.vars.size();
@@ -225,8 +236,11 @@ Status plan_redef_image(Header& header, const OnDisk& old, int64_t align, Image*
     header.vars[i].vsize = before.vars[i].vsize;
   }
   Image img, was;
-  EXA_RETURN_IF_ERROR(plan_image(header, &img));
-  EXA_RETURN_IF_ERROR(plan_image(before, &was));
+  // The variables compact on disk are those with offset 0.
+  std::vector<uint8_t> was_compact(nold);
+  for (size_t i = 0; i < nold; ++i) was_compact[i] = before.vars[i].begin == 0;
+  EXA_RETURN_IF_ERROR(plan_image(header, &img, compact));
+  EXA_RETURN_IF_ERROR(plan_image(before, &was, &was_compact));
   // A block may stay where it is when it is exactly what is on disk and
   // holds no record variable (the record section moves to the new end).
   std::vector<uint8_t> has_record(img.blocks.size(), 0);

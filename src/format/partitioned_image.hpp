@@ -37,12 +37,15 @@ struct Image {
 // Groups the header's dimensions and variables (full names) into blocks, the
 // global attributes into the root block "/", and orders everything: blocks
 // by path, objects of a block by their index in the header. NC_EBADNAME for
-// a name that is not a valid full name.
-Status plan_image(const Header& header, Image* out);
+// a name that is not a valid full name. Variables whose entry in `compact`
+// (by header index) is 1 are compact: their data goes into the block (begin
+// 0, vsize set; BlockVariable::data is left empty for the writer to fill).
+Status plan_image(const Header& header, Image* out, const std::vector<uint8_t>* compact = nullptr);
 
 // Places the blocks from kFirstRegion on, then the index table; variable
 // data begins at the next multiple of `align` (>= 4). Lays the variables out
-// -- fixed-size ones in file order, then the record section -- setting
+// -- fixed-size ones in file order (compact ones: begin 0, no region), then
+// the record section -- setting
 // begin and vsize in `header` and in the blocks. Fills *layout (header_size
 // = end of the metadata, header_extent = begin_rec or first data byte).
 Status place_image(Header& header, Image& image, int64_t align, Layout* layout);
@@ -61,8 +64,10 @@ struct OnDisk {
 // every other block, the index table, new fixed-size data and the whole
 // record section go past old.end. *unchanged: nothing differs from the disk
 // (the image is the current one; nothing needs writing; *layout untouched).
-Status plan_redef_image(Header& header, const OnDisk& old, int64_t align, Image* out, Layout* layout,
-                        bool* unchanged);
+// `compact` as for plan_image (the variables compact on disk, offset 0 in
+// old.header, must stay compact).
+Status plan_redef_image(Header& header, const OnDisk& old, const std::vector<uint8_t>* compact, int64_t align,
+                        Image* out, Layout* layout, bool* unchanged);
 
 // Exact size of encode_block(b).
 int64_t encoded_block_size(const Block& b);

@@ -68,6 +68,9 @@ Status gather_hints(MPI_Info user, Hints* out) {
   h.layout.record_align = positive(h.all, "nc_record_align_size", 0);
   h.header_read_chunk = positive(h.all, "nc_header_read_chunk_size", kDefaultHeaderReadChunk);
   h.bcast_read_max = positive(h.all, "exa_bcast_read_max", h.bcast_read_max);
+  h.compact_max = h.all.count("exa_compact_max") && h.all["exa_compact_max"] == "0"
+                      ? 0
+                      : positive(h.all, "exa_compact_max", h.compact_max);
   if (auto it = h.all.find("nc_in_place_swap"); it != h.all.end()) {
     if (it->second == "enable") h.in_place_swap = Hints::InPlaceSwap::kEnable;
     if (it->second == "disable") h.in_place_swap = Hints::InPlaceSwap::kDisable;
@@ -114,6 +117,7 @@ MPI_Info file_info_used(const Hints& hints, MPI_File fh) {
   set("nc_record_align_size", hints.layout.record_align);
   set("nc_header_read_chunk_size", hints.header_read_chunk);
   set("exa_bcast_read_max", hints.bcast_read_max);
+  set("exa_compact_max", hints.compact_max);
   MPI_Info_set(info, "exa_bcast_read",
                hints.bcast_read == Hints::BcastRead::kEnable    ? "enable"
                : hints.bcast_read == Hints::BcastRead::kDisable ? "disable" : "auto");

@@ -34,6 +34,10 @@ struct Hints {
   bool independent_define = false;
   // exa_format=partitioned: create files in the partitioned format.
   bool partitioned = false;
+  // exa_compact_max (bytes, 0 disables): in a partitioned file without
+  // record variables, fixed-size variables of at most this size keep their
+  // data in their metadata block (docs/format.md, compact).
+  int64_t compact_max = 64 * 1024;
   int64_t striping_unit = 0;    // of the open file, when MPI-IO reports it
   int64_t striping_factor = 0;
   std::map<std::string, std::string> all;  // every hint after merging, by key

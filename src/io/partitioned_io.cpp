@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <map>
 
 #include "io/aggregate.hpp"
 #include "io/collective.hpp"
+#include "io/exchange.hpp"
 #include "util/crc32c.hpp"
 
 namespace exa::io {
@@ -23,18 +25,42 @@ Status write_superblock(MpiFile& file, const pf::Superblock& sb) {
   return agree(file.comm(), file.sync_all());
 }
 
+namespace {
+
+bool has_compact(const pf::Block& b) {
+  for (const auto& bv : b.vars)
+    if (bv.flags & pf::kVarCompact) return true;
+  return false;
+}
+
+}  // namespace
+
 Status write_blocks_and_index(MpiFile& file, const pf::Image& image, const std::vector<int>& writer,
-                              pf::Superblock* sb, pf::IndexTable* index_out) {
+                              const CompleteBlockFn& complete, pf::Superblock* sb, pf::IndexTable* index_out) {
   const int p = file.nprocs(), r = file.rank();
   std::vector<std::vector<uint8_t>> mine;
   std::vector<Segment> segments;
   std::vector<uint32_t> crcs;  // (block, crc) pairs of this rank
-  for (size_t i = 0; i < image.blocks.size(); ++i) {
+  Status st;
+  for (size_t i = 0; i < image.blocks.size() && st.is_ok(); ++i) {
     if ((!image.reused.empty() && image.reused[i]) || writer[i] != r) continue;
-    mine.push_back(pf::encode_block(image.blocks[i]));
+    if (complete && has_compact(image.blocks[i])) {
+      pf::Block full = image.blocks[i];
+      st = complete(i, &full);
+      mine.push_back(pf::encode_block(full));
+    } else {
+      mine.push_back(pf::encode_block(image.blocks[i]));
+    }
+    if (st.is_ok() && mine.back().size() != image.index.blocks[i].size)
+      st = {NC_EINTERNAL, "block '" + image.blocks[i].path + "' encoded to an unplanned size"};
     crcs.push_back(uint32_t(i));
     crcs.push_back(crc32c(mine.back().data(), mine.back().size()));
   }
+  if (!st.is_ok()) {  // take part in the collective write with nothing
+    mine.clear();
+    crcs.clear();
+  }
+  EXA_RETURN_IF_ERROR(agree(file.comm(), st));
   for (size_t k = 0; k < mine.size(); ++k)
     segments.push_back({int64_t(image.index.blocks[size_t(crcs[2 * k])].offset), int64_t(mine[k].size()),
                         mine[k].data()});
@@ -52,7 +78,6 @@ Status write_blocks_and_index(MpiFile& file, const pf::Image& image, const std::
   std::vector<uint32_t> all(size_t(r == 0 ? total : 0));
   MPI_Gatherv(crcs.data(), n, MPI_UINT32_T, all.data(), counts.data(), displs.data(), MPI_UINT32_T, 0,
               file.comm());
-  Status st;
   std::vector<uint8_t> table;
   pf::IndexTable index = image.index;
   if (r == 0) {
@@ -72,6 +97,124 @@ Status write_blocks_and_index(MpiFile& file, const pf::Image& image, const std::
   sb->index_offset = uint64_t(image.index_offset);
   sb->index_size = uint64_t(image.index_size);
   sb->nblocks = image.blocks.size();
+  return Status::ok();
+}
+
+namespace {
+
+// Pieces as bytes: block, var, offset, length (u64 each), the bytes, padding to 8.
+void pack_piece(const CompactPiece& c, std::vector<uint8_t>* out) {
+  const uint64_t head[4] = {c.block, c.var, c.offset, c.bytes.size()};
+  const size_t at = out->size();
+  out->resize(at + sizeof head + (c.bytes.size() + 7) / 8 * 8, 0);
+  std::memcpy(out->data() + at, head, sizeof head);
+  if (!c.bytes.empty()) std::memcpy(out->data() + at + sizeof head, c.bytes.data(), c.bytes.size());
+}
+
+// Applies the pieces in `in` (what every rank sent here, in rank order) to
+// the blocks they name: reads, decodes, patches, encodes each once.
+Status patch_blocks(MpiFile& file, const pf::Superblock& sb, const pf::IndexTable& index,
+                    std::span<const uint8_t> in, std::map<size_t, pf::Block>* blocks) {
+  while (!in.empty()) {
+    uint64_t head[4];
+    if (in.size() < sizeof head) return {NC_EINTERNAL, "short compact piece"};
+    std::memcpy(head, in.data(), sizeof head);
+    const size_t padded = (head[3] + 7) / 8 * 8;
+    if (head[0] >= index.blocks.size() || in.size() - sizeof head < padded)
+      return {NC_EINTERNAL, "bad compact piece"};
+    auto it = blocks->find(size_t(head[0]));
+    if (it == blocks->end()) {
+      pf::Block b;
+      EXA_RETURN_IF_ERROR(read_block(file, sb, index.blocks[head[0]], &b));
+      it = blocks->emplace(size_t(head[0]), std::move(b)).first;
+    }
+    pf::Block& b = it->second;
+    if (head[1] >= b.vars.size() || !(b.vars[head[1]].flags & pf::kVarCompact) ||
+        head[2] > b.vars[head[1]].data.size() || head[3] > b.vars[head[1]].data.size() - head[2])
+      return {NC_EINTERNAL, "compact piece beyond its variable"};
+    if (head[3] > 0) std::memcpy(b.vars[head[1]].data.data() + head[2], in.data() + sizeof head, head[3]);
+    in = in.subspan(sizeof head + padded);
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Status commit_compact_pieces(MpiFile& file, const std::vector<CompactPiece>& mine, pf::Superblock* sb,
+                             pf::IndexTable* index, std::vector<size_t>* changed) {
+  const int p = file.nprocs();
+  // To each block's rewriter, in bytes.
+  std::vector<std::vector<uint8_t>> to(static_cast<size_t>(p));
+  for (const CompactPiece& c : mine) pack_piece(c, &to[c.block % size_t(p)]);
+  std::vector<int> counts(static_cast<size_t>(p));
+  std::vector<uint8_t> send;
+  for (int i = 0; i < p; ++i) {
+    counts[size_t(i)] = int(to[size_t(i)].size());
+    send.insert(send.end(), to[size_t(i)].begin(), to[size_t(i)].end());
+  }
+  std::vector<int> recv_counts;
+  int64_t total = 0;
+  EXA_RETURN_IF_ERROR(exchange_counts(file.comm(), counts, &recv_counts, &total));
+  std::vector<uint8_t> in(static_cast<size_t>(total));
+  EXA_RETURN_IF_ERROR(exchange_payload(file.comm(), 1, send.data(), counts, recv_counts, in.data()));
+  std::map<size_t, pf::Block> blocks;  // by index position: the blocks this rank rewrites
+  Status st = patch_blocks(file, *sb, *index, in, &blocks);
+  EXA_RETURN_IF_ERROR(agree(file.comm(), st));
+  // Place them past the end in use: this rank's after the lower ranks'.
+  std::vector<std::vector<uint8_t>> encoded;
+  int64_t bytes = 0;
+  for (auto& [b, block] : blocks) {
+    encoded.push_back(pf::encode_block(block));
+    bytes += int64_t(encoded.back().size());
+  }
+  int64_t before = 0, all = 0;
+  MPI_Exscan(&bytes, &before, 1, MPI_INT64_T, MPI_SUM, file.comm());
+  if (file.rank() == 0) before = 0;
+  MPI_Allreduce(&bytes, &all, 1, MPI_INT64_T, MPI_SUM, file.comm());
+  const int64_t base = int64_t(sb->file_end + 7) / 8 * 8;
+  std::vector<Segment> segments;
+  std::vector<uint64_t> entries;  // (block, offset, size, crc) of this rank's
+  int64_t at = base + before;
+  size_t k = 0;
+  for (auto& [b, block] : blocks) {
+    const auto& e = encoded[k++];
+    segments.push_back({at, int64_t(e.size()), const_cast<uint8_t*>(e.data())});
+    entries.insert(entries.end(), {uint64_t(b), uint64_t(at), uint64_t(e.size()), crc32c(e.data(), e.size())});
+    at += int64_t(e.size());
+  }
+  EXA_RETURN_IF_ERROR(agree(file.comm(), write_segments(file, std::move(segments), true)));
+  // Every rank learns the new entries (few: the blocks that changed).
+  std::vector<uint8_t> gathered;
+  std::vector<std::span<const uint8_t>> parts;
+  EXA_RETURN_IF_ERROR(allgather_bytes(
+      file.comm(), std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(entries.data()), entries.size() * 8),
+      &gathered, &parts));
+  pf::IndexTable next = *index;
+  std::vector<size_t> rewritten;
+  for (size_t i = 0; i + 32 <= gathered.size(); i += 32) {
+    uint64_t e[4];
+    std::memcpy(e, gathered.data() + i, sizeof e);
+    pf::BlockEntry& entry = next.blocks[size_t(e[0])];
+    entry.offset = e[1];
+    entry.size = e[2];
+    entry.crc = uint32_t(e[3]);
+    rewritten.push_back(size_t(e[0]));
+  }
+  pf::Superblock nsb = *sb;
+  nsb.generation += 1;
+  nsb.index_offset = uint64_t(base + all);
+  std::vector<uint8_t> table = pf::encode_index(next);
+  nsb.index_size = table.size();
+  nsb.index_crc = crc32c(table.data(), table.size());
+  nsb.file_end = std::max(sb->file_end, nsb.index_offset + nsb.index_size);
+  st = Status::ok();
+  if (file.rank() == 0) st = file.write_at(int64_t(nsb.index_offset), table.data(), int64_t(table.size()));
+  EXA_RETURN_IF_ERROR(agree(file.comm(), st));
+  EXA_RETURN_IF_ERROR(commit_superblock(file, nsb));
+  *sb = nsb;
+  *index = std::move(next);
+  std::sort(rewritten.begin(), rewritten.end());
+  *changed = std::move(rewritten);
   return Status::ok();
 }
 

@@ -8,6 +8,7 @@
 #include "io/hints.hpp"
 #include "util/byte_buffer.hpp"
 #include "io/mpi_file.hpp"
+#include "layer/compact_store.hpp"
 #include "layer/connector.hpp"
 #include "model/dataset.hpp"
 #include "format/partitioned.hpp"
@@ -63,6 +64,7 @@ class NativeFile : public FileState {
   bool partitioned = false;
   format::partitioned::Superblock superblock;
   format::partitioned::IndexTable index;  // as on disk
+  CompactStore compact;  // data of compact variables: reads kept, writes until committed
   EnddefStats last_enddef;   // of the last successful enddef
   EnddefStats enddef_now;    // being measured
   int fill_mode = NC_NOFILL;

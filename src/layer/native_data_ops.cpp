@@ -89,14 +89,16 @@ bool read_once_and_broadcast(NativeFile& nf, const DataRequest& req, const Plan&
 
 // Rank 0 reads; the outcome travels with the data, so small reads cost one
 // broadcast (larger ones: the first piece carries it, the rest follow).
-Status broadcast_read(NativeFile& nf, const Plan& plan, void* external) {
+Status broadcast_read(NativeFile& nf, const DataRequest& req, const Plan& plan, void* external) {
   const int64_t bytes = plan.xbytes();
   constexpr int64_t kPiece = INT_MAX - 8;
   std::vector<uint8_t> first(static_cast<size_t>(std::min(bytes, kPiece)) + sizeof(int));
   Status st;
   if (nf.file.rank() == 0) {
+    DataRequest alone = req;
+    alone.collective = false;
     st = open_indep_handle(nf);
-    if (st.is_ok()) st = io::transfer(nf.indep, plan.geo, plan.sel, false, false, external, bytes);
+    if (st.is_ok()) st = transfer_planned(nf, alone, plan, false, external, bytes);
     int code = st.code();
     std::memcpy(first.data(), &code, sizeof code);
     std::memcpy(first.data() + sizeof code, external, first.size() - sizeof code);
@@ -150,8 +152,7 @@ Status NativeConnector::put(FileState& f, const DataRequest& req) {
     st = converted;
     xbytes = 0;
   }
-  Status io_st = io::transfer(handle_for(nf, req.collective), plan.geo, plan.sel, true,
-                              req.collective, external, xbytes);
+  Status io_st = transfer_planned(nf, req, plan, true, external, xbytes);
   if (in_place) convert::swap_bytes_in_place(external, plan.geo.xsize, plan.nelems);
   if (st.is_ok()) st = io_st;
   Status recs = update_numrecs(nf, req.collective, st.is_ok() ? records_reached(plan) : 0);
@@ -175,10 +176,9 @@ Status NativeConnector::get(FileState& f, const DataRequest& req) {
   void* external = in_place ? req.buf : staging.data();
   Status io_st;
   if (read_once_and_broadcast(nf, req, plan, st.is_ok()))
-    io_st = broadcast_read(nf, plan, external);
+    io_st = broadcast_read(nf, req, plan, external);
   else
-    io_st = io::transfer(handle_for(nf, req.collective), plan.geo, plan.sel, false,
-                         req.collective, external, plan.xbytes());
+    io_st = transfer_planned(nf, req, plan, false, external, plan.xbytes());
   if (!st.is_ok()) return st;
   EXA_RETURN_IF_ERROR(io_st);
   if (plan.nelems == 0) return Status::ok();
@@ -225,6 +225,8 @@ Status NativeConnector::vard(FileState& f, int varid, MPI_Datatype filetype, voi
     if (st.is_ok() && bufcount * per != nelems) st = {NC_EIOMISMATCH, "buffer and file type sizes differ"};
   }
   if (st.is_ok()) st = convert::check_convertible(memtype, var->type);
+  if (st.is_ok() && CompactStore::is_compact(nf, varid))
+    st = {NC_ENOTSUPPORT, "put_vard/get_vard of a compact variable (its data is in its metadata block)"};
   if (!st.is_ok()) nelems = 0;
   io::Selection flat;  // the memory side is elements in file-type order
   flat.start = {0};

@@ -51,6 +51,7 @@ std::vector<io::FillRegion> fill_regions_for_new_vars(const NativeFile& nf, int 
   for (int id = first_new; id < nf.ds.nvars(); ++id) {
     if (nf.ds.var_no_fill(id)) continue;
     const auto& var = h.vars[static_cast<size_t>(id)];
+    if (nf.partitioned && var.begin == 0) continue;  // compact: filled in its block
     int64_t bytes = format::record_elements(h, var) * format::external_size(var.type);
     if (!nf.ds.is_record_var(id)) {
       regions.push_back({var.begin, bytes, nf.ds.fill_value_external(id)});
@@ -212,6 +213,29 @@ format::partitioned::Superblock next_superblock(const NativeFile& nf, const form
   return sb;
 }
 
+// Which variables keep their data in their block (compact), by local id:
+// those that are compact on disk already (offset 0), and new fixed-size ones
+// of at most exa_compact_max bytes when the file has no record variable (a
+// compact block rewritten past the end of the file would land where records
+// grow). Record variables cannot join compact ones (NC_ENOTSUPPORT).
+Status compact_variables(const NativeFile& nf, int first_new, std::vector<uint8_t>* compact) {
+  const auto& h = nf.ds.header();
+  compact->assign(h.vars.size(), 0);
+  bool any_record = false, any_old_compact = false;
+  for (int id = 0; id < nf.ds.nvars(); ++id) any_record = any_record || nf.ds.is_record_var(id);
+  for (int id = 0; id < first_new; ++id) {
+    (*compact)[size_t(id)] = nf.before_redef.vars[size_t(id)].begin == 0;
+    any_old_compact = any_old_compact || (*compact)[size_t(id)];
+  }
+  if (any_record && any_old_compact)
+    return {NC_ENOTSUPPORT, "record variables cannot be added to a file with compact variables"};
+  const int64_t most = nf.hints.compact_max;
+  if (any_record || most <= 0) return Status::ok();
+  for (int id = first_new; id < nf.ds.nvars(); ++id)
+    (*compact)[size_t(id)] = format::var_bytes(h, h.vars[size_t(id)]) <= most;
+  return Status::ok();
+}
+
 // Which rank writes each block of the image. In independent define mode, the
 // lowest rank that defined a new object of the block in this phase (a block
 // no rank added to, or collective mode where every rank defined everything:
@@ -255,13 +279,19 @@ Status finish_define_partitioned(NativeFile& nf, const format::LayoutHints& hint
   pf::Image image;
   format::Layout layout;
   const int64_t align = hints.header_align > 0 ? hints.header_align : 4096;
+  const int first_new = nf.in_redef ? int(nf.before_redef.vars.size()) : 0;
   bool unchanged = false;
-  Status st;
-  if (nf.in_redef) {
+  std::vector<uint8_t> compact;
+  Status st = compact_variables(nf, first_new, &compact);
+  // A redef writing a compact variable's block anew copies its data from
+  // where it is now (its current file position).
+  std::vector<int> old_positions;
+  if (nf.in_redef) old_positions = nf.ds.var_file_positions();
+  if (st.is_ok() && nf.in_redef) {
     pf::OnDisk old{&nf.before_redef, &nf.index, int64_t(nf.superblock.file_end)};
-    st = pf::plan_redef_image(nf.ds.mutable_header(), old, align, &image, &layout, &unchanged);
-  } else {
-    st = pf::plan_image(nf.ds.header(), &image);
+    st = pf::plan_redef_image(nf.ds.mutable_header(), old, &compact, align, &image, &layout, &unchanged);
+  } else if (st.is_ok()) {
+    st = pf::plan_image(nf.ds.header(), &image, &compact);
     if (st.is_ok()) st = pf::place_image(nf.ds.mutable_header(), image, align, &layout);
   }
   EXA_RETURN_IF_ERROR(io::agree(nf.comm(), st));
@@ -269,15 +299,39 @@ Status finish_define_partitioned(NativeFile& nf, const format::LayoutHints& hint
   nf.enddef_now.layout = MPI_Wtime() - t;
   if (unchanged) return Status::ok();  // nothing to write: the file already holds this state
   t = MPI_Wtime();
-  const int first_new = nf.in_redef ? int(nf.before_redef.vars.size()) : 0;
   int64_t data_end = layout.begin_rec;
   for (int id = first_new; id < nf.ds.nvars(); ++id) {
     const auto& v = nf.ds.header().vars[size_t(id)];
-    if (!nf.ds.is_record_var(id)) data_end = std::max(data_end, v.begin + v.vsize);
+    if (!nf.ds.is_record_var(id) && v.begin != 0) data_end = std::max(data_end, v.begin + v.vsize);
   }
   pf::Superblock sb = next_superblock(nf, layout, std::max(data_end, image.index_offset + image.index_size));
   pf::IndexTable index;
-  EXA_RETURN_IF_ERROR(io::write_blocks_and_index(nf.file, image, block_writers(nf, image), &sb, &index));
+  // The data of compact variables, filled in by each block's writer: the
+  // fill value (or zeros) for new ones, the current bytes for old ones.
+  std::vector<int64_t> first_var(1, 0);
+  for (const auto& e : image.index.blocks) first_var.push_back(first_var.back() + int64_t(e.nvars));
+  auto complete = [&](size_t b, pf::Block* block) -> Status {
+    for (size_t k = 0; k < block->vars.size(); ++k) {
+      pf::BlockVariable& bv = block->vars[k];
+      if (!(bv.flags & pf::kVarCompact)) continue;
+      const int id = image.var_order[size_t(first_var[b]) + k];
+      const int64_t bytes = format::var_bytes(nf.ds.header(), nf.ds.header().vars[size_t(id)]);
+      if (id < first_new) {
+        EXA_RETURN_IF_ERROR(nf.compact.value(nf, old_positions[size_t(id)], &bv.data));
+        if (int64_t(bv.data.size()) != bytes)
+          return {NC_EFILEMETA, "compact variable '" + bv.var.name + "' holds a data size its dimensions do not give"};
+        continue;
+      }
+      bv.data.assign(size_t(bytes), 0);
+      if (nf.ds.var_no_fill(id)) continue;
+      const std::vector<uint8_t> fill = nf.ds.fill_value_external(id);
+      for (size_t at = 0; at + fill.size() <= bv.data.size(); at += fill.size())
+        std::memcpy(bv.data.data() + at, fill.data(), fill.size());
+    }
+    return Status::ok();
+  };
+  EXA_RETURN_IF_ERROR(
+      io::write_blocks_and_index(nf.file, image, block_writers(nf, image), complete, &sb, &index));
   if (nf.in_redef) {
     // The records move to the new record section; their old copies stay
     // valid (the current state's) until the commit.
@@ -291,6 +345,7 @@ Status finish_define_partitioned(NativeFile& nf, const format::LayoutHints& hint
   EXA_RETURN_IF_ERROR(io::commit_superblock(nf.file, sb));
   nf.superblock = sb;
   nf.index = std::move(index);
+  nf.compact.reset();
   nf.enddef_now.header_io = MPI_Wtime() - t;
   return Status::ok();
 }
@@ -372,6 +427,7 @@ Status NativeConnector::redef(FileState& f) {
   if (nf.indep_mode) EXA_RETURN_IF_ERROR(end_indep(f));
   EXA_RETURN_IF_ERROR(sync_numrecs(f));
   if (nf.partitioned) {
+    EXA_RETURN_IF_ERROR(nf.compact.commit(nf));
     // A redef regroups the whole file: every block, read once and shared.
     EXA_RETURN_IF_ERROR(load_every_block(nf));
     EXA_RETURN_IF_ERROR(io::agree(nf.comm(), nf.ds.end_lazy()));
@@ -403,6 +459,7 @@ Status NativeConnector::sync(FileState& f) {
   auto& nf = native(f);
   if (nf.define_mode) return {NC_EINDEFINE, "in define mode"};
   EXA_RETURN_IF_ERROR(sync_numrecs(f));
+  if (nf.partitioned) EXA_RETURN_IF_ERROR(nf.compact.commit(nf));
   if (nf.indep.handle() != MPI_FILE_NULL) MPI_File_sync(nf.indep.handle());
   return io::agree(nf.comm(), nf.file.sync_all());
 }
@@ -410,7 +467,8 @@ Status NativeConnector::sync(FileState& f) {
 Status NativeConnector::flush(FileState& f) {
   auto& nf = native(f);
   if (nf.define_mode) return {NC_EINDEFINE, "in define mode"};
-  return sync_numrecs(f);
+  EXA_RETURN_IF_ERROR(sync_numrecs(f));
+  return nf.partitioned ? nf.compact.commit(nf) : Status::ok();
 }
 
 Status NativeConnector::begin_indep(FileState& f) {
@@ -448,6 +506,7 @@ Status NativeConnector::close(FileState& f) {
   }
   if (st.is_ok() && nf.indep_mode) st = end_indep(f);
   if (st.is_ok()) st = sync_numrecs(f);
+  if (st.is_ok() && nf.partitioned && nf.file.writable()) st = nf.compact.commit(nf);
   Status closed = nf.indep.close();
   Status closed_all = nf.file.close();
   if (st.is_ok()) st = closed.is_ok() ? closed_all : closed;

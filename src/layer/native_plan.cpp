@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "convert/external.hpp"
+#include "io/aggregate.hpp"
 #include "io/header_io.hpp"
 #include "io/memory_plan.hpp"
 
@@ -55,6 +56,7 @@ Status make_plan(NativeFile& nf, const DataRequest& req, bool write, Plan* plan,
   plan->geo.xsize = format::external_size(var.type);
   plan->geo.record = nf.ds.is_record_var(req.varid);
   plan->geo.recsize = nf.ds.layout().recsize;
+  plan->compact = CompactStore::is_compact(nf, req.varid);
   for (size_t k = 0; k < n; ++k) {
     plan->geo.shape.push_back(h.dims[static_cast<size_t>(var.dimids[k])].length);
     plan->sel.start.push_back(req.start[k]);
@@ -70,6 +72,21 @@ Status make_plan(NativeFile& nf, const DataRequest& req, bool write, Plan* plan,
     return {NC_EIOMISMATCH, "buffer holds a different number of elements than selected"};
   if (plan->nelems > 0 && req.buf == nullptr) return {NC_ENULLBUF, "null buffer"};
   return Status::ok();
+}
+
+Status transfer_planned(NativeFile& nf, const DataRequest& req, const Plan& plan, bool write,
+                        void* external, int64_t xbytes) {
+  if (!plan.compact)
+    return io::transfer(handle_for(nf, req.collective), plan.geo, plan.sel, write, req.collective, external,
+                        xbytes);
+  std::vector<io::Segment> segments;
+  if (xbytes > 0) io::flatten(plan.geo, plan.sel, static_cast<uint8_t*>(external), &segments);
+  Status st = write ? nf.compact.write(nf, req.varid, segments) : nf.compact.read(nf, req.varid, segments);
+  if (req.collective) {
+    Status part = io::transfer(nf.file, io::VarGeometry{}, io::Selection{}, write, true, nullptr, 0);
+    if (st.is_ok()) st = part;
+  }
+  return st;
 }
 
 // Records reached by a write: one past the last record index touched.

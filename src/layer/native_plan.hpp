@@ -15,6 +15,7 @@ struct Plan {
   nc_type xtype = NC_NAT;
   int64_t nelems = 0;
   bool cdf5 = false;  // the unsigned char <-> NC_BYTE range rule differs
+  bool compact = false;  // a compact variable: the data is in its block (CompactStore)
   int64_t xbytes() const { return nelems * geo.xsize; }
 };
 
@@ -27,6 +28,12 @@ Status check_call(const NativeFile& nf, const DataRequest& req, bool write, bool
 // data mode.
 Status make_plan(NativeFile& nf, const DataRequest& req, bool write, Plan* plan,
                  bool check_data_mode = true);
+
+// The transfer of a planned request's external bytes: through MPI-IO, or,
+// for a compact variable, the compact store (a collective call still takes
+// part in the collective MPI-IO call, with nothing).
+Status transfer_planned(NativeFile& nf, const DataRequest& req, const Plan& plan, bool write,
+                        void* external, int64_t xbytes);
 
 // Records reached by a write: one past the last record index touched.
 int64_t records_reached(const Plan& plan);

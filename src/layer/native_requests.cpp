@@ -2,6 +2,7 @@
 // waiting turns every selected request of this rank into file segments and
 // moves them with one MPI-IO call for the puts and one for the gets.
 #include <algorithm>
+#include <set>
 
 #include "convert/external.hpp"
 #include "io/aggregate.hpp"
@@ -191,6 +192,7 @@ Status NativeConnector::wait(FileState& f, int num, int* reqids, int* statuses, 
   std::vector<int> ids = select_requests(nf, num, reqids, statuses);
   std::map<int, Status> outcome;
   std::vector<io::Segment> puts, gets;
+  std::set<int> compact_ids;  // requests served by the compact store
   int64_t recs = 0;
   for (int id : ids) {
     PendingRequest& r = nf.pending.at(id);
@@ -201,6 +203,14 @@ Status NativeConnector::wait(FileState& f, int num, int* reqids, int* statuses, 
     if (!r.put) r.external.resize(static_cast<size_t>(r.nelems * r.geo.xsize));
     outcome[id] = st;
     if (!st.is_ok() && st.code() != NC_ERANGE) continue;  // nothing of it is transferred
+    if (CompactStore::is_compact(nf, r.varid)) {  // the data is in its block: no MPI-IO
+      std::vector<io::Segment> segments;
+      flatten_request(r, &segments);
+      Status done = r.put ? nf.compact.write(nf, r.varid, segments) : nf.compact.read(nf, r.varid, segments);
+      if (!done.is_ok()) outcome[id] = done;
+      compact_ids.insert(id);
+      continue;
+    }
     flatten_request(r, r.put ? &puts : &gets);
     if (r.put) recs = std::max(recs, reached(r));
   }
@@ -227,7 +237,7 @@ Status NativeConnector::wait(FileState& f, int num, int* reqids, int* statuses, 
     PendingRequest& r = nf.pending.at(id);
     Status& st = outcome[id];
     if (st.is_ok() || st.code() == NC_ERANGE) {
-      const Status& io_st = r.put ? io_put : io_get;
+      const Status& io_st = compact_ids.count(id) ? Status::ok() : r.put ? io_put : io_get;
       if (!io_st.is_ok()) st = io_st;
       else if (!r.put) {
         Status delivered = deliver_get(r);

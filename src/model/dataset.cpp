@@ -131,9 +131,13 @@ Status Dataset::apply_block(size_t b, format::partitioned::Block block) const {
   }
   for (size_t k = 0; k < block.vars.size(); ++k) {
     format::partitioned::BlockVariable& bv = block.vars[k];
-    if (bv.flags & format::partitioned::kVarCompact)
-      return {NC_ENOTSUPPORT, "compact variables are not read yet"};
+    // Offset 0 marks a compact variable (its data is in the block; the
+    // native connector's compact store reads it); any other variable's data
+    // lies past the superblocks.
+    if (!(bv.flags & format::partitioned::kVarCompact) && bv.var.begin < format::partitioned::kFirstRegion)
+      return {NC_EFILEMETA, "variable '" + bv.var.name + "' of block '" + e.path + "' has a bad offset"};
     const int g = int(z.first_var[b] + int64_t(k));
+    if (bv.flags & format::partitioned::kVarCompact) z.compact[g] = std::move(bv.data);
     auto& v = header_.vars[size_t(g)];
     v = std::move(bv.var);
     v.name = format::partitioned::full_name(e.path, v.name);
@@ -177,11 +181,14 @@ bool Dataset::load_var(int id) const {
     if (!load_dim(d)) return false;
   }
   // The data region the file claims: the size its dimensions give, past the
-  // metadata region, records inside the record section.
+  // superblocks (or offset 0: compact, the data is in the block), records
+  // inside the record section.
   const int64_t bytes = format::var_bytes(header_, v);
   int64_t end = 0;
   bool ok = bytes <= INT64_MAX - 3 && v.vsize == format::xdr::round4(bytes) &&
-            v.begin >= format::partitioned::kFirstRegion && !__builtin_add_overflow(v.begin, v.vsize, &end);
+            (v.begin >= format::partitioned::kFirstRegion || v.begin == 0) &&
+            !__builtin_add_overflow(v.begin, v.vsize, &end);
+  if (ok && v.begin == 0) ok = !is_record_var(id);  // compact: never a record variable
   if (ok && is_record_var(id))
     ok = v.begin >= lazy_->record_begin && v.begin - lazy_->record_begin <= lazy_->record_size - v.vsize;
   if (!ok) return fail_lazily({NC_EFILEMETA, "variable '" + v.name + "' has a bad size or offset"});
@@ -220,6 +227,15 @@ Status Dataset::supply_block(size_t b, std::span<const uint8_t> bytes) {
     fail_lazily(st);
   }
   return st;
+}
+
+bool Dataset::take_compact_data(int id, std::vector<uint8_t>* out) const {
+  if (!lazy_) return false;
+  auto it = lazy_->compact.find(id);
+  if (it == lazy_->compact.end()) return false;
+  *out = std::move(it->second);
+  lazy_->compact.erase(it);
+  return true;
 }
 
 Status Dataset::end_lazy() {

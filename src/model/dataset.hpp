@@ -107,6 +107,9 @@ class Dataset {
   // Decodes and applies a block read elsewhere (read once and shared by a
   // collective call); a block already loaded is left as it is.
   Status supply_block(size_t block, std::span<const uint8_t> bytes);
+  // The data of a compact variable that came with its block (lazy datasets),
+  // handed over once: false if there is none (not loaded, or taken).
+  bool take_compact_data(int id, std::vector<uint8_t>* out) const;
   // After every block is loaded: the dataset stops being lazy and can be
   // changed like any other (redef). NC_EINTERNAL if a block is missing.
   Status end_lazy();
@@ -175,6 +178,7 @@ class Dataset {
     BlockReader read;
     int64_t record_begin = 0, record_size = 0;  // the superblock's record section
     std::map<size_t, Status> failed;  // blocks that could not be loaded, and why
+    std::map<int, std::vector<uint8_t>> compact;  // compact data of loaded blocks, by id, until taken
     Status error;                     // the last failed load
     int64_t failures = 0;
     int64_t nloaded = 0;
