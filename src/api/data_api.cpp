@@ -23,6 +23,7 @@ int data_call(const char* fn, int ncid, int varid, Kind kind, const MPI_Offset* 
     exa::api::RequestArgs a{varid, kind, start, count, stride, imap, buf, bufcount, buftype,
                             memtype, collective};
     std::vector<MPI_Offset> storage;
+    if (collective) f.connector->prepare_collective(*f.state, varid);
     auto req = exa::api::make_request(f.connector->dataset(*f.state), a, &storage);
     return put ? f.connector->put(*f.state, req) : f.connector->get(*f.state, req);
   });

@@ -81,6 +81,7 @@ int varn_blocking(const char* fn, int ncid, int varid, int num, MPI_Offset* cons
                   MPI_Datatype buftype, nc_type memtype, bool put, bool collective) {
   return blocking_via_requests(fn, ncid, collective, [&](OpenFile& f, std::vector<int>* ids) -> Status {
     exa::layer::DataRequest r;
+    if (collective) f.connector->prepare_collective(*f.state, varid);
     EXA_RETURN_IF_ERROR(varn_request(varid, num, starts, counts, buf, bufcount, buftype, memtype, &r));
     int id = NC_REQ_NULL;
     EXA_RETURN_IF_ERROR(f.connector->post(*f.state, r, put ? PostKind::kIput : PostKind::kIget, &id));
@@ -293,6 +294,7 @@ EXACDF_FOR_EACH_DATA_TYPE(EXA_VARN_DEFINE_)
   int ncmpi_##OP##_vard##SFX(int ncid, int varid, MPI_Datatype filetype, CQ void* buf,           \
                              MPI_Offset bufcount, MPI_Datatype buftype) {                        \
     return with_file("ncmpi_" #OP "_vard" #SFX, ncid, [&](OpenFile& f) {                         \
+      if (COLL) f.connector->prepare_collective(*f.state, varid);                                \
       return f.connector->vard(*f.state, varid, filetype, const_cast<void*>(buf), bufcount,      \
                                buftype, PUT, COLL);                                              \
     });                                                                                          \

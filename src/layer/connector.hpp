@@ -114,6 +114,9 @@ class Connector {
                          nc_type memtype) = 0;
 
   // Data.
+  // Before a collective data call names `varid` (every rank calls it): a
+  // connector may bring what the call needs onto every rank at once.
+  virtual void prepare_collective(FileState& f, int varid) {}
   virtual Status put(FileState& f, const DataRequest& req) = 0;
   virtual Status get(FileState& f, const DataRequest& req) = 0;
   // A user-built file type relative to the variable's begin (ncmpi_*_vard).

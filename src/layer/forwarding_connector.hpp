@@ -63,6 +63,7 @@ class ForwardingConnector : public Connector {
   Status get_att(FileState& f, int varid, const char* name, void* values, nc_type memtype) override {
     return next_->get_att(f, varid, name, values, memtype);
   }
+  void prepare_collective(FileState& f, int varid) override { next_->prepare_collective(f, varid); }
   Status put(FileState& f, const DataRequest& req) override { return next_->put(f, req); }
   Status get(FileState& f, const DataRequest& req) override { return next_->get(f, req); }
   Status vard(FileState& f, int varid, MPI_Datatype filetype, void* buf, MPI_Offset bufcount,

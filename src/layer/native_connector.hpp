@@ -114,6 +114,9 @@ class NativeConnector final : public Connector {
   Status get_att(FileState& f, int varid, const char* name, void* values,
                  nc_type memtype) override;
 
+  // A lazily opened partitioned file: the variable's block, if some rank
+  // lacks it, read once and shared (share_blocks_of_var).
+  void prepare_collective(FileState& f, int varid) override;
   Status put(FileState& f, const DataRequest& req) override;
   Status get(FileState& f, const DataRequest& req) override;
   Status vard(FileState& f, int varid, MPI_Datatype filetype, void* buf, MPI_Offset bufcount,

@@ -117,6 +117,12 @@ Status broadcast_read(NativeFile& nf, const DataRequest& req, const Plan& plan, 
 
 }  // namespace
 
+// A failure shows later, on the ranks that use the variable.
+void NativeConnector::prepare_collective(FileState& f, int varid) {
+  auto& nf = native(f);
+  if (!nf.indep_mode) (void)share_blocks_of_var(nf, varid);
+}
+
 Status NativeConnector::put(FileState& f, const DataRequest& req) {
   auto& nf = native(f);
   Plan plan;

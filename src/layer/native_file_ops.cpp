@@ -1,5 +1,6 @@
 // Native connector: file-level operations (create, open, enddef, redef,
 // sync, close, abort, fill mode).
+#include <algorithm>
 #include <atomic>
 #include <climits>
 #include <cstring>
@@ -171,6 +172,23 @@ Status load_every_block(NativeFile& nf) {
     if (!loaded[b]) need.push_back(b);
   return io::share_blocks(nf.file, nf.index, need, [&nf](size_t b, std::span<const uint8_t> bytes) {
     return nf.ds.supply_block(b, bytes);
+  });
+}
+
+Status share_blocks_of_var(NativeFile& nf, int varid) {
+  if (!nf.ds.lazy() || nf.define_mode) return Status::ok();  // the same on every rank
+  int64_t want = nf.ds.unloaded_block_of_var(varid);
+  std::vector<int64_t> all(size_t(nf.file.nprocs()));
+  MPI_Allgather(&want, 1, MPI_INT64_T, all.data(), 1, MPI_INT64_T, nf.comm());
+  std::vector<size_t> need;
+  for (int64_t b : all)
+    if (b >= 0) need.push_back(size_t(b));
+  if (need.empty()) return Status::ok();
+  std::sort(need.begin(), need.end());
+  need.erase(std::unique(need.begin(), need.end()), need.end());
+  return io::share_blocks(nf.file, nf.index, need, [&nf](size_t b, std::span<const uint8_t> bytes) {
+    nf.ds.supply_block(b, bytes);  // a bad block fails its variables later, on the ranks using them
+    return Status::ok();
   });
 }
 

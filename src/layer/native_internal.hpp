@@ -14,6 +14,11 @@ Status open_indep_handle(NativeFile& nf);
 // every rank, each read once and shared (collective; io::share_blocks).
 Status load_every_block(NativeFile& nf);
 
+// A collective data call on a lazily opened partitioned file: the blocks of
+// the variables the ranks name that some rank has not loaded yet are read
+// once each and shared (one allgather when none is missing).
+Status share_blocks_of_var(NativeFile& nf, int varid);
+
 // Records the number of records on disk: the numrecs field of a classic
 // header, a new superblock of a partitioned file (collective).
 Status write_numrecs(NativeFile& nf, int64_t numrecs);

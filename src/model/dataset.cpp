@@ -212,6 +212,12 @@ Status Dataset::load_all() const {
   return Status::ok();
 }
 
+int64_t Dataset::unloaded_block_of_var(int id) const {
+  if (!lazy_ || id < 0 || id >= nvars()) return -1;
+  const size_t b = block_of(lazy_->first_var, id);
+  return lazy_->loaded[b] || lazy_->failed.count(b) ? -1 : int64_t(b);
+}
+
 std::vector<uint8_t> Dataset::loaded_blocks() const {
   return lazy_ ? lazy_->loaded : std::vector<uint8_t>();
 }

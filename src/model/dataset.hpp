@@ -101,6 +101,10 @@ class Dataset {
   Status lazy_status() const;
   // Loads every block (whole-file operations: redef, num_rec_vars).
   Status load_all() const;
+  bool lazy() const { return lazy_ != nullptr; }
+  // Lazy datasets: the block holding variable `id` if it is not loaded yet
+  // (nor failed before), else -1.
+  int64_t unloaded_block_of_var(int id) const;
   // Which blocks are loaded (1) or not (0), by index position; empty when
   // the dataset is not lazy.
   std::vector<uint8_t> loaded_blocks() const;

@@ -199,6 +199,20 @@ static void test_lazy_blocks(void) {
   CHECK(calls == calls0 + 1 && v2 == v && natts == 1); /* read once */
   CHECK_OK(ncmpi_close(ncid));
 
+  /* A collective call that needs a block on every rank reads it once: the
+   * block of /sample_0/x (id 1) by one rank, shared; its data by rank 0,
+   * broadcast. Two reads in all, at any number of ranks. */
+  CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_NOWRITE, MPI_INFO_NULL, &ncid));
+  CHECK_OK(exa_inq_io_calls(ncid, &calls0));
+  long long x0[2] = {-1, -1};
+  CHECK_OK(ncmpi_get_var_longlong_all(ncid, 1, x0));
+  CHECK(x0[0] == 0 && x0[1] == 1);
+  CHECK_OK(exa_inq_io_calls(ncid, &calls));
+  long long mine = (long long)(calls - calls0), total = 0;
+  MPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  CHECK(total == 2);
+  CHECK_OK(ncmpi_close(ncid));
+
   /* damage the last block (rank 0, after everyone is done with the file) */
   MPI_Offset off = 0;
   CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_NOWRITE, MPI_INFO_NULL, &ncid));
