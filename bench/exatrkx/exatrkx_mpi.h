@@ -1,13 +1,15 @@
 /*
  * exatrkx_mpi.h -- what the Exa.TrkX MPI benchmarks share (one translation
  * unit each): this process's rank and the rank count, CHECK() of an ncmpi_*
- * call (message and MPI_Abort on error), peak RSS, and the max over ranks.
+ * call (message and MPI_Abort on error), peak RSS, the max over ranks, and
+ * the partitioned-format name of an object.
  * Include after <mpi.h> and <pnetcdf.h>.
  */
 #ifndef EXATRKX_MPI_H
 #define EXATRKX_MPI_H
 
 #include <stdio.h>
+#include <string.h>
 #include <sys/resource.h>
 
 static int rank, nranks; /* set by main */
@@ -27,6 +29,20 @@ static long peak_rss_kib(void)
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     return ru.ru_maxrss; /* KiB on Linux */
+}
+
+/* The partitioned-format name of a generator name: "<parent>_grp_<sample>_<key>"
+ * -> "/<parent>_grp_<sample>/<key>" (one metadata block per sample);
+ * dimension names likewise. Needs <string.h>. */
+static inline void block_name(const char *classic, const char *sample, char *out, size_t n)
+{
+    const char *at = strstr(classic, sample);
+    size_t group = at ? (size_t)(at - classic) + strlen(sample) : 0;
+    if (!at || classic[group] != '_') {
+        snprintf(out, n, "%s", classic);
+        return;
+    }
+    snprintf(out, n, "/%.*s/%s", (int)group, classic, classic + group + 1);
 }
 
 static double max_over_ranks(double t)

@@ -25,19 +25,6 @@
 
 #include "exatrkx_mpi.h"
 
-/* "<parent>_grp_<sample>_<key>" -> "/<parent>_grp_<sample>/<key>" (the
- * sample's block); dimension names likewise. */
-static void block_name(const char *classic, const char *sample, char *out, size_t n)
-{
-    const char *at = strstr(classic, sample);
-    size_t group = at ? (size_t)(at - classic) + strlen(sample) : 0;
-    if (!at || classic[group] != '_') {
-        snprintf(out, n, "%s", classic);
-        return;
-    }
-    snprintf(out, n, "/%.*s/%s", (int)group, classic, classic + group + 1);
-}
-
 static void create(const exatrkx_dataset *ds, const char *path, int partitioned)
 {
     int64_t first, count;

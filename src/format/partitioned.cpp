@@ -429,7 +429,7 @@ Status decode_block(std::span<const uint8_t> bytes, const BlockEntry& entry, uin
       uint64_t nbytes = 0;
       EXA_RETURN_IF_ERROR(r.u64(&nbytes, "compact data size"));
       // vsize first: it is then bounded by the block's bytes.
-      if (v.begin != 0 || nbytes > vsize || vsize - nbytes > 3)
+      if (v.begin != 0 || (nbytes != 0 && (nbytes > vsize || vsize - nbytes > 3)))
         return corrupt("compact variable '" + v.name + "' has an offset or a data size that disagrees with its size");
       EXA_RETURN_IF_ERROR(r.bytes(nbytes, &bv.data, "compact data"));
     }

@@ -25,6 +25,8 @@ inline constexpr int64_t kFirstRegion = 4096;
 inline constexpr int64_t kIndexHeaderSize = 24;
 inline constexpr int64_t kIndexEntrySize = 64;
 // Variable flag: the data is stored in the metadata block (compact storage).
+// Its data is the variable's whole external bytes, or none: not written yet
+// (it reads as the fill value).
 inline constexpr uint32_t kVarCompact = 1;
 
 struct Superblock {

@@ -1,7 +1,8 @@
 #include "format/partitioned_image.hpp"
 
 #include <algorithm>
-#include <map>
+#include <unordered_map>
+#include <span>
 
 #include "format/nc_name.hpp"
 #include "format/xdr.hpp"
@@ -49,109 +50,142 @@ std::string full_name(std::string_view path, std::string_view local) {
   return s;
 }
 
-int64_t encoded_block_size(const Block& b) {
-  int64_t n = 8 + name_bytes(b.path);
+namespace {
+
+std::string_view local_name(std::string_view full) {
+  std::string_view path, local;
+  split_name(full, &path, &local);
+  return local;
+}
+
+bool is_compact(const Image& img, int var) { return !img.compact.empty() && img.compact[size_t(var)]; }
+
+// The header indexes of block b's dimensions and variables: slices of the
+// file orders.
+std::span<const int> dims_of(const Image& img, size_t b) {
+  return std::span<const int>(img.dim_order).subspan(size_t(img.first_dim[b]),
+                                                     size_t(img.first_dim[b + 1] - img.first_dim[b]));
+}
+std::span<const int> vars_of(const Image& img, size_t b) {
+  return std::span<const int>(img.var_order).subspan(size_t(img.first_var[b]),
+                                                     size_t(img.first_var[b + 1] - img.first_var[b]));
+}
+
+}  // namespace
+
+int64_t encoded_block_size(const Header& header, const Image& img, size_t b) {
+  int64_t n = 8 + name_bytes(img.index.blocks[b].path);
   n += 4 + 8;
-  for (const Dimension& d : b.dims) n += name_bytes(d.name) + 8;
-  n += atts_bytes(b.atts);
+  for (int id : dims_of(img, b)) n += name_bytes(local_name(header.dims[size_t(id)].name)) + 8;
+  n += b == 0 ? atts_bytes(header.gatts) : atts_bytes({});
   n += 4 + 8;
-  for (const BlockVariable& bv : b.vars) {
-    n += name_bytes(bv.var.name) + 8 + 8 * int64_t(bv.var.dimids.size()) + atts_bytes(bv.var.atts);
+  for (int id : vars_of(img, b)) {
+    const Variable& v = header.vars[size_t(id)];
+    n += name_bytes(local_name(v.name)) + 8 + 8 * int64_t(v.dimids.size()) + atts_bytes(v.atts);
     n += 4 + 8 + 8 + 4;
-    // A compact variable's data, padded: its vsize (the data may be filled in later).
-    if (bv.flags & kVarCompact) n += 8 + bv.var.vsize;
+    // A compact variable's data, padded: its vsize (filled in by the writer), or none yet.
+    if (is_compact(img, id))
+      n += 8 + (img.compact[size_t(id)] == kCompactFull ? xdr::round4(var_bytes(header, v)) : 0);
   }
   return n + 4;
 }
 
+Block make_block(const Header& header, const Image& img, size_t b) {
+  Block out;
+  out.path = img.index.blocks[b].path;
+  for (int id : dims_of(img, b))
+    out.dims.push_back({std::string(local_name(header.dims[size_t(id)].name)), header.dims[size_t(id)].length});
+  if (b == 0) out.atts = header.gatts;
+  for (int id : vars_of(img, b)) {
+    const Variable& v = header.vars[size_t(id)];
+    BlockVariable bv;
+    bv.var.name = std::string(local_name(v.name));
+    bv.var.atts = v.atts;
+    bv.var.type = v.type;
+    bv.var.vsize = v.vsize;
+    bv.var.begin = v.begin;
+    for (int d : v.dimids) bv.var.dimids.push_back(img.dim_pos[size_t(d)]);
+    if (is_compact(img, id)) {
+      bv.flags = kVarCompact;
+      bv.var.begin = 0;
+      bv.var.vsize = xdr::round4(var_bytes(header, v));
+    }
+    out.vars.push_back(std::move(bv));
+  }
+  return out;
+}
+
+std::vector<Block> make_blocks(const Header& header, const Image& img) {
+  std::vector<Block> all;
+  for (size_t b = 0; b < img.index.blocks.size(); ++b) all.push_back(make_block(header, img, b));
+  return all;
+}
+
 Status plan_image(const Header& header, Image* out, const std::vector<uint8_t>* compact) {
   Image img;
-  std::map<std::string, std::vector<int>, std::less<>> dims_of, vars_of;
-  dims_of["/"];  // the root block always exists: it holds the global attributes
+  // Per path: its dimensions and variables (header indexes, in header
+  // order); grouped by hashing, then the paths sorted once.
+  std::unordered_map<std::string_view, size_t> group_of;
+  std::vector<std::pair<std::string_view, std::pair<std::vector<int>, std::vector<int>>>> groups;
+  auto group = [&](std::string_view path) -> auto& {
+    auto [it, fresh] = group_of.try_emplace(path, groups.size());
+    if (fresh) groups.push_back({path, {}});
+    return groups[it->second].second;
+  };
+  group("/");  // the root block always exists: it holds the global attributes
   for (size_t i = 0; i < header.dims.size(); ++i) {
     if (!is_valid_full_name(header.dims[i].name))
       return {NC_EBADNAME, "dimension name '" + header.dims[i].name + "' is not a valid path and name"};
     std::string_view path, local;
     split_name(header.dims[i].name, &path, &local);
-    dims_of[std::string(path)].push_back(int(i));
+    group(path).first.push_back(int(i));
   }
   for (size_t i = 0; i < header.vars.size(); ++i) {
     if (!is_valid_full_name(header.vars[i].name))
       return {NC_EBADNAME, "variable name '" + header.vars[i].name + "' is not a valid path and name"};
     std::string_view path, local;
     split_name(header.vars[i].name, &path, &local);
-    vars_of[std::string(path)].push_back(int(i));
-    dims_of[std::string(path)];  // make sure the block exists
+    group(path).second.push_back(int(i));
   }
-  // Dimensions first (variables refer to them by file position).
-  for (const auto& [path, ids] : dims_of)
-    for (int id : ids) img.dim_order.push_back(id);
-  std::vector<int> dim_pos(header.dims.size());
-  for (size_t pos = 0; pos < img.dim_order.size(); ++pos) dim_pos[size_t(img.dim_order[pos])] = int(pos);
-  for (const auto& [path, dim_ids] : dims_of) {
-    Block b;
-    b.path = path;
-    for (int id : dim_ids) {
-      std::string_view p, local;
-      split_name(header.dims[size_t(id)].name, &p, &local);
-      b.dims.push_back({std::string(local), header.dims[size_t(id)].length});
-    }
-    if (path == "/") b.atts = header.gatts;
-    if (auto it = vars_of.find(path); it != vars_of.end()) {
-      for (int id : it->second) {
-        const Variable& v = header.vars[size_t(id)];
-        std::string_view p, local;
-        split_name(v.name, &p, &local);
-        BlockVariable bv;
-        bv.var = v;
-        if (compact && (*compact)[size_t(id)]) {
-          bv.flags = kVarCompact;
-          bv.var.begin = 0;
-          bv.var.vsize = xdr::round4(var_bytes(header, v));
-        }
-        bv.var.name = std::string(local);
-        for (int& d : bv.var.dimids) d = dim_pos[size_t(d)];
-        b.vars.push_back(std::move(bv));
-        img.var_order.push_back(id);
-      }
-    }
+  std::sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  img.first_dim.push_back(0);
+  img.first_var.push_back(0);
+  for (const auto& [path, ids] : groups) {
+    img.dim_order.insert(img.dim_order.end(), ids.first.begin(), ids.first.end());
+    img.var_order.insert(img.var_order.end(), ids.second.begin(), ids.second.end());
+    img.first_dim.push_back(int64_t(img.dim_order.size()));
+    img.first_var.push_back(int64_t(img.var_order.size()));
     BlockEntry e;
-    e.path = b.path;
-    e.natts = uint32_t(b.atts.size());
-    e.ndims = b.dims.size();
-    e.nvars = b.vars.size();
+    e.path = std::string(path);
+    e.natts = path == "/" ? uint32_t(header.gatts.size()) : 0;
+    e.ndims = ids.first.size();
+    e.nvars = ids.second.size();
     img.index.blocks.push_back(std::move(e));
-    img.blocks.push_back(std::move(b));
   }
+  img.dim_pos.resize(header.dims.size());
+  for (size_t pos = 0; pos < img.dim_order.size(); ++pos) img.dim_pos[size_t(img.dim_order[pos])] = int(pos);
+  if (compact) img.compact = *compact;
   *out = std::move(img);
   return Status::ok();
 }
 
 namespace {
 
-// Where each variable sits in the image: id -> (block, index in block).
-std::vector<std::pair<size_t, size_t>> var_places(const Header& header, const Image& img) {
-  std::vector<std::pair<size_t, size_t>> where(header.vars.size());
-  size_t pos = 0;
-  for (size_t b = 0; b < img.blocks.size(); ++b)
-    for (size_t k = 0; k < img.blocks[b].vars.size(); ++k) where[size_t(img.var_order[pos++])] = {b, k};
-  return where;
-}
-
 // Places the blocks not marked reused from `at` on, one after the other, then
 // the index table; the data may begin at the next multiple of `align`.
-Status place_metadata(Image& img, int64_t at, int64_t align, int64_t* metadata_end) {
+Status place_metadata(const Header& header, Image& img, int64_t at, int64_t align, int64_t* metadata_end) {
   int64_t paths = 0;
-  for (size_t i = 0; i < img.blocks.size(); ++i) {
+  const size_t n = img.index.blocks.size();
+  for (size_t i = 0; i < n; ++i) {
     BlockEntry& e = img.index.blocks[i];
     paths += int64_t(e.path.size());
     if (!img.reused.empty() && img.reused[i]) continue;
     e.offset = uint64_t(at);
-    e.size = uint64_t(encoded_block_size(img.blocks[i]));
+    e.size = uint64_t(encoded_block_size(header, img, i));
     if (!add(at, int64_t(e.size), &at)) return too_large();
   }
   img.index_offset = at;
-  img.index_size = kIndexHeaderSize + kIndexEntrySize * int64_t(img.blocks.size()) + paths;
+  img.index_size = kIndexHeaderSize + kIndexEntrySize * int64_t(n) + paths;
   if (!add(at, img.index_size, metadata_end) || !add(*metadata_end, align - 1, &img.data_begin))
     return too_large();
   img.data_begin = img.data_begin / align * align;
@@ -159,10 +193,10 @@ Status place_metadata(Image& img, int64_t at, int64_t align, int64_t* metadata_e
 }
 
 // Lays the variables out from img.data_begin: fixed-size ones in file order,
-// then the record section. Fixed-size variables with an id below `keep`
-// stay where they are. Sets begin and vsize in the header and the blocks.
-Status lay_out_vars(Header& header, Image& img, size_t keep, Layout* l) {
-  const auto where = var_places(header, img);
+// then the record section; compact ones get offset 0 and no region.
+// Fixed-size variables with an id below `keep` stay where they are. Sets
+// begin and vsize in the header.
+Status lay_out_vars(Header& header, const Image& img, size_t keep, Layout* l) {
   int64_t cursor = img.data_begin;
   for (int pass = 0; pass < 2; ++pass) {
     const bool record = pass == 1;
@@ -171,19 +205,14 @@ Status lay_out_vars(Header& header, Image& img, size_t keep, Layout* l) {
     for (int id : img.var_order) {
       Variable& v = header.vars[size_t(id)];
       if (is_record_var(header, v) != record) continue;
-      auto [b, k] = where[size_t(id)];
-      if (img.blocks[b].vars[k].flags & kVarCompact) {  // its data is in the block
-        v.begin = 0;
-        v.vsize = img.blocks[b].vars[k].var.vsize;
-        continue;
-      }
-      if (!record && size_t(id) < keep) {
-        img.blocks[b].vars[k].var.vsize = v.vsize;
-        img.blocks[b].vars[k].var.begin = v.begin;
-        continue;
-      }
       const int64_t bytes = var_bytes(header, v);
       if (bytes > INT64_MAX - 3) return too_large();
+      if (is_compact(img, id)) {  // its data is in the block
+        v.begin = 0;
+        v.vsize = xdr::round4(bytes);
+        continue;
+      }
+      if (!record && size_t(id) < keep) continue;
       v.vsize = xdr::round4(bytes);
       if (record) {
         if (!add(l->begin_rec, in_record, &v.begin) || !add(in_record, v.vsize, &in_record))
@@ -192,8 +221,6 @@ Status lay_out_vars(Header& header, Image& img, size_t keep, Layout* l) {
         v.begin = cursor;
         if (!add(cursor, v.vsize, &cursor)) return too_large();
       }
-      img.blocks[b].vars[k].var.vsize = v.vsize;
-      img.blocks[b].vars[k].var.begin = v.begin;
     }
     if (record) l->recsize = in_record;
   }
@@ -216,7 +243,7 @@ Layout base_layout(const Header& header, const Image& img, int64_t metadata_end,
 Status place_image(Header& header, Image& img, int64_t align, Layout* layout) {
   align = std::max<int64_t>(4, xdr::round4(align));
   int64_t end = 0;
-  EXA_RETURN_IF_ERROR(place_metadata(img, kFirstRegion, align, &end));
+  EXA_RETURN_IF_ERROR(place_metadata(header, img, kFirstRegion, align, &end));
   Layout l = base_layout(header, img, end, align);
   EXA_RETURN_IF_ERROR(lay_out_vars(header, img, 0, &l));
   *layout = l;
@@ -235,27 +262,27 @@ Status plan_redef_image(Header& header, const OnDisk& old, const std::vector<uin
     header.vars[i].begin = before.vars[i].begin;
     header.vars[i].vsize = before.vars[i].vsize;
   }
-  Image img, was;
   // The variables compact on disk are those with offset 0.
   std::vector<uint8_t> was_compact(nold);
-  for (size_t i = 0; i < nold; ++i) was_compact[i] = before.vars[i].begin == 0;
+  for (size_t i = 0; i < nold; ++i) was_compact[i] = before.vars[i].begin == 0 ? kCompactFull : kNotCompact;
+  Image img, was;
   EXA_RETURN_IF_ERROR(plan_image(header, &img, compact));
   EXA_RETURN_IF_ERROR(plan_image(before, &was, &was_compact));
   // A block may stay where it is when it is exactly what is on disk and
   // holds no record variable (the record section moves to the new end).
-  std::vector<uint8_t> has_record(img.blocks.size(), 0);
-  const auto where = var_places(header, img);
-  for (size_t id = 0; id < header.vars.size(); ++id)
-    if (is_record_var(header, header.vars[id])) has_record[where[id].first] = 1;
-  img.reused.assign(img.blocks.size(), 0);
+  const size_t n = img.index.blocks.size();
+  img.reused.assign(n, 0);
   bool same = header.dims.size() == before.dims.size() && header.vars.size() == nold &&
-              img.blocks.size() == was.blocks.size();
-  for (size_t i = 0; i < img.blocks.size(); ++i) {
-    const int64_t j = find_block(was.index, img.blocks[i].path);
-    const int64_t on_disk = find_block(*old.index, img.blocks[i].path);
-    const bool equal = j >= 0 && on_disk >= 0 && img.blocks[i] == was.blocks[size_t(j)];
+              n == was.index.blocks.size();
+  for (size_t i = 0; i < n; ++i) {
+    const std::string& path = img.index.blocks[i].path;
+    bool has_record = false;
+    for (int id : vars_of(img, i)) has_record = has_record || is_record_var(header, header.vars[size_t(id)]);
+    const int64_t j = find_block(was.index, path);
+    const int64_t on_disk = find_block(*old.index, path);
+    const bool equal = j >= 0 && on_disk >= 0 && make_block(header, img, i) == make_block(before, was, size_t(j));
     same = same && equal;
-    if (!equal || has_record[i]) continue;
+    if (!equal || has_record) continue;
     img.reused[i] = 1;
     img.index.blocks[i] = old.index->blocks[size_t(on_disk)];
   }
@@ -267,7 +294,7 @@ Status plan_redef_image(Header& header, const OnDisk& old, const std::vector<uin
   // Everything new goes past the end of the space in use: the current state
   // stays intact until the superblock that points at the new one is written.
   int64_t end = 0;
-  EXA_RETURN_IF_ERROR(place_metadata(img, xdr::round4(old.end), align, &end));
+  EXA_RETURN_IF_ERROR(place_metadata(header, img, xdr::round4(old.end), align, &end));
   Layout l = base_layout(header, img, end, align);
   EXA_RETURN_IF_ERROR(lay_out_vars(header, img, nold, &l));
   *layout = l;

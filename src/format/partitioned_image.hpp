@@ -21,11 +21,18 @@ bool is_valid_full_name(std::string_view full);
 // The full name of an object of a block ("x" for the root block's "x").
 std::string full_name(std::string_view path, std::string_view local);
 
+// The plan of a file's metadata: which objects form which block, in what
+// order, and where everything goes. Blocks themselves are made on demand
+// (make_block), by the rank that writes them.
 struct Image {
   std::vector<int> dim_order;  // file position -> index into Header::dims
   std::vector<int> var_order;  // file position -> index into Header::vars
-  std::vector<Block> blocks;   // in index order (sorted by path)
-  IndexTable index;            // offsets, sizes, counts (CRCs: the writer's)
+  std::vector<int> dim_pos;    // index into Header::dims -> file position
+  std::vector<int64_t> first_dim, first_var;  // per block: first file position; then the totals
+  // Per Header::vars index (empty: none): kNotCompact, kCompactPending (no
+  // data in the block yet: reads as the fill value) or kCompactFull.
+  std::vector<uint8_t> compact;
+  IndexTable index;            // blocks in path order: offsets, sizes, counts (CRCs: the writer's)
   int64_t index_offset = 0;
   int64_t index_size = 0;
   int64_t data_begin = 0;      // first byte of variable data
@@ -38,15 +45,17 @@ struct Image {
 // global attributes into the root block "/", and orders everything: blocks
 // by path, objects of a block by their index in the header. NC_EBADNAME for
 // a name that is not a valid full name. Variables whose entry in `compact`
-// (by header index) is 1 are compact: their data goes into the block (begin
-// 0, vsize set; BlockVariable::data is left empty for the writer to fill).
+// (by header index) is not kNotCompact are compact: their data goes into the
+// block (begin 0, vsize set); kCompactFull ones carry all of it (make_block
+// leaves it empty for the writer to fill), kCompactPending ones none yet.
 Status plan_image(const Header& header, Image* out, const std::vector<uint8_t>* compact = nullptr);
+
+inline constexpr uint8_t kNotCompact = 0, kCompactPending = 1, kCompactFull = 2;
 
 // Places the blocks from kFirstRegion on, then the index table; variable
 // data begins at the next multiple of `align` (>= 4). Lays the variables out
 // -- fixed-size ones in file order (compact ones: begin 0, no region), then
-// the record section -- setting
-// begin and vsize in `header` and in the blocks. Fills *layout (header_size
+// the record section -- setting begin and vsize in `header`. Fills *layout (header_size
 // = end of the metadata, header_extent = begin_rec or first data byte).
 Status place_image(Header& header, Image& image, int64_t align, Layout* layout);
 
@@ -69,7 +78,13 @@ struct OnDisk {
 Status plan_redef_image(Header& header, const OnDisk& old, const std::vector<uint8_t>* compact, int64_t align,
                         Image* out, Layout* layout, bool* unchanged);
 
-// Exact size of encode_block(b).
-int64_t encoded_block_size(const Block& b);
+// Block b of a planned image, as it is encoded (a compact variable's data
+// left empty for the writer to fill), and every block.
+Block make_block(const Header& header, const Image& image, size_t b);
+std::vector<Block> make_blocks(const Header& header, const Image& image);
+
+// Exact size of encode_block(make_block(header, image, b)) once compact
+// data is filled in.
+int64_t encoded_block_size(const Header& header, const Image& image, size_t b);
 
 }  // namespace exa::format::partitioned

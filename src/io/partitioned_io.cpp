@@ -35,24 +35,22 @@ bool has_compact(const pf::Block& b) {
 
 }  // namespace
 
-Status write_blocks_and_index(MpiFile& file, const pf::Image& image, const std::vector<int>& writer,
-                              const CompleteBlockFn& complete, pf::Superblock* sb, pf::IndexTable* index_out) {
+Status write_blocks_and_index(MpiFile& file, const format::Header& header, const pf::Image& image,
+                              const std::vector<int>& writer, const CompleteBlockFn& complete,
+                              pf::Superblock* sb, pf::IndexTable* index_out) {
   const int p = file.nprocs(), r = file.rank();
+  const size_t nblocks = image.index.blocks.size();
   std::vector<std::vector<uint8_t>> mine;
   std::vector<Segment> segments;
   std::vector<uint32_t> crcs;  // (block, crc) pairs of this rank
   Status st;
-  for (size_t i = 0; i < image.blocks.size() && st.is_ok(); ++i) {
+  for (size_t i = 0; i < nblocks && st.is_ok(); ++i) {
     if ((!image.reused.empty() && image.reused[i]) || writer[i] != r) continue;
-    if (complete && has_compact(image.blocks[i])) {
-      pf::Block full = image.blocks[i];
-      st = complete(i, &full);
-      mine.push_back(pf::encode_block(full));
-    } else {
-      mine.push_back(pf::encode_block(image.blocks[i]));
-    }
+    pf::Block block = pf::make_block(header, image, i);
+    if (complete && has_compact(block)) st = complete(i, &block);
+    mine.push_back(pf::encode_block(block));
     if (st.is_ok() && mine.back().size() != image.index.blocks[i].size)
-      st = {NC_EINTERNAL, "block '" + image.blocks[i].path + "' encoded to an unplanned size"};
+      st = {NC_EINTERNAL, "block '" + block.path + "' encoded to an unplanned size"};
     crcs.push_back(uint32_t(i));
     crcs.push_back(crc32c(mine.back().data(), mine.back().size()));
   }
@@ -96,19 +94,25 @@ Status write_blocks_and_index(MpiFile& file, const pf::Image& image, const std::
   *index_out = std::move(index);
   sb->index_offset = uint64_t(image.index_offset);
   sb->index_size = uint64_t(image.index_size);
-  sb->nblocks = image.blocks.size();
+  sb->nblocks = nblocks;
   return Status::ok();
 }
 
 namespace {
 
-// Pieces as bytes: block, var, offset, length (u64 each), the bytes, padding to 8.
+constexpr size_t kPieceHead = 6 * sizeof(uint64_t);
+size_t padded8(size_t n) { return (n + 7) / 8 * 8; }
+
+// Pieces as bytes: block, var, offset, total, fill length, length (u64
+// each), the fill pattern and the bytes, each padded to 8.
 void pack_piece(const CompactPiece& c, std::vector<uint8_t>* out) {
-  const uint64_t head[4] = {c.block, c.var, c.offset, c.bytes.size()};
+  const uint64_t head[6] = {c.block, c.var, c.offset, c.total, c.fill.size(), c.bytes.size()};
   const size_t at = out->size();
-  out->resize(at + sizeof head + (c.bytes.size() + 7) / 8 * 8, 0);
-  std::memcpy(out->data() + at, head, sizeof head);
-  if (!c.bytes.empty()) std::memcpy(out->data() + at + sizeof head, c.bytes.data(), c.bytes.size());
+  out->resize(at + kPieceHead + padded8(c.fill.size()) + padded8(c.bytes.size()), 0);
+  std::memcpy(out->data() + at, head, kPieceHead);
+  if (!c.fill.empty()) std::memcpy(out->data() + at + kPieceHead, c.fill.data(), c.fill.size());
+  if (!c.bytes.empty())
+    std::memcpy(out->data() + at + kPieceHead + padded8(c.fill.size()), c.bytes.data(), c.bytes.size());
 }
 
 // Applies the pieces in `in` (what every rank sent here, in rank order) to
@@ -116,12 +120,14 @@ void pack_piece(const CompactPiece& c, std::vector<uint8_t>* out) {
 Status patch_blocks(MpiFile& file, const pf::Superblock& sb, const pf::IndexTable& index,
                     std::span<const uint8_t> in, std::map<size_t, pf::Block>* blocks) {
   while (!in.empty()) {
-    uint64_t head[4];
-    if (in.size() < sizeof head) return {NC_EINTERNAL, "short compact piece"};
-    std::memcpy(head, in.data(), sizeof head);
-    const size_t padded = (head[3] + 7) / 8 * 8;
-    if (head[0] >= index.blocks.size() || in.size() - sizeof head < padded)
+    uint64_t head[6];
+    if (in.size() < kPieceHead) return {NC_EINTERNAL, "short compact piece"};
+    std::memcpy(head, in.data(), kPieceHead);
+    if (head[0] >= index.blocks.size() || head[4] > in.size() || head[5] > in.size() ||
+        in.size() - kPieceHead < padded8(head[4]) + padded8(head[5]))
       return {NC_EINTERNAL, "bad compact piece"};
+    const uint8_t* fill = in.data() + kPieceHead;
+    const uint8_t* bytes = fill + padded8(head[4]);
     auto it = blocks->find(size_t(head[0]));
     if (it == blocks->end()) {
       pf::Block b;
@@ -129,23 +135,31 @@ Status patch_blocks(MpiFile& file, const pf::Superblock& sb, const pf::IndexTabl
       it = blocks->emplace(size_t(head[0]), std::move(b)).first;
     }
     pf::Block& b = it->second;
-    if (head[1] >= b.vars.size() || !(b.vars[head[1]].flags & pf::kVarCompact) ||
-        head[2] > b.vars[head[1]].data.size() || head[3] > b.vars[head[1]].data.size() - head[2])
+    if (head[1] >= b.vars.size() || !(b.vars[head[1]].flags & pf::kVarCompact))
+      return {NC_EINTERNAL, "compact piece for a variable that is not compact"};
+    std::vector<uint8_t>& data = b.vars[head[1]].data;
+    if (data.empty() && head[3] > 0) {  // not written yet: the fill value first
+      if (head[3] > uint64_t(b.vars[head[1]].var.vsize)) return {NC_EINTERNAL, "compact piece: bad size"};
+      data.assign(size_t(head[3]), 0);
+      for (size_t at = 0; head[4] > 0 && at + head[4] <= data.size(); at += head[4])
+        std::memcpy(data.data() + at, fill, head[4]);
+    }
+    if (head[2] > data.size() || head[5] > data.size() - head[2])
       return {NC_EINTERNAL, "compact piece beyond its variable"};
-    if (head[3] > 0) std::memcpy(b.vars[head[1]].data.data() + head[2], in.data() + sizeof head, head[3]);
-    in = in.subspan(sizeof head + padded);
+    if (head[5] > 0) std::memcpy(data.data() + head[2], bytes, head[5]);
+    in = in.subspan(kPieceHead + padded8(head[4]) + padded8(head[5]));
   }
   return Status::ok();
 }
 
 }  // namespace
 
-Status commit_compact_pieces(MpiFile& file, const std::vector<CompactPiece>& mine, pf::Superblock* sb,
-                             pf::IndexTable* index, std::vector<size_t>* changed) {
+Status commit_compact_pieces(MpiFile& file, const std::vector<CompactPiece>& mine, const std::vector<int>& writer,
+                             pf::Superblock* sb, pf::IndexTable* index, std::vector<size_t>* changed) {
   const int p = file.nprocs();
   // To each block's rewriter, in bytes.
   std::vector<std::vector<uint8_t>> to(static_cast<size_t>(p));
-  for (const CompactPiece& c : mine) pack_piece(c, &to[c.block % size_t(p)]);
+  for (const CompactPiece& c : mine) pack_piece(c, &to[size_t(writer[c.block])]);
   std::vector<int> counts(static_cast<size_t>(p));
   std::vector<uint8_t> send;
   for (int i = 0; i < p; ++i) {

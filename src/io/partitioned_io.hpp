@@ -11,8 +11,8 @@
 
 namespace exa::io {
 
-// Collective. Each block of the image not marked reused is encoded by the
-// rank `writer` names for it (the same vector on every rank) and all are
+// Collective. Each block of the image (of `header`) not marked reused is
+// made and encoded by the rank `writer` names for it (the same vector on every rank) and all are
 // written in one collective call on disjoint regions; then rank 0 writes the index table. Nothing
 // points at them yet: commit_superblock does, after the caller wrote what
 // else the new state needs. Fills sb's index fields; *index receives the
@@ -20,29 +20,34 @@ namespace exa::io {
 // `complete`, if given, fills in the data of a block's compact variables on
 // its writer before encoding (the image leaves it empty).
 using CompleteBlockFn = std::function<Status(size_t block, format::partitioned::Block* b)>;
-Status write_blocks_and_index(MpiFile& file, const format::partitioned::Image& image,
+Status write_blocks_and_index(MpiFile& file, const format::Header& header,
+                              const format::partitioned::Image& image,
                               const std::vector<int>& writer, const CompleteBlockFn& complete,
                               format::partitioned::Superblock* sb,
                               format::partitioned::IndexTable* index);
 
 // New bytes for part of a compact variable's data: variable `var` (its
-// position within block `block`), `bytes` at `offset` of its data.
+// position within block `block`), `bytes` at `offset` of its data, which is
+// `total` bytes long and, if not written yet, starts as copies of `fill`.
 struct CompactPiece {
   uint64_t block = 0;
   uint64_t var = 0;
   uint64_t offset = 0;
+  uint64_t total = 0;
+  std::vector<uint8_t> fill;
   std::vector<uint8_t> bytes;
 };
 
 // Collective. Commits what the ranks wrote into compact variables: every
-// piece goes to the rank that rewrites its block (block % nprocs), which
-// reads the block, applies the pieces in rank order (then in each rank's
-// order: a later write wins), and writes it anew past sb->file_end; rank 0
+// piece goes to the rank that rewrites its block (writer[block], the same
+// vector on every rank), which reads the block, applies the pieces in rank
+// order (then in each rank's order: a later write wins), and writes it anew
+// past sb->file_end; rank 0
 // writes the new index table after them; then commit_superblock. On
 // success *sb and *index are the new state on every rank and *changed lists
 // the rewritten blocks; on failure nothing changed on disk that the current
 // state uses.
-Status commit_compact_pieces(MpiFile& file, const std::vector<CompactPiece>& mine,
+Status commit_compact_pieces(MpiFile& file, const std::vector<CompactPiece>& mine, const std::vector<int>& writer,
                              format::partitioned::Superblock* sb, format::partitioned::IndexTable* index,
                              std::vector<size_t>* changed);
 

@@ -1,6 +1,7 @@
 #include "layer/compact_store.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
 
 #include "io/collective.hpp"
@@ -17,6 +18,7 @@ bool CompactStore::is_compact(const NativeFile& nf, int varid) {
 void CompactStore::reset() {
   first_var_.clear();
   var_pos_.clear();
+  raw_.clear();
   current_.clear();
 }
 
@@ -35,7 +37,7 @@ size_t CompactStore::block_of(const NativeFile& nf, int64_t pos) {
 }
 
 // Reads the variable's block and keeps the data of every compact variable
-// in it; this rank's writes not yet committed go on top.
+// in it, as stored (empty: not written yet).
 Status CompactStore::load(NativeFile& nf, int64_t pos) {
   const size_t b = block_of(nf, pos);
   EXA_RETURN_IF_ERROR(open_indep_handle(nf));
@@ -43,53 +45,62 @@ Status CompactStore::load(NativeFile& nf, int64_t pos) {
   EXA_RETURN_IF_ERROR(io::read_block(nf.indep, nf.superblock, nf.index.blocks[b], &block));
   for (size_t k = 0; k < block.vars.size(); ++k) {
     auto& bv = block.vars[k];
-    if (!(bv.flags & format::partitioned::kVarCompact)) continue;
     const int64_t at = first_var_[b] + int64_t(k);
-    // (In define mode -- a redef copying old data -- the file order is
-    // already the new one; the caller checks the size.)
-    const int local = nf.ds.file_var_id(int(at));
-    if (!nf.define_mode && (!nf.ds.valid_var(local) || format::var_bytes(nf.ds.header(),
-                                                                          nf.ds.header().vars[size_t(local)]) !=
-                                                                int64_t(bv.data.size())))
-      return {NC_EFILEMETA, "compact variable '" + bv.var.name + "' of block '" + block.path +
-                                "' holds a data size its dimensions do not give"};
-    if (!current_.count(at)) adopt(at, std::move(bv.data));
+    if ((bv.flags & format::partitioned::kVarCompact) && !current_.count(at)) raw_[at] = std::move(bv.data);
   }
-  if (!current_.count(pos)) return {NC_EFILEMETA, "a compact variable is not compact in its block"};
+  if (!raw_.count(pos)) return {NC_EFILEMETA, "a compact variable is not compact in its block"};
   return Status::ok();
 }
 
-void CompactStore::adopt(int64_t pos, std::vector<uint8_t> data) {
-  std::vector<uint8_t>& kept = current_[pos] = std::move(data);
+Status CompactStore::materialize(NativeFile& nf, int varid, int64_t pos, std::vector<uint8_t>** out) {
+  if (auto it = current_.find(pos); it != current_.end()) {
+    *out = &it->second;
+    return Status::ok();
+  }
+  std::vector<uint8_t> data;
+  // The data read with the variable's metadata, if the dataset still has it.
+  bool have = nf.ds.file_order_is_identity() && nf.ds.take_compact_data(varid, &data);
+  if (!have) {
+    if (!raw_.count(pos)) EXA_RETURN_IF_ERROR(load(nf, pos));
+    data = std::move(raw_[pos]);
+    raw_.erase(pos);
+  }
+  const auto& v = nf.ds.header().vars[size_t(varid)];
+  const int64_t bytes = format::var_bytes(nf.ds.header(), v);
+  if (data.empty() && bytes > 0) data = fill_bytes(nf, varid, bytes);  // not written yet
+  if (int64_t(data.size()) != bytes)
+    return {NC_EFILEMETA, "compact variable '" + v.name + "' holds a data size its dimensions do not give"};
   if (auto d = dirty_.find(pos); d != dirty_.end())
-    for (const Piece& p : d->second) std::memcpy(kept.data() + p.offset, p.bytes.data(), p.bytes.size());
+    for (const Piece& p : d->second) std::memcpy(data.data() + p.offset, p.bytes.data(), p.bytes.size());
+  *out = &(current_[pos] = std::move(data));
+  return Status::ok();
+}
+
+std::vector<uint8_t> CompactStore::fill_bytes(const NativeFile& nf, int varid, int64_t bytes) {
+  std::vector<uint8_t> data(size_t(bytes), 0);
+  const std::vector<uint8_t> fill = nf.ds.fill_value_external(varid);
+  for (size_t at = 0; !fill.empty() && at + fill.size() <= data.size(); at += fill.size())
+    std::memcpy(data.data() + at, fill.data(), fill.size());
+  return data;
 }
 
 Status CompactStore::read(NativeFile& nf, int varid, std::span<const io::Segment> segments) {
-  const int64_t pos = position(nf, varid);
-  std::vector<uint8_t> with_block;  // the data read with the variable's metadata, if still there
-  if (!current_.count(pos) && nf.ds.file_order_is_identity() && nf.ds.take_compact_data(varid, &with_block)) {
-    const auto& v = nf.ds.header().vars[size_t(varid)];
-    if (format::var_bytes(nf.ds.header(), v) != int64_t(with_block.size()))
-      return {NC_EFILEMETA, "compact variable '" + v.name + "' holds a data size its dimensions do not give"};
-    adopt(pos, std::move(with_block));
-  }
-  if (!current_.count(pos)) EXA_RETURN_IF_ERROR(load(nf, pos));
-  const std::vector<uint8_t>& data = current_[pos];
+  std::vector<uint8_t>* data = nullptr;
+  EXA_RETURN_IF_ERROR(materialize(nf, varid, position(nf, varid), &data));
   for (const io::Segment& s : segments) {
-    if (s.offset < 0 || s.length > int64_t(data.size()) - s.offset)
+    if (s.offset < 0 || s.length > int64_t(data->size()) - s.offset)
       return {NC_EINTERNAL, "compact read beyond the variable"};
-    std::memcpy(s.data, data.data() + s.offset, size_t(s.length));
+    std::memcpy(s.data, data->data() + s.offset, size_t(s.length));
   }
   return Status::ok();
 }
 
 Status CompactStore::write(NativeFile& nf, int varid, std::span<const io::Segment> segments) {
   const int64_t pos = position(nf, varid);
-  const auto& v = nf.ds.header().vars[size_t(varid)];
-  const int64_t size = format::var_bytes(nf.ds.header(), v);
+  const int64_t size = format::var_bytes(nf.ds.header(), nf.ds.header().vars[size_t(varid)]);
   auto cached = current_.find(pos);
   std::vector<Piece>& pieces = dirty_[pos];
+  if (pieces.empty()) dirty_var_[pos] = varid;
   for (const io::Segment& s : segments) {
     if (s.offset < 0 || s.length > size - s.offset) return {NC_EINTERNAL, "compact write beyond the variable"};
     pieces.push_back({s.offset, std::vector<uint8_t>(s.data, s.data + s.length)});
@@ -102,29 +113,42 @@ Status CompactStore::commit(NativeFile& nf) {
   int any = dirty_.empty() ? 0 : 1;
   MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, nf.comm());
   if (!any) return Status::ok();
+  block_of(nf, 0);  // first_var_ for the current index table
+  // Each changed block is rewritten by the lowest rank that wrote into it:
+  // in the common case (one writer per block) no data crosses ranks.
+  std::vector<int> writer(nf.index.blocks.size(), INT_MAX);
+  for (const auto& [pos, pieces] : dirty_) writer[block_of(nf, pos)] = nf.file.rank();
+  MPI_Allreduce(MPI_IN_PLACE, writer.data(), int(writer.size()), MPI_INT, MPI_MIN, nf.comm());
   std::vector<io::CompactPiece> mine;
   for (auto& [pos, pieces] : dirty_) {
     const size_t b = block_of(nf, pos);
+    const int varid = dirty_var_[pos];
+    const int64_t bytes = format::var_bytes(nf.ds.header(), nf.ds.header().vars[size_t(varid)]);
+    // A block whose data is not written yet starts from the fill value.
+    const std::vector<uint8_t> fill = nf.ds.fill_value_external(varid);
     for (Piece& p : pieces)
-      mine.push_back({uint64_t(b), uint64_t(pos - first_var_[b]), uint64_t(p.offset), p.bytes});
+      mine.push_back({uint64_t(b), uint64_t(pos - first_var_[b]), uint64_t(p.offset), uint64_t(bytes), fill, p.bytes});
   }
   std::vector<size_t> changed;
-  EXA_RETURN_IF_ERROR(io::commit_compact_pieces(nf.file, mine, &nf.superblock, &nf.index, &changed));
+  EXA_RETURN_IF_ERROR(io::commit_compact_pieces(nf.file, mine, writer, &nf.superblock, &nf.index, &changed));
   dirty_.clear();
+  dirty_var_.clear();
   // What other ranks wrote is in the new blocks: read them again when asked.
-  if (!changed.empty()) block_of(nf, 0);  // first_var_ for the index (also on ranks that wrote nothing)
   std::vector<uint8_t> stale;
   for (size_t b : changed)
     for (int64_t at = first_var_[b]; at < first_var_[b + 1]; ++at) {
       current_.erase(at);
+      raw_.erase(at);
       if (nf.ds.file_order_is_identity()) nf.ds.take_compact_data(int(at), &stale);
     }
   return Status::ok();
 }
 
-Status CompactStore::value(NativeFile& nf, int64_t pos, std::vector<uint8_t>* out) {
-  if (!current_.count(pos)) EXA_RETURN_IF_ERROR(load(nf, pos));
-  *out = current_[pos];
+Status CompactStore::value(NativeFile& nf, int varid, int64_t pos, std::vector<uint8_t>* out) {
+  if (!raw_.count(pos)) EXA_RETURN_IF_ERROR(load(nf, pos));
+  *out = raw_[pos];
+  const int64_t bytes = format::var_bytes(nf.ds.header(), nf.ds.header().vars[size_t(varid)]);
+  if (out->empty() && bytes > 0) *out = fill_bytes(nf, varid, bytes);
   return Status::ok();
 }
 

@@ -33,9 +33,10 @@ class CompactStore {
   Status commit(NativeFile& nf);
   bool dirty() const { return !dirty_.empty(); }
 
-  // The current bytes of the compact variable at a file position of the
-  // current index table (a redef copying it into a new block).
-  Status value(NativeFile& nf, int64_t pos, std::vector<uint8_t>* out);
+  // The bytes on disk of compact variable `varid` (local id), at file
+  // position `pos` of the current index table, the fill value if not written
+  // yet (a redef copying it into a new block, after a commit).
+  Status value(NativeFile& nf, int varid, int64_t pos, std::vector<uint8_t>* out);
 
   // After an enddef: file positions and blocks may have changed.
   void reset();
@@ -48,12 +49,17 @@ class CompactStore {
   int64_t position(const NativeFile& nf, int varid);
   size_t block_of(const NativeFile& nf, int64_t pos);
   Status load(NativeFile& nf, int64_t pos);
-  // Keeps a variable's data as read, with this rank's uncommitted writes on top.
-  void adopt(int64_t pos, std::vector<uint8_t> data);
+  // The variable's data as this rank sees it: as read (the fill value where
+  // not written yet), with this rank's uncommitted writes on top.
+  Status materialize(NativeFile& nf, int varid, int64_t pos, std::vector<uint8_t>** out);
+  static std::vector<uint8_t> fill_bytes(const NativeFile& nf, int varid, int64_t bytes);
   std::vector<int64_t> first_var_;  // per block of the index table: first variable position
   std::vector<int> var_pos_;        // local id -> file position (file order not the identity)
-  std::unordered_map<int64_t, std::vector<uint8_t>> current_;  // by file position
-  std::map<int64_t, std::vector<Piece>> dirty_;                // this rank's writes, in order
+  // By file position: data as stored in blocks read (empty: not written yet),
+  // and data as this rank sees it.
+  std::unordered_map<int64_t, std::vector<uint8_t>> raw_, current_;
+  std::map<int64_t, std::vector<Piece>> dirty_;  // this rank's writes, in order
+  std::map<int64_t, int> dirty_var_;             // their local ids
 };
 
 }  // namespace exa::layer

@@ -241,16 +241,19 @@ Status compact_variables(const NativeFile& nf, int first_new, std::vector<uint8_
   compact->assign(h.vars.size(), 0);
   bool any_record = false, any_old_compact = false;
   for (int id = 0; id < nf.ds.nvars(); ++id) any_record = any_record || nf.ds.is_record_var(id);
+  namespace pf = format::partitioned;
   for (int id = 0; id < first_new; ++id) {
-    (*compact)[size_t(id)] = nf.before_redef.vars[size_t(id)].begin == 0;
+    // Compact on disk: rewritten with all its data (the fill value if never written).
+    (*compact)[size_t(id)] = nf.before_redef.vars[size_t(id)].begin == 0 ? pf::kCompactFull : pf::kNotCompact;
     any_old_compact = any_old_compact || (*compact)[size_t(id)];
   }
   if (any_record && any_old_compact)
     return {NC_ENOTSUPPORT, "record variables cannot be added to a file with compact variables"};
   const int64_t most = nf.hints.compact_max;
   if (any_record || most <= 0) return Status::ok();
+  // New ones carry no data until some rank writes it (the first commit).
   for (int id = first_new; id < nf.ds.nvars(); ++id)
-    (*compact)[size_t(id)] = format::var_bytes(h, h.vars[size_t(id)]) <= most;
+    if (format::var_bytes(h, h.vars[size_t(id)]) <= most) (*compact)[size_t(id)] = pf::kCompactPending;
   return Status::ok();
 }
 
@@ -260,20 +263,20 @@ Status compact_variables(const NativeFile& nf, int first_new, std::vector<uint8_
 // the ranks in turn).
 std::vector<int> block_writers(NativeFile& nf, const format::partitioned::Image& image) {
   const int p = nf.file.nprocs();
-  std::vector<int> writer(image.blocks.size(), INT_MAX);
+  const size_t nblocks = image.index.blocks.size();
+  std::vector<int> writer(nblocks, INT_MAX);
   if (nf.independent_define) {
     const auto& base = nf.define_base;
     const auto& own = nf.own_end;
-    size_t dpos = 0, vpos = 0;
-    for (size_t b = 0; b < image.blocks.size(); ++b) {
+    for (size_t b = 0; b < nblocks; ++b) {
       bool mine = false;
-      for (size_t k = 0; k < image.blocks[b].dims.size(); ++k, ++dpos) {
-        const int id = image.dim_order[dpos];
-        mine = mine || (id >= base.ndims && id < own.ndims);
+      for (int64_t pos = image.first_dim[b]; pos < image.first_dim[b + 1] && !mine; ++pos) {
+        const int id = image.dim_order[size_t(pos)];
+        mine = id >= base.ndims && id < own.ndims;
       }
-      for (size_t k = 0; k < image.blocks[b].vars.size(); ++k, ++vpos) {
-        const int id = image.var_order[vpos];
-        mine = mine || (id >= base.nvars && id < own.nvars);
+      for (int64_t pos = image.first_var[b]; pos < image.first_var[b + 1] && !mine; ++pos) {
+        const int id = image.var_order[size_t(pos)];
+        mine = id >= base.nvars && id < own.nvars;
       }
       if (mine) writer[b] = nf.file.rank();
     }
@@ -324,32 +327,23 @@ Status finish_define_partitioned(NativeFile& nf, const format::LayoutHints& hint
   }
   pf::Superblock sb = next_superblock(nf, layout, std::max(data_end, image.index_offset + image.index_size));
   pf::IndexTable index;
-  // The data of compact variables, filled in by each block's writer: the
-  // fill value (or zeros) for new ones, the current bytes for old ones.
-  std::vector<int64_t> first_var(1, 0);
-  for (const auto& e : image.index.blocks) first_var.push_back(first_var.back() + int64_t(e.nvars));
+  // The data of compact variables of a redef, filled in by each block's
+  // writer: their bytes as they are now (new ones carry none yet).
+  const std::vector<int64_t>& first_var = image.first_var;
   auto complete = [&](size_t b, pf::Block* block) -> Status {
     for (size_t k = 0; k < block->vars.size(); ++k) {
       pf::BlockVariable& bv = block->vars[k];
-      if (!(bv.flags & pf::kVarCompact)) continue;
       const int id = image.var_order[size_t(first_var[b]) + k];
+      if (!(bv.flags & pf::kVarCompact) || id >= first_new) continue;
       const int64_t bytes = format::var_bytes(nf.ds.header(), nf.ds.header().vars[size_t(id)]);
-      if (id < first_new) {
-        EXA_RETURN_IF_ERROR(nf.compact.value(nf, old_positions[size_t(id)], &bv.data));
-        if (int64_t(bv.data.size()) != bytes)
-          return {NC_EFILEMETA, "compact variable '" + bv.var.name + "' holds a data size its dimensions do not give"};
-        continue;
-      }
-      bv.data.assign(size_t(bytes), 0);
-      if (nf.ds.var_no_fill(id)) continue;
-      const std::vector<uint8_t> fill = nf.ds.fill_value_external(id);
-      for (size_t at = 0; at + fill.size() <= bv.data.size(); at += fill.size())
-        std::memcpy(bv.data.data() + at, fill.data(), fill.size());
+      EXA_RETURN_IF_ERROR(nf.compact.value(nf, id, old_positions[size_t(id)], &bv.data));
+      if (int64_t(bv.data.size()) != bytes)
+        return {NC_EFILEMETA, "compact variable '" + bv.var.name + "' holds a data size its dimensions do not give"};
     }
     return Status::ok();
   };
   EXA_RETURN_IF_ERROR(
-      io::write_blocks_and_index(nf.file, image, block_writers(nf, image), complete, &sb, &index));
+      io::write_blocks_and_index(nf.file, nf.ds.header(), image, block_writers(nf, image), complete, &sb, &index));
   if (nf.in_redef) {
     // The records move to the new record section; their old copies stay
     // valid (the current state's) until the commit.

@@ -280,11 +280,11 @@ using exa::format::Variable;
 
 // A lazily opened dataset whose blocks come from memory; *reads counts the
 // blocks it asked for.
-Status open_from_memory(exa::model::Dataset& ds, const pf::Superblock& sb, const pf::Image& img,
-                        int* reads) {
-  return ds.open_lazily(sb, img.index, img.blocks[0], [&img, reads](size_t b, pf::Block* out) {
+Status open_from_memory(exa::model::Dataset& ds, const pf::Superblock& sb, const pf::IndexTable& index,
+                        const std::vector<pf::Block>& blocks, int* reads) {
+  return ds.open_lazily(sb, index, blocks[0], [&blocks, reads](size_t b, pf::Block* out) {
     ++*reads;
-    *out = img.blocks[b];
+    *out = blocks[b];
     return Status::ok();
   });
 }
@@ -333,17 +333,18 @@ TEST(PartitionedImage, PlanPlaceAndReadBack) {
   pf::Image img;
   ASSERT_TRUE(pf::plan_image(h, &img).is_ok());
   // blocks sorted by path: "/", "/s0", "/s1"; dims and vars in that order
-  ASSERT_EQ(img.blocks.size(), 3u);
-  EXPECT_EQ(img.blocks[0].path, "/");
-  EXPECT_EQ(img.blocks[1].path, "/s0");
+  ASSERT_EQ(img.index.blocks.size(), 3u);
+  EXPECT_EQ(img.index.blocks[0].path, "/");
+  EXPECT_EQ(img.index.blocks[1].path, "/s0");
   EXPECT_EQ(img.dim_order, (std::vector<int>{1, 2, 0}));
   EXPECT_EQ(img.var_order, (std::vector<int>{1, 2, 0}));
-  EXPECT_EQ(img.blocks[1].vars[0].var.dimids, (std::vector<int>{0, 1}));  // time, /s0/n
+  EXPECT_EQ(pf::make_block(h, img, 1).vars[0].var.dimids, (std::vector<int>{0, 1}));  // time, /s0/n
   Layout layout;
   ASSERT_TRUE(pf::place_image(h, img, 4096, &layout).is_ok());
+  const std::vector<pf::Block> blocks = pf::make_blocks(h, img);
   EXPECT_EQ(img.index.blocks[0].offset, uint64_t(pf::kFirstRegion));
-  for (size_t i = 0; i < img.blocks.size(); ++i)
-    EXPECT_EQ(int64_t(pf::encode_block(img.blocks[i]).size()), int64_t(img.index.blocks[i].size));
+  for (size_t i = 0; i < blocks.size(); ++i)
+    EXPECT_EQ(int64_t(pf::encode_block(blocks[i]).size()), int64_t(img.index.blocks[i].size));
   EXPECT_EQ(img.data_begin % 4096, 0);
   EXPECT_EQ(h.vars[0].begin, img.data_begin);                 // the only fixed-size variable
   EXPECT_EQ(layout.begin_rec, img.data_begin + 12);          // after 3 ints
@@ -358,7 +359,7 @@ TEST(PartitionedImage, PlanPlaceAndReadBack) {
   sb.record_dim = 1;  // "time", file position 0
   exa::model::Dataset back;
   int reads = 0;
-  ASSERT_TRUE(open_from_memory(back, sb, img, &reads).is_ok());
+  ASSERT_TRUE(open_from_memory(back, sb, img.index, blocks, &reads).is_ok());
   EXPECT_EQ(reads, 0);  // the root block comes with the open
   EXPECT_EQ(back.nvars(), 3);
   EXPECT_EQ(back.unlimited_dim(), 0);
@@ -388,26 +389,150 @@ TEST(PartitionedImage, LazyReadRefusesWhatBreaksTheModel) {
   sb.record_dim = 1;
   // Each damage, made to a copy of the blocks; the access that loads it fails with NC_EFILEMETA.
   auto code_after = [&](auto damage, bool by_dim, int id) {
-    pf::Image bad = img;
+    std::vector<pf::Block> bad = pf::make_blocks(h, img);
     damage(bad);
     exa::model::Dataset ds;
     int reads = 0;
-    EXPECT_TRUE(open_from_memory(ds, sb, bad, &reads).is_ok());
+    EXPECT_TRUE(open_from_memory(ds, sb, img.index, bad, &reads).is_ok());
     bool ok = by_dim ? ds.valid_dim(id) : ds.valid_var(id);
     return ok ? NC_NOERR : ds.lazy_status().code();
   };
-  EXPECT_EQ(code_after([](pf::Image&) {}, false, 2), NC_NOERR);
-  EXPECT_EQ(code_after([](pf::Image& b) { b.blocks[2].dims[0].length = 0; }, true, 2), NC_EFILEMETA);
-  EXPECT_EQ(code_after([](pf::Image& b) { b.blocks[1].vars[0].var.dimids = {1, 0}; }, false, 1),
+  EXPECT_EQ(code_after([](std::vector<pf::Block>&) {}, false, 2), NC_NOERR);
+  EXPECT_EQ(code_after([](std::vector<pf::Block>& b) { b[2].dims[0].length = 0; }, true, 2), NC_EFILEMETA);
+  EXPECT_EQ(code_after([](std::vector<pf::Block>& b) { b[1].vars[0].var.dimids = {1, 0}; }, false, 1),
             NC_EFILEMETA);  // the unlimited dimension not first
-  EXPECT_EQ(code_after([](pf::Image& b) { b.blocks[2].vars[0].var.vsize = 4; }, false, 2), NC_EFILEMETA);
-  EXPECT_EQ(code_after([](pf::Image& b) { b.blocks[2].vars[0].var.begin = 100; }, false, 2),
+  EXPECT_EQ(code_after([](std::vector<pf::Block>& b) { b[2].vars[0].var.vsize = 4; }, false, 2), NC_EFILEMETA);
+  EXPECT_EQ(code_after([](std::vector<pf::Block>& b) { b[2].vars[0].var.begin = 100; }, false, 2),
             NC_EFILEMETA);  // inside the superblock region
-  EXPECT_EQ(code_after([](pf::Image& b) { b.blocks[1].vars[0].var.begin = 1; }, false, 1),
+  EXPECT_EQ(code_after([](std::vector<pf::Block>& b) { b[1].vars[0].var.begin = 1; }, false, 1),
             NC_EFILEMETA);  // a record variable outside the record section
   Header bad = paths_header();
   bad.vars[0].name = "/s1//x";
   EXPECT_EQ(pf::plan_image(bad, &img).code(), NC_EBADNAME);
+}
+
+// The image as written: blocks placed, CRCs filled in as the writer does.
+pf::IndexTable written_index(const Header& h, const pf::Image& img) {
+  pf::IndexTable index = img.index;
+  for (size_t i = 0; i < index.blocks.size(); ++i) {
+    auto bytes = pf::encode_block(pf::make_block(h, img, i));
+    index.blocks[i].crc = exa::crc32c(bytes.data(), bytes.size());
+  }
+  return index;
+}
+
+TEST(PartitionedImage, RedefPlacesEverythingNewPastTheEnd) {
+  Header before = paths_header();
+  pf::Image img;
+  Layout layout;
+  ASSERT_TRUE(pf::plan_image(before, &img).is_ok());
+  ASSERT_TRUE(pf::place_image(before, img, 4096, &layout).is_ok());
+  const pf::IndexTable on_disk = written_index(before, img);
+  const int64_t end = layout.begin_rec + 5 * layout.recsize;  // five records
+  pf::OnDisk old{&before, &on_disk, end};
+
+  // Nothing changed: nothing to write.
+  Header same = before;
+  pf::Image again;
+  Layout l2;
+  bool unchanged = false;
+  ASSERT_TRUE(pf::plan_redef_image(same, old, nullptr, 4096, &again, &l2, &unchanged).is_ok());
+  EXPECT_TRUE(unchanged);
+
+  // A new block /z with a fixed-size variable, and a new record variable in "/".
+  Header grown = before;
+  grown.dims.push_back({"/z/m", 4});
+  Variable y;
+  y.name = "/z/y";
+  y.type = NC_INT;
+  y.dimids = {3};
+  Variable r;
+  r.name = "r";
+  r.type = NC_FLOAT;
+  r.dimids = {1};
+  grown.vars.push_back(y);
+  grown.vars.push_back(r);
+  pf::Image next;
+  Layout l3;
+  ASSERT_TRUE(pf::plan_redef_image(grown, old, nullptr, 4096, &next, &l3, &unchanged).is_ok());
+  EXPECT_FALSE(unchanged);
+  ASSERT_EQ(next.index.blocks.size(), 4u);  // "/", "/s0", "/s1", "/z"
+  ASSERT_EQ(next.reused.size(), 4u);
+  // "/s1" (fixed-size data only, ids unchanged) stays; "/" and "/s0" hold
+  // record variables (the record section moves); "/z" is new.
+  EXPECT_EQ(next.reused, (std::vector<uint8_t>{0, 0, 1, 0}));
+  EXPECT_EQ(next.index.blocks[2], on_disk.blocks[2]);
+  for (size_t i = 0; i < next.index.blocks.size(); ++i) {
+    if (next.reused[i]) continue;
+    EXPECT_GE(int64_t(next.index.blocks[i].offset), end);  // nothing over the current state
+    EXPECT_EQ(int64_t(pf::encode_block(pf::make_block(grown, next, i)).size()),
+              int64_t(next.index.blocks[i].size));
+  }
+  EXPECT_GE(next.index_offset, end);
+  EXPECT_EQ(grown.vars[0].begin, before.vars[0].begin);  // old fixed-size data stays
+  EXPECT_GE(grown.vars[3].begin, next.data_begin);       // new fixed-size data: past the metadata
+  EXPECT_GT(l3.begin_rec, grown.vars[3].begin);          // then the record section, last
+  EXPECT_EQ(l3.recsize, 8 + 4 + 4);                      // t, /s0/x, r
+  EXPECT_GE(grown.vars[1].begin, l3.begin_rec);
+
+  // An earlier failed attempt moved the old variables in memory: the plan
+  // starts again from where they are on disk.
+  Header retried = grown;
+  retried.vars[0].begin = 999999;
+  pf::Image third;
+  Layout l4;
+  ASSERT_TRUE(pf::plan_redef_image(retried, old, nullptr, 4096, &third, &l4, &unchanged).is_ok());
+  EXPECT_EQ(retried.vars[0].begin, before.vars[0].begin);
+  EXPECT_EQ(third.index_offset, next.index_offset);
+}
+
+TEST(PartitionedImage, CompactVariablesHaveNoDataRegion) {
+  Header h;
+  h.version = exa::format::Version::kCdf5;
+  h.dims = {{"/g/n", 3}};
+  Variable a;
+  a.name = "/g/a";
+  a.type = NC_SHORT;
+  a.dimids = {0};
+  Variable b = a;
+  b.name = "/g/b";
+  b.type = NC_DOUBLE;
+  h.vars = {a, b};
+  std::vector<uint8_t> compact = {pf::kCompactFull, pf::kNotCompact};
+  pf::Image img;
+  Layout layout;
+  ASSERT_TRUE(pf::plan_image(h, &img, &compact).is_ok());
+  ASSERT_TRUE(pf::place_image(h, img, 4096, &layout).is_ok());
+  EXPECT_EQ(h.vars[0].begin, 0);
+  EXPECT_EQ(h.vars[0].vsize, 8);  // 3 shorts, rounded up to 4
+  EXPECT_EQ(h.vars[1].begin, img.data_begin);
+  pf::Block g = pf::make_block(h, img, 1);
+  ASSERT_EQ(g.vars[0].flags, pf::kVarCompact);
+  // The planned size counts the data the writer fills in.
+  g.vars[0].data = {1, 2, 3, 4, 5, 6};
+  auto bytes = pf::encode_block(g);
+  EXPECT_EQ(int64_t(bytes.size()), int64_t(img.index.blocks[1].size));
+  pf::Block back;
+  auto decode = [&](const pf::Block& block) {  // as the index table would list it
+    auto enc = pf::encode_block(block);
+    pf::BlockEntry e = img.index.blocks[1];
+    e.size = enc.size();
+    e.crc = exa::crc32c(enc.data(), enc.size());
+    return pf::decode_block(enc, e, 1, &back).code();
+  };
+  ASSERT_EQ(decode(g), NC_NOERR);
+  EXPECT_EQ(back.vars[0].data, g.vars[0].data);
+  // No data yet (a new compact variable nobody wrote): the block is valid.
+  g.vars[0].data.clear();
+  ASSERT_EQ(decode(g), NC_NOERR);
+  EXPECT_TRUE(back.vars[0].data.empty());
+  g.vars[0].data = {1, 2, 3, 4, 5, 6};
+  // A compact variable whose data size disagrees with its vsize, or with an offset, is refused.
+  g.vars[0].var.vsize = 16;
+  EXPECT_EQ(decode(g), NC_EFILEMETA);
+  g.vars[0].var.vsize = 8;
+  g.vars[0].var.begin = 4096;
+  EXPECT_EQ(decode(g), NC_EFILEMETA);
 }
 
 }  // namespace
