@@ -5,14 +5,16 @@
 #   (a) the application-level baseline (allgather metadata, every rank
 #       defines everything collectively), baseline_pnetcdf.c built against
 #       Debian's PnetCDF and against exacdf;
-#   (b) exacdf's independent define mode, indep_exacdf.c.
+#   (b) exacdf's independent define mode, indep_exacdf.c, CDF-5;
+#   (c) the same program writing the partitioned format (issue 6, one
+#       metadata block per sample: --format partitioned).
 # Each run reports phase times (max over ranks) and peak RSS per rank.
 # exacdf runs are repeated REPS times (median reported); PnetCDF runs once per
 # rank count (one run takes minutes).
 #
 # Usage: bench/exatrkx/run_create_bench.sh
 #        RANKS="1 2" REPS=1 DATASET=98M bench/exatrkx/run_create_bench.sh
-#        BIG_RANKS="1 2" ...   ranks for dataset_1G with (b) and (a)-exacdf ("" skips)
+#        BIG_RANKS="1 2" ...   ranks for dataset_1G with (b), (c) and (a)-exacdf ("" skips)
 # Writes OUT_DIR (default docs/perf)/exatrkx_create.{json,md,png} and the raw
 # JSON lines in exatrkx_create.raw.jsonl.
 set -euo pipefail
@@ -38,9 +40,10 @@ mkdir -p "$OUT_DIR" "$SCRATCH"
 RAW="$OUT_DIR/exatrkx_create.raw.jsonl"
 : > "$RAW"
 
-run() { # dataset ranks program
+run() { # dataset ranks program [program options]
   local ds=$1 np=$2 prog=$3 line
-  if line=$(timeout "$RUN_TIMEOUT" mpiexec -n "$np" "$BIN/$prog" --dataset "$ds" --json \
+  shift 3
+  if line=$(timeout "$RUN_TIMEOUT" mpiexec -n "$np" "$BIN/$prog" --dataset "$ds" --json "$@" \
               --out "$SCRATCH/$prog.nc" | tail -1); then
     echo "$line" >> "$RAW"
     echo "  $prog np=$np $ds: $(python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print("total %.3f s" % d["t_total"])' "$line")"
@@ -55,6 +58,7 @@ echo "dataset_$DATASET, ranks: $RANKS, exacdf repetitions: $REPS"
 for np in $RANKS; do
   for ((rep = 0; rep < REPS; rep++)); do
     run "$DATASET" "$np" indep_exacdf
+    run "$DATASET" "$np" indep_exacdf --format partitioned
     run "$DATASET" "$np" baseline_pnetcdf_exacdf
   done
   if [[ -x "$BIN/baseline_pnetcdf_pnetcdf" ]]; then run "$DATASET" "$np" baseline_pnetcdf_pnetcdf; fi
@@ -62,6 +66,7 @@ done
 for np in $BIG_RANKS; do
   echo "dataset_1G at $np ranks"
   run 1G "$np" indep_exacdf
+  run 1G "$np" indep_exacdf --format partitioned
   run 1G "$np" baseline_pnetcdf_exacdf
 done
 CMD="bench/exatrkx/run_create_bench.sh (RANKS=\"$RANKS\" BIG_RANKS=\"$BIG_RANKS\" REPS=$REPS DATASET=$DATASET)"
