@@ -115,38 +115,51 @@ void pack_piece(const CompactPiece& c, std::vector<uint8_t>* out) {
     std::memcpy(out->data() + at + kPieceHead + padded8(c.fill.size()), c.bytes.data(), c.bytes.size());
 }
 
-// Applies the pieces in `in` (what every rank sent here, in rank order) to
-// the blocks they name: reads, decodes, patches, encodes each once.
-Status patch_blocks(MpiFile& file, const pf::Superblock& sb, const pf::IndexTable& index,
+// One piece, as sent or as kept by this rank.
+struct PieceView {
+  uint64_t block, var, offset, total;
+  std::span<const uint8_t> fill, bytes;
+};
+
+// Applies a piece to its block (read and decoded on first use).
+Status apply_piece(MpiFile& file, const pf::Superblock& sb, const pf::IndexTable& index, const PieceView& c,
+                   std::map<size_t, pf::Block>* blocks) {
+  if (c.block >= index.blocks.size()) return {NC_EINTERNAL, "compact piece for no block"};
+  auto it = blocks->find(size_t(c.block));
+  if (it == blocks->end()) {
+    pf::Block b;
+    EXA_RETURN_IF_ERROR(read_block(file, sb, index.blocks[c.block], &b));
+    it = blocks->emplace(size_t(c.block), std::move(b)).first;
+  }
+  pf::Block& b = it->second;
+  if (c.var >= b.vars.size() || !(b.vars[c.var].flags & pf::kVarCompact))
+    return {NC_EINTERNAL, "compact piece for a variable that is not compact"};
+  std::vector<uint8_t>& data = b.vars[c.var].data;
+  if (data.empty() && c.total > 0) {  // not written yet: the fill value first
+    if (c.total > uint64_t(b.vars[c.var].var.vsize)) return {NC_EINTERNAL, "compact piece: bad size"};
+    data.assign(size_t(c.total), 0);
+    for (size_t at = 0; !c.fill.empty() && at + c.fill.size() <= data.size(); at += c.fill.size())
+      std::memcpy(data.data() + at, c.fill.data(), c.fill.size());
+  }
+  if (c.offset > data.size() || c.bytes.size() > data.size() - c.offset)
+    return {NC_EINTERNAL, "compact piece beyond its variable"};
+  if (!c.bytes.empty()) std::memcpy(data.data() + c.offset, c.bytes.data(), c.bytes.size());
+  return Status::ok();
+}
+
+// Applies the packed pieces in `in`, in order.
+Status apply_packed(MpiFile& file, const pf::Superblock& sb, const pf::IndexTable& index,
                     std::span<const uint8_t> in, std::map<size_t, pf::Block>* blocks) {
   while (!in.empty()) {
     uint64_t head[6];
     if (in.size() < kPieceHead) return {NC_EINTERNAL, "short compact piece"};
     std::memcpy(head, in.data(), kPieceHead);
-    if (head[0] >= index.blocks.size() || head[4] > in.size() || head[5] > in.size() ||
+    if (head[4] > in.size() || head[5] > in.size() ||
         in.size() - kPieceHead < padded8(head[4]) + padded8(head[5]))
       return {NC_EINTERNAL, "bad compact piece"};
-    const uint8_t* fill = in.data() + kPieceHead;
-    const uint8_t* bytes = fill + padded8(head[4]);
-    auto it = blocks->find(size_t(head[0]));
-    if (it == blocks->end()) {
-      pf::Block b;
-      EXA_RETURN_IF_ERROR(read_block(file, sb, index.blocks[head[0]], &b));
-      it = blocks->emplace(size_t(head[0]), std::move(b)).first;
-    }
-    pf::Block& b = it->second;
-    if (head[1] >= b.vars.size() || !(b.vars[head[1]].flags & pf::kVarCompact))
-      return {NC_EINTERNAL, "compact piece for a variable that is not compact"};
-    std::vector<uint8_t>& data = b.vars[head[1]].data;
-    if (data.empty() && head[3] > 0) {  // not written yet: the fill value first
-      if (head[3] > uint64_t(b.vars[head[1]].var.vsize)) return {NC_EINTERNAL, "compact piece: bad size"};
-      data.assign(size_t(head[3]), 0);
-      for (size_t at = 0; head[4] > 0 && at + head[4] <= data.size(); at += head[4])
-        std::memcpy(data.data() + at, fill, head[4]);
-    }
-    if (head[2] > data.size() || head[5] > data.size() - head[2])
-      return {NC_EINTERNAL, "compact piece beyond its variable"};
-    if (head[5] > 0) std::memcpy(data.data() + head[2], bytes, head[5]);
+    const auto fill = in.subspan(kPieceHead, size_t(head[4]));
+    const auto bytes = in.subspan(kPieceHead + padded8(head[4]), size_t(head[5]));
+    EXA_RETURN_IF_ERROR(apply_piece(file, sb, index, {head[0], head[1], head[2], head[3], fill, bytes}, blocks));
     in = in.subspan(kPieceHead + padded8(head[4]) + padded8(head[5]));
   }
   return Status::ok();
@@ -156,23 +169,37 @@ Status patch_blocks(MpiFile& file, const pf::Superblock& sb, const pf::IndexTabl
 
 Status commit_compact_pieces(MpiFile& file, const std::vector<CompactPiece>& mine, const std::vector<int>& writer,
                              pf::Superblock* sb, pf::IndexTable* index, std::vector<size_t>* changed) {
-  const int p = file.nprocs();
-  // To each block's rewriter, in bytes.
+  const int p = file.nprocs(), r = file.rank();
+  // To each other block's rewriter, in bytes; pieces of blocks this rank
+  // rewrites stay as they are.
   std::vector<std::vector<uint8_t>> to(static_cast<size_t>(p));
-  for (const CompactPiece& c : mine) pack_piece(c, &to[size_t(writer[c.block])]);
+  for (const CompactPiece& c : mine)
+    if (writer[c.block] != r) pack_piece(c, &to[size_t(writer[c.block])]);
   std::vector<int> counts(static_cast<size_t>(p));
   std::vector<uint8_t> send;
+  Status st;
   for (int i = 0; i < p; ++i) {
-    counts[size_t(i)] = int(to[size_t(i)].size());
+    if (to[size_t(i)].size() > size_t(INT_MAX)) st = {NC_ENOTSUPPORT, "more than 2 GiB of compact data for one rank"};
+    counts[size_t(i)] = st.is_ok() ? int(to[size_t(i)].size()) : 0;
     send.insert(send.end(), to[size_t(i)].begin(), to[size_t(i)].end());
   }
+  to.clear();
+  EXA_RETURN_IF_ERROR(agree(file.comm(), st));
   std::vector<int> recv_counts;
   int64_t total = 0;
   EXA_RETURN_IF_ERROR(exchange_counts(file.comm(), counts, &recv_counts, &total));
   std::vector<uint8_t> in(static_cast<size_t>(total));
   EXA_RETURN_IF_ERROR(exchange_payload(file.comm(), 1, send.data(), counts, recv_counts, in.data()));
+  send.clear();
+  // In rank order: the lower ranks' pieces, this rank's, the higher ranks'.
+  int64_t lower = 0;
+  for (int i = 0; i < r; ++i) lower += recv_counts[size_t(i)];
   std::map<size_t, pf::Block> blocks;  // by index position: the blocks this rank rewrites
-  Status st = patch_blocks(file, *sb, *index, in, &blocks);
+  st = apply_packed(file, *sb, *index, std::span<const uint8_t>(in).first(size_t(lower)), &blocks);
+  for (const CompactPiece& c : mine)
+    if (st.is_ok() && writer[c.block] == r)
+      st = apply_piece(file, *sb, *index, {c.block, c.var, c.offset, c.total, c.fill, c.bytes}, &blocks);
+  if (st.is_ok()) st = apply_packed(file, *sb, *index, std::span<const uint8_t>(in).subspan(size_t(lower)), &blocks);
   EXA_RETURN_IF_ERROR(agree(file.comm(), st));
   // Place them past the end in use: this rank's after the lower ranks'.
   std::vector<std::vector<uint8_t>> encoded;
@@ -180,6 +207,7 @@ Status commit_compact_pieces(MpiFile& file, const std::vector<CompactPiece>& min
   for (auto& [b, block] : blocks) {
     encoded.push_back(pf::encode_block(block));
     bytes += int64_t(encoded.back().size());
+    block = pf::Block{};  // the decoded copy is not needed any more
   }
   int64_t before = 0, all = 0;
   MPI_Exscan(&bytes, &before, 1, MPI_INT64_T, MPI_SUM, file.comm());

@@ -27,6 +27,7 @@ static int create_file(const char *path, MPI_Info info) {
   CHECK_OK(ncmpi_def_dim(ncid, "/h/m", 4, &dh));
   CHECK_OK(ncmpi_def_var(ncid, "/h/f", NC_SHORT, 1, &dh, &v));
   CHECK_OK(ncmpi_def_var_fill(ncid, v, 0, NULL));
+  CHECK_OK(ncmpi_def_var(ncid, "/h/o", NC_INT, 0, NULL, &v));
   CHECK_OK(ncmpi_enddef(ncid));
   return ncid;
 }
@@ -110,8 +111,14 @@ static void test_write_sync_reopen(void) {
   CHECK(var_offset(ncid, "/g/a") == 0);   /* compact */
   CHECK(var_offset(ncid, "/g/big") > 0);  /* 80,000 bytes: not */
   write_values(ncid, 1);
+  /* every rank writes the same scalar: in rank order, the last rank's value stays */
+  int o, got = -1, mine = 100 + rank;
+  CHECK_OK(ncmpi_inq_varid(ncid, "/h/o", &o));
+  CHECK_OK(ncmpi_put_var_int_all(ncid, o, &mine));
   CHECK_OK(ncmpi_sync(ncid)); /* commit: every rank now sees every rank's writes */
   check_values(ncid, 1, 1);
+  CHECK_OK(ncmpi_get_var_int_all(ncid, o, &got));
+  CHECK(got == 100 + nprocs - 1);
   CHECK_OK(ncmpi_close(ncid));
   check_file(path, 1, 1);
 
