@@ -45,6 +45,17 @@ static inline void block_name(const char *classic, const char *sample, char *out
     snprintf(out, n, "/%.*s/%s", (int)group, classic, classic + group + 1);
 }
 
+/* The name to define an object by: the generator's, or its partitioned form
+ * (written into buf). */
+static inline const char *object_name(const char *classic, const char *sample, int partitioned, char *buf,
+                                      size_t n)
+{
+    if (!partitioned)
+        return classic;
+    block_name(classic, sample, buf, n);
+    return buf;
+}
+
 static double max_over_ranks(double t)
 {
     double m;

@@ -94,16 +94,12 @@ int main(int argc, char **argv)
             const exatrkx_array *a = &smp.arrays[i];
             int dimids[2], varid;
             for (int d = 0; d < a->ndims; d++) {
-                if (partitioned)
-                    block_name(a->dimname[d], smp.name, name, sizeof name);
-                CHECK(ncmpi_def_dim(ncid, partitioned ? name : a->dimname[d], (MPI_Offset)a->dimlen[d],
-                                    &dimids[d]));
+                CHECK(ncmpi_def_dim(ncid, object_name(a->dimname[d], smp.name, partitioned, name, sizeof name),
+                                    (MPI_Offset)a->dimlen[d], &dimids[d]));
                 ndims_mine++;
             }
-            if (partitioned)
-                block_name(a->name, smp.name, name, sizeof name);
-            CHECK(ncmpi_def_var(ncid, partitioned ? name : a->name, (nc_type)a->type, a->ndims, dimids,
-                                &varid));
+            CHECK(ncmpi_def_var(ncid, object_name(a->name, smp.name, partitioned, name, sizeof name),
+                                (nc_type)a->type, a->ndims, dimids, &varid));
             nvars_mine++;
         }
     }

@@ -40,18 +40,11 @@ static void create(const exatrkx_dataset *ds, const char *path, int partitioned)
         for (int i = 0; i < EXATRKX_ARRAYS_PER_SAMPLE; i++) {
             const exatrkx_array *a = &smp.arrays[i];
             int dimids[2], varid;
-            for (int d = 0; d < a->ndims; d++) {
-                if (partitioned)
-                    block_name(a->dimname[d], smp.name, name, sizeof name);
-                else
-                    snprintf(name, sizeof name, "%s", a->dimname[d]);
-                CHECK(ncmpi_def_dim(ncid, name, (MPI_Offset)a->dimlen[d], &dimids[d]));
-            }
-            if (partitioned)
-                block_name(a->name, smp.name, name, sizeof name);
-            else
-                snprintf(name, sizeof name, "%s", a->name);
-            CHECK(ncmpi_def_var(ncid, name, (nc_type)a->type, a->ndims, dimids, &varid));
+            for (int d = 0; d < a->ndims; d++)
+                CHECK(ncmpi_def_dim(ncid, object_name(a->dimname[d], smp.name, partitioned, name, sizeof name),
+                                    (MPI_Offset)a->dimlen[d], &dimids[d]));
+            CHECK(ncmpi_def_var(ncid, object_name(a->name, smp.name, partitioned, name, sizeof name),
+                                (nc_type)a->type, a->ndims, dimids, &varid));
         }
     }
     CHECK(ncmpi_close(ncid));
