@@ -35,13 +35,13 @@ void copy_name(const std::string& s, char* out) {
 
 Status dim_length(const Dataset& ds, int dimid, MPI_Offset* lenp) {
   if (!ds.valid_dim(dimid)) return {NC_EBADDIM, "invalid dimension id"};
-  if (lenp) *lenp = dimid == ds.unlimited_dim() ? ds.numrecs() : ds.header().dims[dimid].length;
+  if (lenp) *lenp = dimid == ds.unlimited_dim() ? ds.numrecs() : ds.dim(dimid).length;
   return Status::ok();
 }
 
 Status var_of(const Dataset& ds, int varid, const exa::format::Variable** out) {
   if (!ds.valid_var(varid)) return {NC_ENOTVAR, "invalid variable id"};
-  *out = &ds.header().vars[static_cast<size_t>(varid)];
+  *out = &ds.var(varid);
   return Status::ok();
 }
 
@@ -140,7 +140,7 @@ int ncmpi_inq_dimid(int ncid, const char* name, int* idp) {
 int ncmpi_inq_dim(int ncid, int dimid, char* name, MPI_Offset* lenp) {
   return with_dataset("ncmpi_inq_dim", ncid, [&](const Dataset& ds) -> Status {
     EXA_RETURN_IF_ERROR(dim_length(ds, dimid, lenp));
-    copy_name(ds.header().dims[static_cast<size_t>(dimid)].name, name);
+    copy_name(ds.dim(dimid).name, name);
     return Status::ok();
   });
 }
@@ -291,7 +291,7 @@ int exa_inq_blocks(int ncid, MPI_Offset* nblocks) {
   return with_file("exa_inq_blocks", ncid, [&](OpenFile& f) {
     const auto* index = f.connector->facts(*f.state).blocks;
     if (index == nullptr) return Status{NC_ENOTSUPPORT, "not a partitioned file"};
-    if (nblocks) *nblocks = static_cast<MPI_Offset>(index->blocks.size());
+    if (nblocks) *nblocks = static_cast<MPI_Offset>(index->nblocks());
     return Status::ok();
   });
 }
@@ -299,17 +299,17 @@ int exa_inq_blocks(int ncid, MPI_Offset* nblocks) {
 int exa_inq_block(int ncid, MPI_Offset index, char* path, MPI_Offset* ndims, MPI_Offset* nvars,
                   MPI_Offset* natts, MPI_Offset* offset, MPI_Offset* size) {
   return with_file("exa_inq_block", ncid, [&](OpenFile& f) {
-    const auto* table = f.connector->facts(*f.state).blocks;
+    auto* table = f.connector->facts(*f.state).blocks;
     if (table == nullptr) return Status{NC_ENOTSUPPORT, "not a partitioned file"};
-    if (index < 0 || index >= static_cast<MPI_Offset>(table->blocks.size()))
-      return Status{NC_EINVAL, "block index out of range"};
-    const auto& e = table->blocks[static_cast<size_t>(index)];
-    if (path) std::memcpy(path, e.path.c_str(), e.path.size() + 1);
-    if (ndims) *ndims = static_cast<MPI_Offset>(e.ndims);
-    if (nvars) *nvars = static_cast<MPI_Offset>(e.nvars);
-    if (natts) *natts = static_cast<MPI_Offset>(e.natts);
-    if (offset) *offset = static_cast<MPI_Offset>(e.offset);
-    if (size) *size = static_cast<MPI_Offset>(e.size);
+    if (index < 0) return Status{NC_EINVAL, "block index out of range"};
+    const exa::format::partitioned::BlockEntry* e = nullptr;  // (reads its index page if not loaded yet)
+    EXA_RETURN_IF_ERROR(table->entry(static_cast<size_t>(index), &e));
+    if (path) std::memcpy(path, e->path.c_str(), e->path.size() + 1);
+    if (ndims) *ndims = static_cast<MPI_Offset>(e->ndims);
+    if (nvars) *nvars = static_cast<MPI_Offset>(e->nvars);
+    if (natts) *natts = static_cast<MPI_Offset>(e->natts);
+    if (offset) *offset = static_cast<MPI_Offset>(e->offset);
+    if (size) *size = static_cast<MPI_Offset>(e->size);
     return Status::ok();
   });
 }

@@ -16,14 +16,14 @@ layer::DataRequest make_request(const model::Dataset& ds, const RequestArgs& a,
   req.memtype = a.memtype;
   req.collective = a.collective;
   if ((a.kind != Kind::kVar1 && a.kind != Kind::kVar) || !ds.valid_var(a.varid)) return req;
-  const auto& var = ds.header().vars[static_cast<size_t>(a.varid)];
+  const auto& var = ds.var(a.varid);
   size_t n = var.dimids.size();
   storage->assign(2 * n, 0);  // zeros, then the counts
   for (size_t k = 0; k < n; ++k) {
     int d = var.dimids[k];
     (*storage)[n + k] = a.kind == Kind::kVar1 ? 1
                         : d == ds.unlimited_dim() ? ds.numrecs()
-                                                  : ds.header().dims[static_cast<size_t>(d)].length;
+                                                  : ds.dim(d).length;
   }
   if (a.kind == Kind::kVar) req.start = storage->data();
   req.count = storage->data() + n;

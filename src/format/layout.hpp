@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 
 #include "format/classic_header.hpp"
@@ -50,6 +51,10 @@ bool is_record_var(const Header& header, const Variable& var);
 // Bytes of the variable (of one record for a record variable), without
 // padding: record_elements * external_size. Saturates at INT64_MAX.
 int64_t var_bytes(const Header& header, const Variable& var);
+// The same given whether it is a record variable and its dimensions'
+// lengths by id (a negative length: no such dimension, skipped).
+int64_t record_elements(const Variable& var, bool record, const std::function<int64_t(int)>& length);
+int64_t var_bytes(const Variable& var, bool record, const std::function<int64_t(int)>& length);
 
 // PnetCDF's size limits (ncmpio_NC_check_vlens): one record of a variable, or
 // a fixed-size variable, may hold at most 2^31-4 bytes in CDF-1 and 2^32-4 in

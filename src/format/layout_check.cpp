@@ -54,21 +54,38 @@ bool is_record_var(const Header& header, const Variable& var) {
   return d != nullptr && d->length == 0;
 }
 
-int64_t record_elements(const Header& header, const Variable& var) {
+int64_t record_elements(const Variable& var, bool record, const std::function<int64_t(int)>& length) {
   int64_t product = 1;
-  for (size_t i = is_record_var(header, var) ? 1 : 0; i < var.dimids.size(); ++i) {
-    const Dimension* d = dim_of(header, var.dimids[i]);
-    if (d == nullptr) continue;
-    if (__builtin_mul_overflow(product, d->length, &product)) return kInt64Max;
+  for (size_t i = record ? 1 : 0; i < var.dimids.size(); ++i) {
+    const int64_t n = length(var.dimids[i]);
+    if (n < 0) continue;
+    if (__builtin_mul_overflow(product, n, &product)) return kInt64Max;
   }
   return product;
 }
 
-int64_t var_bytes(const Header& header, const Variable& var) {
+int64_t var_bytes(const Variable& var, bool record, const std::function<int64_t(int)>& length) {
   int64_t bytes = 0;
-  if (__builtin_mul_overflow(record_elements(header, var), external_size(var.type), &bytes))
+  if (__builtin_mul_overflow(record_elements(var, record, length), external_size(var.type), &bytes))
     return kInt64Max;
   return bytes;
+}
+
+namespace {
+std::function<int64_t(int)> lengths_of(const Header& header) {
+  return [&header](int id) -> int64_t {
+    const Dimension* d = dim_of(header, id);
+    return d ? d->length : -1;
+  };
+}
+}  // namespace
+
+int64_t record_elements(const Header& header, const Variable& var) {
+  return record_elements(var, is_record_var(header, var), lengths_of(header));
+}
+
+int64_t var_bytes(const Header& header, const Variable& var) {
+  return var_bytes(var, is_record_var(header, var), lengths_of(header));
 }
 
 Status check_var_sizes(const Header& header, std::span<const int> var_order) {

@@ -15,6 +15,7 @@ namespace exa::format::partitioned {
 namespace {
 
 constexpr std::string_view kIndexMagic = "EXAPINDX";
+constexpr std::string_view kPageMagic = "EXAPPAGE";
 constexpr std::string_view kBlockMagic = "EXAPBLK1";
 // Smallest encodings, for bounding counts by the bytes that could hold them.
 constexpr int64_t kMinName = 8 + 4;                       // length + one padded byte
@@ -147,7 +148,7 @@ std::array<uint8_t, kSuperblockSize> encode_superblock(const Superblock& sb) {
   w.u32(sb.index_crc);
   w.u32(0);  // reserved
   for (uint64_t v : {sb.nblocks, sb.ndims, sb.nvars, sb.numrecs, sb.record_begin, sb.record_size,
-                     sb.file_end, sb.record_dim})
+                     sb.file_end, sb.record_dim, sb.index_head_size})
     w.u64(v);
   out.resize(kSuperblockSize - 4, 0);
   w.u32(crc_of(out));
@@ -174,20 +175,21 @@ Status decode_superblock(std::span<const uint8_t> bytes, Superblock* out) {
   r.u32(&sb.index_crc);
   r.u32(&reserved);
   for (uint64_t* v : {&sb.nblocks, &sb.ndims, &sb.nvars, &sb.numrecs, &sb.record_begin,
-                      &sb.record_size, &sb.file_end, &sb.record_dim})
+                      &sb.record_size, &sb.file_end, &sb.record_dim, &sb.index_head_size})
     r.u64(v);
   if (version != kVersion) return corrupt("unsupported partitioned format version " + std::to_string(version));
   if (flags != 0 || reserved != 0 ||
-      std::any_of(bytes.begin() + 112, bytes.begin() + kSuperblockSize - 4, [](uint8_t c) { return c != 0; }))
+      std::any_of(bytes.begin() + 120, bytes.begin() + kSuperblockSize - 4, [](uint8_t c) { return c != 0; }))
     return corrupt("unknown superblock flags or reserved bytes set");
   if (sb.generation == 0) return corrupt("superblock generation 0");
   const uint64_t max = uint64_t(INT64_MAX);
   if (sb.file_end > max || sb.file_end < uint64_t(kFirstRegion)) return corrupt("bad end of file in superblock");
-  if (sb.index_offset < uint64_t(kFirstRegion) || sb.index_size < uint64_t(kIndexHeaderSize) ||
+  if (sb.index_offset < uint64_t(kFirstRegion) || sb.index_size < uint64_t(kIndexHeadFixedSize) ||
       sb.index_size > sb.file_end || sb.index_offset > sb.file_end - sb.index_size)
     return corrupt("index table outside the file");
-  if (sb.nblocks > (sb.index_size - kIndexHeaderSize) / kIndexEntrySize)
-    return corrupt("more blocks than the index table holds");
+  if (sb.index_head_size < uint64_t(kIndexHeadFixedSize) || sb.index_head_size > sb.index_size)
+    return corrupt("index table head larger than the table");
+  if (sb.nblocks > sb.index_size / kIndexEntrySize) return corrupt("more blocks than the index table holds");
   if (sb.numrecs > max || sb.record_size > max || sb.record_begin > sb.file_end)
     return corrupt("bad record section in superblock");
   if (sb.record_size > 0 && sb.numrecs > (max - sb.record_begin) / sb.record_size)
@@ -232,17 +234,17 @@ bool is_valid_path(std::string_view path) {
   return path.back() != '/';
 }
 
-std::vector<uint8_t> encode_index(const IndexTable& index) {
-  uint64_t strings = 0;
-  for (const BlockEntry& e : index.blocks) strings += e.path.size();
-  std::vector<uint8_t> out;
-  out.reserve(size_t(kIndexHeaderSize + kIndexEntrySize * int64_t(index.blocks.size()) + int64_t(strings)));
-  xdr::Writer w(out);
-  w.bytes(kIndexMagic);
-  w.u64(index.blocks.size());
-  w.u64(strings);
+namespace {
+
+// Entries [first, first + count) of the table, the path area after them.
+void put_page(xdr::Writer& w, std::span<const BlockEntry> entries) {
+  uint64_t paths = 0;
+  for (const BlockEntry& e : entries) paths += e.path.size();
+  w.bytes(kPageMagic);
+  w.u64(entries.size());
+  w.u64(paths);
   uint64_t at = 0;
-  for (const BlockEntry& e : index.blocks) {
+  for (const BlockEntry& e : entries) {
     w.u64(at);
     w.u32(uint32_t(e.path.size()));
     w.u32(0);  // flags
@@ -255,35 +257,173 @@ std::vector<uint8_t> encode_index(const IndexTable& index) {
     w.u64(0);  // reserved
     at += e.path.size();
   }
-  for (const BlockEntry& e : index.blocks) w.bytes(e.path);
+  for (const BlockEntry& e : entries) w.bytes(e.path);
+}
+
+size_t page_count(size_t nblocks, uint32_t page_entries) {
+  return (nblocks + page_entries - 1) / page_entries;
+}
+
+int64_t head_size(const IndexTable& index, uint32_t page_entries) {
+  int64_t n = kIndexHeadFixedSize;
+  for (size_t b = 0; b < index.blocks.size(); b += page_entries)
+    n += kPageRefSize + int64_t(index.blocks[b].path.size());
+  return n;
+}
+
+}  // namespace
+
+int64_t encoded_index_size(const IndexTable& index, uint32_t page_entries) {
+  int64_t n = head_size(index, page_entries) + kPageHeaderSize * int64_t(page_count(index.blocks.size(), page_entries));
+  for (const BlockEntry& e : index.blocks) n += kIndexEntrySize + int64_t(e.path.size());
+  return n;
+}
+
+std::vector<uint8_t> encode_index(const IndexTable& index, uint32_t page_entries, uint64_t* head_bytes) {
+  page_entries = std::clamp(page_entries, 1u, kMaxPageEntries);
+  const std::span<const BlockEntry> all(index.blocks);
+  const size_t npages = page_count(all.size(), page_entries);
+  const int64_t head = head_size(index, page_entries);
+  std::vector<uint8_t> out;
+  out.reserve(size_t(encoded_index_size(index, page_entries)));
+  xdr::Writer w(out);
+  w.bytes(kIndexMagic);
+  w.u64(all.size());
+  w.u64(npages);
+  uint64_t first_paths = 0;
+  for (size_t k = 0; k < npages; ++k) first_paths += all[k * page_entries].path.size();
+  w.u64(first_paths);
+  // The pages follow the head in order; each page's CRC is known only once
+  // it is encoded, so the directory is written after them (in place).
+  out.resize(size_t(head), 0);
+  std::vector<PageRef> refs(npages);
+  uint64_t first_dim = 0, first_var = 0;
+  for (size_t k = 0; k < npages; ++k) {
+    const auto entries = all.subspan(k * page_entries, std::min<size_t>(page_entries, all.size() - k * page_entries));
+    PageRef& r = refs[k];
+    r.offset = out.size();
+    put_page(w, entries);
+    r.size = out.size() - r.offset;
+    r.crc = crc_of(std::span<const uint8_t>(out).subspan(size_t(r.offset)));
+    r.nentries = uint32_t(entries.size());
+    r.first_block = k * page_entries;
+    r.first_dim = first_dim;
+    r.first_var = first_var;
+    for (const BlockEntry& e : entries) {
+      first_dim += e.ndims;
+      first_var += e.nvars;
+    }
+  }
+  std::vector<uint8_t> dir;
+  dir.reserve(size_t(head - kIndexHeadFixedSize));
+  xdr::Writer d(dir);
+  uint64_t at = 0;
+  for (size_t k = 0; k < npages; ++k) {
+    const PageRef& r = refs[k];
+    const std::string& path = all[r.first_block].path;
+    for (uint64_t v : {r.offset, r.size}) d.u64(v);
+    d.u32(r.crc);
+    d.u32(r.nentries);
+    d.u64(at);
+    d.u32(uint32_t(path.size()));
+    d.u32(0);  // reserved
+    for (uint64_t v : {r.first_dim, r.first_var, uint64_t(0)}) d.u64(v);
+    at += path.size();
+  }
+  for (size_t k = 0; k < npages; ++k) d.bytes(all[k * page_entries].path);
+  std::copy(dir.begin(), dir.end(), out.begin() + kIndexHeadFixedSize);
+  if (head_bytes) *head_bytes = uint64_t(head);
   return out;
 }
 
-Status decode_index(std::span<const uint8_t> bytes, const Superblock& sb, uint64_t file_size,
-                    IndexTable* out) {
-  if (bytes.size() != sb.index_size) return {NC_ETRUNC, "index table truncated"};
+Status decode_index_head(std::span<const uint8_t> bytes, const Superblock& sb, uint64_t file_size,
+                         IndexHead* out) {
+  if (bytes.size() != sb.index_head_size) return {NC_ETRUNC, "index table head truncated"};
   if (sb.index_offset > file_size || sb.index_size > file_size - sb.index_offset)
     return {NC_ETRUNC, "index table beyond the end of the file"};
   if (crc_of(bytes) != sb.index_crc) return corrupt("index table checksum mismatch");
   xdr::Reader r(bytes);
   std::span<const uint8_t> magic;
-  uint64_t n = 0, strings = 0;
+  uint64_t n = 0, npages = 0, paths = 0;
   if (!r.view(8, &magic) || !std::equal(magic.begin(), magic.end(), kIndexMagic.begin()) ||
-      !r.u64(&n) || !r.u64(&strings))
+      !r.u64(&n) || !r.u64(&npages) || !r.u64(&paths))
     return corrupt("bad index table header");
   if (n != sb.nblocks) return corrupt("index table and superblock disagree on the block count");
-  if (n > (bytes.size() - kIndexHeaderSize) / kIndexEntrySize ||
-      strings != bytes.size() - kIndexHeaderSize - n * kIndexEntrySize)
-    return corrupt("index table size does not match its counts");
-  const uint8_t* string_area = bytes.data() + kIndexHeaderSize + n * kIndexEntrySize;
-  IndexTable index;
-  index.blocks.resize(size_t(n));
-  uint64_t ndims = 0, nvars = 0, next_path = 0;
+  const uint64_t room = bytes.size() - kIndexHeadFixedSize;
+  if (npages > n || npages > room / kPageRefSize || paths != room - npages * kPageRefSize)
+    return corrupt("index table head size does not match its counts");
+  const uint8_t* path_area = bytes.data() + kIndexHeadFixedSize + npages * kPageRefSize;
+  IndexHead head;
+  head.nblocks = n;
+  head.pages.resize(size_t(npages));
+  uint64_t at = sb.index_head_size, next_block = 0, next_path = 0;
+  for (size_t k = 0; k < head.pages.size(); ++k) {
+    PageRef& p = head.pages[k];
+    uint64_t path_at = 0, reserved = 0;
+    uint32_t path_len = 0, reserved32 = 0;
+    r.u64(&p.offset);
+    r.u64(&p.size);
+    r.u32(&p.crc);
+    r.u32(&p.nentries);
+    r.u64(&path_at);
+    r.u32(&path_len);
+    r.u32(&reserved32);
+    r.u64(&p.first_dim);
+    r.u64(&p.first_var);
+    r.u64(&reserved);
+    if (reserved != 0 || reserved32 != 0) return corrupt("reserved bytes set in the index directory");
+    // Pages are packed in order right after the head and fill the table.
+    if (p.offset != at || p.size > sb.index_size - at) return corrupt("index page outside its place in the table");
+    if (p.nentries == 0 || p.nentries > kMaxPageEntries || p.nentries > n - next_block ||
+        p.size < uint64_t(kPageHeaderSize) + uint64_t(kIndexEntrySize) * p.nentries)
+      return corrupt("index page with a bad entry count or size");
+    at += p.size;
+    p.first_block = next_block;
+    next_block += p.nentries;
+    if (path_at != next_path || path_len > paths - path_at) return corrupt("page path outside its place in the head");
+    next_path += path_len;
+    p.first_path.assign(reinterpret_cast<const char*>(path_area + path_at), path_len);
+    if (!is_valid_path(p.first_path)) return corrupt("invalid page path '" + p.first_path + "'");
+    const PageRef* prev = k > 0 ? &head.pages[k - 1] : nullptr;
+    if (prev ? !(prev->first_path < p.first_path) : p.first_dim != 0 || p.first_var != 0)
+      return corrupt("index directory not sorted at '" + p.first_path + "'");
+    if (prev && (p.first_dim < prev->first_dim || p.first_var < prev->first_var))
+      return corrupt("index directory ids decrease at '" + p.first_path + "'");
+    if (p.first_dim > sb.ndims || p.first_var > sb.nvars)
+      return corrupt("index directory ids beyond the superblock's counts");
+  }
+  if (next_block != n || at != sb.index_size || next_path != paths)
+    return corrupt("index pages do not add up to the table");
+  *out = std::move(head);
+  return Status::ok();
+}
+
+Status decode_index_page(std::span<const uint8_t> bytes, const Superblock& sb, const IndexHead& head,
+                         size_t k, uint64_t file_size, std::vector<BlockEntry>* out) {
+  if (k >= head.pages.size()) return {NC_EINTERNAL, "no such index page"};
+  const PageRef& p = head.pages[k];
+  if (bytes.size() != p.size) return {NC_ETRUNC, "index page truncated"};
+  if (crc_of(bytes) != p.crc) return corrupt("index page " + std::to_string(k) + " checksum mismatch");
+  xdr::Reader r(bytes);
+  std::span<const uint8_t> magic;
+  uint64_t n = 0, strings = 0;
+  if (!r.view(8, &magic) || !std::equal(magic.begin(), magic.end(), kPageMagic.begin()) || !r.u64(&n) ||
+      !r.u64(&strings))
+    return corrupt("bad index page header");
+  if (n != p.nentries) return corrupt("index page and directory disagree on the entry count");
+  if (strings != bytes.size() - kPageHeaderSize - n * kIndexEntrySize)
+    return corrupt("index page size does not match its counts");
+  const uint8_t* string_area = bytes.data() + kPageHeaderSize + n * kIndexEntrySize;
+  const bool last = k + 1 == head.pages.size();
+  const uint64_t end_dim = last ? sb.ndims : head.pages[k + 1].first_dim;
+  const uint64_t end_var = last ? sb.nvars : head.pages[k + 1].first_var;
+  std::vector<BlockEntry> entries(static_cast<size_t>(n));
+  uint64_t ndims = p.first_dim, nvars = p.first_var, next_path = 0;
   std::vector<std::pair<uint64_t, uint64_t>> extents;  // offset, size
   extents.reserve(size_t(n) + 1);
   extents.emplace_back(sb.index_offset, sb.index_size);
-  for (size_t i = 0; i < index.blocks.size(); ++i) {
-    BlockEntry& e = index.blocks[i];
+  for (size_t i = 0; i < entries.size(); ++i) {
+    BlockEntry& e = entries[i];
     uint64_t path_at = 0, reserved = 0;
     uint32_t path_len = 0, flags = 0;
     r.u64(&path_at);
@@ -303,7 +443,7 @@ Status decode_index(std::span<const uint8_t> bytes, const Superblock& sb, uint64
     next_path += path_len;
     e.path.assign(reinterpret_cast<const char*>(string_area + path_at), path_len);
     if (!is_valid_path(e.path)) return corrupt("invalid block path '" + e.path + "'");
-    if (i > 0 && !(index.blocks[i - 1].path < e.path))
+    if (i == 0 ? e.path != p.first_path : !(entries[i - 1].path < e.path))
       return corrupt("index table not sorted by path at '" + e.path + "'");
     if (e.offset < uint64_t(kFirstRegion) || e.size < uint64_t(kMinBlock))
       return corrupt("block '" + e.path + "' has a bad offset or size");
@@ -312,17 +452,46 @@ Status decode_index(std::span<const uint8_t> bytes, const Superblock& sb, uint64
     const uint64_t room = e.size / uint64_t(std::min({kMinDim, kMinVar, kMinAtt}));
     if (e.ndims > room || e.nvars > room || e.natts > room)
       return corrupt("block '" + e.path + "' lists more objects than it can hold");
-    ndims += e.ndims;
+    ndims += e.ndims;  // no overflow: each count is below 2^58 (room)
     nvars += e.nvars;
+    if (ndims > end_dim || nvars > end_var) return corrupt("index page holds more objects than the directory says");
     extents.emplace_back(e.offset, e.size);
   }
-  if (next_path != strings) return corrupt("index table has bytes after its paths");
-  if (ndims != sb.ndims || nvars != sb.nvars)
-    return corrupt("index table and superblock disagree on object counts");
+  if (next_path != strings) return corrupt("index page has bytes after its paths");
+  if (!last && !(entries.back().path < head.pages[k + 1].first_path))
+    return corrupt("index table not sorted by path after '" + entries.back().path + "'");
+  if (ndims != end_dim || nvars != end_var)
+    return corrupt("index page and directory disagree on object counts");
   std::sort(extents.begin(), extents.end());
   for (size_t i = 1; i < extents.size(); ++i)
     if (extents[i].first < extents[i - 1].first + extents[i - 1].second)
       return corrupt("metadata blocks overlap each other or the index table");
+  *out = std::move(entries);
+  return Status::ok();
+}
+
+Status decode_index(std::span<const uint8_t> bytes, const Superblock& sb, uint64_t file_size,
+                    IndexTable* out) {
+  if (bytes.size() != sb.index_size) return {NC_ETRUNC, "index table truncated"};
+  IndexHead head;
+  EXA_RETURN_IF_ERROR(decode_index_head(bytes.first(size_t(sb.index_head_size)), sb, file_size, &head));
+  IndexTable index;
+  index.blocks.reserve(size_t(head.nblocks));
+  std::vector<std::pair<uint64_t, uint64_t>> extents;  // every block, across pages
+  extents.reserve(size_t(head.nblocks));
+  for (size_t k = 0; k < head.pages.size(); ++k) {
+    std::vector<BlockEntry> page;
+    EXA_RETURN_IF_ERROR(decode_index_page(bytes.subspan(size_t(head.pages[k].offset), size_t(head.pages[k].size)),
+                                          sb, head, k, file_size, &page));
+    for (BlockEntry& e : page) {
+      extents.emplace_back(e.offset, e.size);
+      index.blocks.push_back(std::move(e));
+    }
+  }
+  std::sort(extents.begin(), extents.end());
+  for (size_t i = 1; i < extents.size(); ++i)
+    if (extents[i].first < extents[i - 1].first + extents[i - 1].second)
+      return corrupt("metadata blocks overlap each other");
   *out = std::move(index);
   return Status::ok();
 }

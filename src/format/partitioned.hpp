@@ -22,8 +22,15 @@ inline constexpr int64_t kSuperblockSize = 128;
 inline constexpr std::array<int64_t, 2> kSuperblockSlots = {0, 512};
 // Blocks, index tables and data live at or after this offset.
 inline constexpr int64_t kFirstRegion = 4096;
-inline constexpr int64_t kIndexHeaderSize = 24;
+// The index table: a head (a directory of pages), then its pages.
+inline constexpr int64_t kIndexHeadFixedSize = 32;  // magic, entries, pages, path bytes
+inline constexpr int64_t kPageRefSize = 64;         // one page in the directory
+inline constexpr int64_t kPageHeaderSize = 24;      // magic, entries, path bytes
 inline constexpr int64_t kIndexEntrySize = 64;
+// Entries per page a writer puts (the last page may hold fewer); a reader
+// takes any count from 1 to kMaxPageEntries.
+inline constexpr uint32_t kIndexPageEntries = 512;
+inline constexpr uint32_t kMaxPageEntries = 1u << 16;
 // Variable flag: the data is stored in the metadata block (compact storage).
 // Its data is the variable's whole external bytes, or none: not written yet
 // (it reads as the fill value).
@@ -32,8 +39,9 @@ inline constexpr uint32_t kVarCompact = 1;
 struct Superblock {
   uint64_t generation = 0;  // >= 1; the valid slot with the larger one is current
   uint64_t index_offset = 0;
-  uint64_t index_size = 0;
-  uint32_t index_crc = 0;   // CRC-32C of the index table
+  uint64_t index_size = 0;       // the whole table: head and pages
+  uint64_t index_head_size = 0;  // its head (the page directory)
+  uint32_t index_crc = 0;        // CRC-32C of the head
   uint64_t nblocks = 0;
   uint64_t ndims = 0;       // in the whole file
   uint64_t nvars = 0;
@@ -73,10 +81,46 @@ struct IndexTable {
   bool operator==(const IndexTable&) const = default;
 };
 
-std::vector<uint8_t> encode_index(const IndexTable& index);
-// Checks the table against its superblock (size, CRC, block and object
-// counts) and the file size (every block inside [kFirstRegion, file_size),
-// none overlapping another or the table). NC_EFILEMETA or NC_ETRUNC.
+// One page of the index table as the head's directory lists it.
+struct PageRef {
+  uint64_t offset = 0;       // from the start of the index table
+  uint64_t size = 0;
+  uint32_t crc = 0;          // CRC-32C of the whole page
+  uint32_t nentries = 0;
+  uint64_t first_block = 0;  // position of its first entry in the table
+  uint64_t first_dim = 0;    // global id of its first block's first dimension
+  uint64_t first_var = 0;
+  std::string first_path;    // its first entry's path
+  bool operator==(const PageRef&) const = default;
+};
+
+// The head of the index table: what a reader needs to find any page.
+struct IndexHead {
+  uint64_t nblocks = 0;
+  std::vector<PageRef> pages;
+  bool operator==(const IndexHead&) const = default;
+};
+
+// The whole index table (head, then pages of `page_entries` entries), and
+// its size; *head_size receives the head's.
+std::vector<uint8_t> encode_index(const IndexTable& index, uint32_t page_entries = kIndexPageEntries,
+                                  uint64_t* head_size = nullptr);
+int64_t encoded_index_size(const IndexTable& index, uint32_t page_entries = kIndexPageEntries);
+// The head (sb.index_head_size bytes at sb.index_offset): checks its CRC,
+// magic, counts and the directory (pages packed in order after the head,
+// filling the table; first blocks, ids and paths increasing and within the
+// superblock's totals). NC_EFILEMETA or NC_ETRUNC.
+Status decode_index_head(std::span<const uint8_t> bytes, const Superblock& sb, uint64_t file_size,
+                         IndexHead* out);
+// Page k of a decoded head: checks its CRC, magic, count, entries (paths
+// valid and sorted, from the directory's first path to below the next
+// page's; blocks inside [kFirstRegion, file_size), not overlapping each
+// other or the index table, counts the block sizes allow) and that its
+// object counts add up to the next page's first ids (the last: to the
+// superblock's totals).
+Status decode_index_page(std::span<const uint8_t> bytes, const Superblock& sb, const IndexHead& head,
+                         size_t k, uint64_t file_size, std::vector<BlockEntry>* out);
+// The whole table: head and every page, and no two blocks overlap.
 Status decode_index(std::span<const uint8_t> bytes, const Superblock& sb, uint64_t file_size,
                     IndexTable* out);
 // Position of a block by path, or -1 (binary search).

@@ -174,18 +174,16 @@ namespace {
 // Places the blocks not marked reused from `at` on, one after the other, then
 // the index table; the data may begin at the next multiple of `align`.
 Status place_metadata(const Header& header, Image& img, int64_t at, int64_t align, int64_t* metadata_end) {
-  int64_t paths = 0;
   const size_t n = img.index.blocks.size();
   for (size_t i = 0; i < n; ++i) {
     BlockEntry& e = img.index.blocks[i];
-    paths += int64_t(e.path.size());
     if (!img.reused.empty() && img.reused[i]) continue;
     e.offset = uint64_t(at);
     e.size = uint64_t(encoded_block_size(header, img, i));
     if (!add(at, int64_t(e.size), &at)) return too_large();
   }
   img.index_offset = at;
-  img.index_size = kIndexHeaderSize + kIndexEntrySize * int64_t(n) + paths;
+  img.index_size = encoded_index_size(img.index);
   if (!add(at, img.index_size, metadata_end) || !add(*metadata_end, align - 1, &img.data_begin))
     return too_large();
   img.data_begin = img.data_begin / align * align;

@@ -78,14 +78,17 @@ Status write_blocks_and_index(MpiFile& file, const format::Header& header, const
               file.comm());
   std::vector<uint8_t> table;
   pf::IndexTable index = image.index;
+  uint64_t head[2] = {0, 0};  // head size, head CRC
   if (r == 0) {
     for (size_t k = 0; k + 1 < all.size(); k += 2) index.blocks[all[k]].crc = all[k + 1];
-    table = pf::encode_index(index);
+    table = pf::encode_index(index, pf::kIndexPageEntries, &head[0]);
     st = file.write_at(image.index_offset, table.data(), int64_t(table.size()));
-    sb->index_crc = crc32c(table.data(), table.size());
+    head[1] = crc32c(table.data(), size_t(head[0]));
   }
   EXA_RETURN_IF_ERROR(agree(file.comm(), st));
-  MPI_Bcast(&sb->index_crc, 1, MPI_UINT32_T, 0, file.comm());
+  MPI_Bcast(head, 2, MPI_UINT64_T, 0, file.comm());
+  sb->index_head_size = head[0];
+  sb->index_crc = uint32_t(head[1]);
   std::vector<uint32_t> block_crcs(index.blocks.size());
   for (size_t i = 0; i < block_crcs.size(); ++i) block_crcs[i] = index.blocks[i].crc;
   if (!block_crcs.empty())
@@ -245,9 +248,9 @@ Status commit_compact_pieces(MpiFile& file, const std::vector<CompactPiece>& min
   pf::Superblock nsb = *sb;
   nsb.generation += 1;
   nsb.index_offset = uint64_t(base + all);
-  std::vector<uint8_t> table = pf::encode_index(next);
+  std::vector<uint8_t> table = pf::encode_index(next, pf::kIndexPageEntries, &nsb.index_head_size);
   nsb.index_size = table.size();
-  nsb.index_crc = crc32c(table.data(), table.size());
+  nsb.index_crc = crc32c(table.data(), size_t(nsb.index_head_size));
   nsb.file_end = std::max(sb->file_end, nsb.index_offset + nsb.index_size);
   st = Status::ok();
   if (file.rank() == 0) st = file.write_at(int64_t(nsb.index_offset), table.data(), int64_t(table.size()));
@@ -288,7 +291,7 @@ Status probe_partitioned(MpiFile& file, bool* partitioned) {
 
 namespace {
 
-// Rank 0: [superblock 128][index table][root block], checked.
+// Rank 0: [file size 8][superblock 128][index head][index page 0][root block], checked.
 Status read_on_root(MpiFile& file, std::vector<uint8_t>* out) {
   int64_t size = 0;
   EXA_RETURN_IF_ERROR(file.size(&size));
@@ -303,15 +306,30 @@ Status read_on_root(MpiFile& file, std::vector<uint8_t>* out) {
   EXA_RETURN_IF_ERROR(pf::pick_superblock(s0, s1, &sb, &slot));
   if (sb.index_offset > uint64_t(size) || sb.index_size > uint64_t(size) - sb.index_offset)
     return {NC_ETRUNC, "index table beyond the end of the file"};
-  std::vector<uint8_t> table(size_t(sb.index_size));
+  // The head and, in the same read, what is likely page 0 (it follows the head).
+  std::vector<uint8_t> table(size_t(std::min<uint64_t>(sb.index_size, sb.index_head_size + (256 << 10))));
   EXA_RETURN_IF_ERROR(file.read_at(int64_t(sb.index_offset), table.data(), int64_t(table.size())));
-  pf::IndexTable index;
-  EXA_RETURN_IF_ERROR(pf::decode_index(table, sb, uint64_t(size), &index));
-  if (index.blocks.empty() || index.blocks[0].path != "/") return {NC_EFILEMETA, "the root block is missing"};
+  pf::IndexHead head;
+  EXA_RETURN_IF_ERROR(pf::decode_index_head(std::span<const uint8_t>(table).first(size_t(sb.index_head_size)), sb,
+                                            uint64_t(size), &head));
+  if (head.pages.empty() || head.pages[0].first_path != "/") return {NC_EFILEMETA, "the root block is missing"};
+  const uint64_t page0_end = head.pages[0].offset + head.pages[0].size;
+  if (page0_end > table.size()) {
+    const size_t have = table.size();
+    table.resize(size_t(page0_end));
+    EXA_RETURN_IF_ERROR(
+        file.read_at(int64_t(sb.index_offset + have), table.data() + have, int64_t(page0_end - have)));
+  }
+  table.resize(size_t(page0_end));
+  std::vector<pf::BlockEntry> page0;
+  EXA_RETURN_IF_ERROR(pf::decode_index_page(std::span<const uint8_t>(table).subspan(size_t(head.pages[0].offset)), sb,
+                                            head, 0, uint64_t(size), &page0));
+  out->resize(8);
+  std::memcpy(out->data(), &size, 8);
   auto bytes = pf::encode_superblock(sb);
-  out->assign(bytes.begin(), bytes.end());
+  out->insert(out->end(), bytes.begin(), bytes.end());
   out->insert(out->end(), table.begin(), table.end());
-  const pf::BlockEntry& root = index.blocks[0];
+  const pf::BlockEntry& root = page0[0];
   size_t at = out->size();
   out->resize(at + size_t(root.size));
   return file.read_at(int64_t(root.offset), out->data() + at, int64_t(root.size));
@@ -319,8 +337,7 @@ Status read_on_root(MpiFile& file, std::vector<uint8_t>* out) {
 
 }  // namespace
 
-Status read_partitioned_root(MpiFile& file, pf::Superblock* sb_out, pf::IndexTable* index_out,
-                             pf::Block* root) {
+Status read_partitioned_root(MpiFile& file, OpenedIndex* opened, pf::Block* root) {
   std::vector<uint8_t> bytes;
   Status st;
   if (file.rank() == 0) st = read_on_root(file, &bytes);
@@ -328,42 +345,46 @@ Status read_partitioned_root(MpiFile& file, pf::Superblock* sb_out, pf::IndexTab
   broadcast_bytes(file.comm(), &bytes);
   // Every rank decodes what rank 0 checked (the same bytes, the same result).
   std::span<const uint8_t> in(bytes);
-  pf::Superblock sb;
-  EXA_RETURN_IF_ERROR(pf::decode_superblock(in.first(pf::kSuperblockSize), &sb));
+  OpenedIndex o;
+  std::memcpy(&o.file_size, in.data(), 8);
+  in = in.subspan(8);
+  EXA_RETURN_IF_ERROR(pf::decode_superblock(in.first(pf::kSuperblockSize), &o.sb));
   in = in.subspan(pf::kSuperblockSize);
-  pf::IndexTable index;
-  EXA_RETURN_IF_ERROR(pf::decode_index(in.first(sb.index_size), sb, UINT64_MAX / 2, &index));
-  in = in.subspan(sb.index_size);
-  EXA_RETURN_IF_ERROR(pf::decode_block(in, index.blocks[0], sb.ndims, root));
-  *sb_out = sb;
-  *index_out = std::move(index);
+  EXA_RETURN_IF_ERROR(pf::decode_index_head(in.first(o.sb.index_head_size), o.sb, o.file_size, &o.head));
+  const pf::PageRef& p0 = o.head.pages[0];
+  o.page0.assign(in.begin() + int64_t(p0.offset), in.begin() + int64_t(p0.offset + p0.size));
+  in = in.subspan(p0.offset + p0.size);
+  std::vector<pf::BlockEntry> entries;
+  EXA_RETURN_IF_ERROR(pf::decode_index_page(o.page0, o.sb, o.head, 0, o.file_size, &entries));
+  EXA_RETURN_IF_ERROR(pf::decode_block(in, entries[0], o.sb.ndims, root));
+  *opened = std::move(o);
   return Status::ok();
 }
 
-Status share_blocks(MpiFile& file, const pf::IndexTable& index, const std::vector<size_t>& need,
-                    const BlockBytesFn& apply, int64_t round_bytes) {
+Status share_extents(MpiFile& file, const std::vector<Extent>& need, const ExtentBytesFn& apply,
+                     int64_t round_bytes) {
   const int p = file.nprocs(), r = file.rank();
   int64_t file_size = 0;
   Status st = file.size(&file_size);
   for (size_t lo = 0; lo < need.size();) {
-    // One round: blocks [lo, hi) of the list, at most round_bytes together
-    // (at least one block), so that the counts of the allgather fit an int.
+    // One round: extents [lo, hi) of the list, at most round_bytes together
+    // (at least one), so that the counts of the allgather fit an int.
     size_t hi = lo;
     int64_t bytes = 0;
-    while (hi < need.size() && (hi == lo || bytes + int64_t(index.blocks[need[hi]].size) <= round_bytes)) {
-      bytes += int64_t(index.blocks[need[hi]].size);
+    while (hi < need.size() && (hi == lo || bytes + int64_t(need[hi].size) <= round_bytes)) {
+      bytes += int64_t(need[hi].size);
       ++hi;
     }
     if (bytes > INT_MAX / 2) st = {NC_EFILEMETA, "metadata block larger than 1 GiB"};
     std::vector<int> counts(size_t(p), 0), displs(size_t(p), 0);
-    for (size_t k = lo; k < hi; ++k) counts[k % size_t(p)] += int(index.blocks[need[k]].size);
+    for (size_t k = lo; k < hi; ++k) counts[k % size_t(p)] += int(need[k].size);
     for (int i = 1; i < p; ++i) displs[size_t(i)] = displs[size_t(i) - 1] + counts[size_t(i) - 1];
     std::vector<uint8_t> mine(size_t(st.is_ok() ? counts[size_t(r)] : 0));
     size_t at = 0;
     for (size_t k = lo + size_t(r); st.is_ok() && k < hi; k += size_t(p)) {
-      const pf::BlockEntry& e = index.blocks[need[k]];
+      const Extent& e = need[k];
       if (e.offset > uint64_t(file_size) || e.size > uint64_t(file_size) - e.offset)
-        st = {NC_ETRUNC, "block '" + e.path + "' lies beyond the end of the file"};
+        st = {NC_ETRUNC, "metadata lies beyond the end of the file"};
       else
         st = file.read_at(int64_t(e.offset), mine.data() + at, int64_t(e.size));
       at += e.size;
@@ -372,13 +393,12 @@ Status share_blocks(MpiFile& file, const pf::IndexTable& index, const std::vecto
     std::vector<uint8_t> all(static_cast<size_t>(bytes));
     MPI_Allgatherv(mine.data(), counts[size_t(r)], MPI_BYTE, all.data(), counts.data(), displs.data(), MPI_BYTE,
                    file.comm());
-    // Block k sits in rank k % p's part, after that rank's earlier blocks.
+    // Extent k sits in rank k % p's part, after that rank's earlier ones.
     std::vector<int64_t> cursor(displs.begin(), displs.end());
     for (size_t k = lo; k < hi && st.is_ok(); ++k) {
-      const pf::BlockEntry& e = index.blocks[need[k]];
       int64_t& c = cursor[k % size_t(p)];
-      st = apply(need[k], std::span<const uint8_t>(all).subspan(size_t(c), size_t(e.size)));
-      c += int64_t(e.size);
+      st = apply(k, std::span<const uint8_t>(all).subspan(size_t(c), size_t(need[k].size)));
+      c += int64_t(need[k].size);
     }
     EXA_RETURN_IF_ERROR(agree(file.comm(), st));
     lo = hi;
@@ -386,13 +406,20 @@ Status share_blocks(MpiFile& file, const pf::IndexTable& index, const std::vecto
   return agree(file.comm(), st);
 }
 
-Status read_block(MpiFile& file, const pf::Superblock& sb, const pf::BlockEntry& entry, pf::Block* out) {
+Status read_extent(MpiFile& file, const Extent& extent, std::vector<uint8_t>* out) {
   int64_t size = 0;
   EXA_RETURN_IF_ERROR(file.size(&size));
-  if (entry.offset > uint64_t(size) || entry.size > uint64_t(size) - entry.offset)
-    return {NC_ETRUNC, "block '" + entry.path + "' lies beyond the end of the file"};
-  std::vector<uint8_t> bytes(size_t(entry.size));
-  EXA_RETURN_IF_ERROR(file.read_at(int64_t(entry.offset), bytes.data(), int64_t(bytes.size())));
+  if (extent.offset > uint64_t(size) || extent.size > uint64_t(size) - extent.offset)
+    return {NC_ETRUNC, "metadata lies beyond the end of the file"};
+  out->resize(size_t(extent.size));
+  return file.read_at(int64_t(extent.offset), out->data(), int64_t(out->size()));
+}
+
+Status read_block(MpiFile& file, const pf::Superblock& sb, const pf::BlockEntry& entry, pf::Block* out) {
+  std::vector<uint8_t> bytes;
+  Status st = read_extent(file, {entry.offset, entry.size}, &bytes);
+  if (st.code() == NC_ETRUNC) return {NC_ETRUNC, "block '" + entry.path + "' lies beyond the end of the file"};
+  EXA_RETURN_IF_ERROR(st);
   return pf::decode_block(bytes, entry, sb.ndims, out);
 }
 

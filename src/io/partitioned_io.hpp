@@ -7,6 +7,7 @@
 #include <span>
 
 #include "format/partitioned_image.hpp"
+#include "format/partitioned_index.hpp"
 #include "io/mpi_file.hpp"
 
 namespace exa::io {
@@ -62,22 +63,39 @@ Status write_superblock(MpiFile& file, const format::partitioned::Superblock& sb
 // reads, broadcasts).
 Status probe_partitioned(MpiFile& file, bool* partitioned);
 
-// Collective. Rank 0 reads the superblock pair, the index table and the
-// root block (the global attributes), broadcasts them, and every rank
-// decodes them. Other blocks are read when used (read_block).
-Status read_partitioned_root(MpiFile& file, format::partitioned::Superblock* sb,
-                             format::partitioned::IndexTable* index,
-                             format::partitioned::Block* root);
+// What an open reads of the index table: the head and page 0 (which starts
+// with the root block's entry), and the file size then.
+struct OpenedIndex {
+  format::partitioned::Superblock sb;
+  format::partitioned::IndexHead head;
+  std::vector<uint8_t> page0;
+  uint64_t file_size = 0;
+};
 
-// Collective: blocks every rank needs, read once each and shared. `need`
-// (positions in `index`, the same list on every rank) is read by the ranks
-// in turn -- its k-th block by rank k % nprocs -- and allgathered in rounds
-// of at most `round_bytes`; `apply` gets every block on every rank, in list
-// order. A failed read or apply on any rank fails the call on every rank.
-using BlockBytesFn = std::function<Status(size_t block, std::span<const uint8_t> bytes)>;
-Status share_blocks(MpiFile& file, const format::partitioned::IndexTable& index,
-                    const std::vector<size_t>& need, const BlockBytesFn& apply,
-                    int64_t round_bytes = 64 << 20);
+// Collective. Rank 0 reads the superblock pair, the head of the index table
+// and its first page (one read, usually), and the root block (the global
+// attributes), checks them, broadcasts them, and every rank decodes them.
+// Other pages and blocks are read when used.
+Status read_partitioned_root(MpiFile& file, OpenedIndex* opened, format::partitioned::Block* root);
+
+// A region of the file: a page of the index table, a metadata block.
+struct Extent {
+  uint64_t offset = 0;
+  uint64_t size = 0;
+};
+
+// Collective: regions every rank needs, read once each and shared. `need`
+// (the same list on every rank) is read by the ranks in turn -- its k-th
+// extent by rank k % nprocs -- and allgathered in rounds of at most
+// `round_bytes`; `apply` gets every extent (its position in the list, its
+// bytes) on every rank, in list order. A failed read or apply on any rank
+// fails the call on every rank.
+using ExtentBytesFn = std::function<Status(size_t k, std::span<const uint8_t> bytes)>;
+Status share_extents(MpiFile& file, const std::vector<Extent>& need, const ExtentBytesFn& apply,
+                     int64_t round_bytes = 64 << 20);
+
+// Independent: reads a region (NC_ETRUNC if it lies past the end of the file).
+Status read_extent(MpiFile& file, const Extent& extent, std::vector<uint8_t>* out);
 
 // Independent: reads and decodes one block of the index.
 Status read_block(MpiFile& file, const format::partitioned::Superblock& sb,

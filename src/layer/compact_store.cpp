@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <map>
 
 #include "io/collective.hpp"
 #include "io/partitioned_io.hpp"
@@ -12,11 +13,10 @@
 namespace exa::layer {
 
 bool CompactStore::is_compact(const NativeFile& nf, int varid) {
-  return nf.partitioned && !nf.define_mode && nf.ds.header().vars[size_t(varid)].begin == 0;
+  return nf.partitioned && !nf.define_mode && nf.ds.var(varid).begin == 0;
 }
 
 void CompactStore::reset() {
-  first_var_.clear();
   var_pos_.clear();
   raw_.clear();
   current_.clear();
@@ -28,24 +28,26 @@ int64_t CompactStore::position(const NativeFile& nf, int varid) {
   return var_pos_[size_t(varid)];
 }
 
-size_t CompactStore::block_of(const NativeFile& nf, int64_t pos) {
-  if (first_var_.size() != nf.index.blocks.size() + 1) {
-    first_var_.assign(1, 0);
-    for (const auto& e : nf.index.blocks) first_var_.push_back(first_var_.back() + int64_t(e.nvars));
-  }
-  return size_t(std::upper_bound(first_var_.begin(), first_var_.end(), pos) - first_var_.begin() - 1);
+Status CompactStore::block_of(const NativeFile& nf, int64_t pos, size_t* block, int64_t* first_var) {
+  int64_t first_dim = 0;
+  EXA_RETURN_IF_ERROR(nf.index->block_of_var(pos, block));
+  return nf.index->first_ids(*block, &first_dim, first_var);
 }
 
 // Reads the variable's block and keeps the data of every compact variable
 // in it, as stored (empty: not written yet).
 Status CompactStore::load(NativeFile& nf, int64_t pos) {
-  const size_t b = block_of(nf, pos);
+  size_t b = 0;
+  int64_t first = 0;
+  const format::partitioned::BlockEntry* entry = nullptr;
+  EXA_RETURN_IF_ERROR(block_of(nf, pos, &b, &first));
+  EXA_RETURN_IF_ERROR(nf.index->entry(b, &entry));
   EXA_RETURN_IF_ERROR(open_indep_handle(nf));
   format::partitioned::Block block;
-  EXA_RETURN_IF_ERROR(io::read_block(nf.indep, nf.superblock, nf.index.blocks[b], &block));
+  EXA_RETURN_IF_ERROR(io::read_block(nf.indep, nf.superblock, *entry, &block));
   for (size_t k = 0; k < block.vars.size(); ++k) {
     auto& bv = block.vars[k];
-    const int64_t at = first_var_[b] + int64_t(k);
+    const int64_t at = first + int64_t(k);
     if ((bv.flags & format::partitioned::kVarCompact) && !current_.count(at)) raw_[at] = std::move(bv.data);
   }
   if (!raw_.count(pos)) return {NC_EFILEMETA, "a compact variable is not compact in its block"};
@@ -65,8 +67,8 @@ Status CompactStore::materialize(NativeFile& nf, int varid, int64_t pos, std::ve
     data = std::move(raw_[pos]);
     raw_.erase(pos);
   }
-  const auto& v = nf.ds.header().vars[size_t(varid)];
-  const int64_t bytes = format::var_bytes(nf.ds.header(), v);
+  const auto& v = nf.ds.var(varid);
+  const int64_t bytes = nf.ds.var_bytes(varid);
   if (data.empty() && bytes > 0) data = fill_bytes(nf, varid, bytes);  // not written yet
   if (int64_t(data.size()) != bytes)
     return {NC_EFILEMETA, "compact variable '" + v.name + "' holds a data size its dimensions do not give"};
@@ -97,7 +99,7 @@ Status CompactStore::read(NativeFile& nf, int varid, std::span<const io::Segment
 
 Status CompactStore::write(NativeFile& nf, int varid, std::span<const io::Segment> segments) {
   const int64_t pos = position(nf, varid);
-  const int64_t size = format::var_bytes(nf.ds.header(), nf.ds.header().vars[size_t(varid)]);
+  const int64_t size = nf.ds.var_bytes(varid);
   auto cached = current_.find(pos);
   std::vector<Piece>& pieces = dirty_[pos];
   if (pieces.empty()) dirty_var_[pos] = varid;
@@ -113,41 +115,57 @@ Status CompactStore::commit(NativeFile& nf) {
   int any = dirty_.empty() ? 0 : 1;
   MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, nf.comm());
   if (!any) return Status::ok();
-  block_of(nf, 0);  // first_var_ for the current index table
+  // The whole index table: the commit writes it anew. (Every page a dirty
+  // variable's block is in was loaded when the variable was looked up.)
+  format::partitioned::IndexTable table;
+  EXA_RETURN_IF_ERROR(load_whole_index(nf, &table));
   // Each changed block is rewritten by the lowest rank that wrote into it:
   // in the common case (one writer per block) no data crosses ranks.
-  std::vector<int> writer(nf.index.blocks.size(), INT_MAX);
-  for (const auto& [pos, pieces] : dirty_) writer[block_of(nf, pos)] = nf.file.rank();
+  std::vector<int> writer(table.blocks.size(), INT_MAX);
+  std::map<int64_t, std::pair<size_t, int64_t>> where;  // position -> block, its first variable
+  Status st;
+  for (const auto& [pos, pieces] : dirty_) {
+    auto& [b, first] = where[pos];
+    if (st.is_ok()) st = block_of(nf, pos, &b, &first);
+    if (st.is_ok()) writer[b] = nf.file.rank();
+  }
+  EXA_RETURN_IF_ERROR(io::agree(nf.comm(), st));
   MPI_Allreduce(MPI_IN_PLACE, writer.data(), int(writer.size()), MPI_INT, MPI_MIN, nf.comm());
   std::vector<io::CompactPiece> mine;
   for (auto& [pos, pieces] : dirty_) {
-    const size_t b = block_of(nf, pos);
+    const auto [b, first] = where[pos];
     const int varid = dirty_var_[pos];
-    const int64_t bytes = format::var_bytes(nf.ds.header(), nf.ds.header().vars[size_t(varid)]);
+    const int64_t bytes = nf.ds.var_bytes(varid);
     // A block whose data is not written yet starts from the fill value.
     const std::vector<uint8_t> fill = nf.ds.fill_value_external(varid);
     for (Piece& p : pieces)
-      mine.push_back({uint64_t(b), uint64_t(pos - first_var_[b]), uint64_t(p.offset), uint64_t(bytes), fill, p.bytes});
+      mine.push_back({uint64_t(b), uint64_t(pos - first), uint64_t(p.offset), uint64_t(bytes), fill, p.bytes});
   }
   std::vector<size_t> changed;
-  EXA_RETURN_IF_ERROR(io::commit_compact_pieces(nf.file, mine, writer, &nf.superblock, &nf.index, &changed));
+  EXA_RETURN_IF_ERROR(io::commit_compact_pieces(nf.file, mine, writer, &nf.superblock, &table, &changed));
+  // In place: a lazy dataset shares the index and reads later blocks from
+  // their new versions.
+  *nf.index = format::partitioned::PagedIndex(nf.superblock, table);
   dirty_.clear();
   dirty_var_.clear();
   // What other ranks wrote is in the new blocks: read them again when asked.
   std::vector<uint8_t> stale;
-  for (size_t b : changed)
-    for (int64_t at = first_var_[b]; at < first_var_[b + 1]; ++at) {
+  for (size_t b : changed) {
+    int64_t first_dim = 0, first = 0;
+    EXA_RETURN_IF_ERROR(nf.index->first_ids(b, &first_dim, &first));
+    for (int64_t at = first; at < first + int64_t(table.blocks[b].nvars); ++at) {
       current_.erase(at);
       raw_.erase(at);
       if (nf.ds.file_order_is_identity()) nf.ds.take_compact_data(int(at), &stale);
     }
+  }
   return Status::ok();
 }
 
 Status CompactStore::value(NativeFile& nf, int varid, int64_t pos, std::vector<uint8_t>* out) {
   if (!raw_.count(pos)) EXA_RETURN_IF_ERROR(load(nf, pos));
   *out = raw_[pos];
-  const int64_t bytes = format::var_bytes(nf.ds.header(), nf.ds.header().vars[size_t(varid)]);
+  const int64_t bytes = nf.ds.var_bytes(varid);
   if (out->empty() && bytes > 0) *out = fill_bytes(nf, varid, bytes);
   return Status::ok();
 }

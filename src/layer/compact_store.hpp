@@ -47,13 +47,14 @@ class CompactStore {
     std::vector<uint8_t> bytes;
   };
   int64_t position(const NativeFile& nf, int varid);
-  size_t block_of(const NativeFile& nf, int64_t pos);
+  // The block holding the variable at file position pos, and the position
+  // of its first variable (may read the index page).
+  static Status block_of(const NativeFile& nf, int64_t pos, size_t* block, int64_t* first_var);
   Status load(NativeFile& nf, int64_t pos);
   // The variable's data as this rank sees it: as read (the fill value where
   // not written yet), with this rank's uncommitted writes on top.
   Status materialize(NativeFile& nf, int varid, int64_t pos, std::vector<uint8_t>** out);
   static std::vector<uint8_t> fill_bytes(const NativeFile& nf, int varid, int64_t bytes);
-  std::vector<int64_t> first_var_;  // per block of the index table: first variable position
   std::vector<int> var_pos_;        // local id -> file position (file order not the identity)
   // By file position: data as stored in blocks read (empty: not written yet),
   // and data as this rank sees it.

@@ -44,7 +44,8 @@ struct FileFacts {
   int striping_size = 0;
   int striping_count = 0;
   EnddefStats last_enddef;
-  const format::partitioned::IndexTable* blocks = nullptr;  // partitioned files only
+  // Partitioned files once written (loads its pages on use); null otherwise.
+  format::partitioned::PagedIndex* blocks = nullptr;
 };
 
 // One data access: a variable, a selection, a memory buffer. Pointers not

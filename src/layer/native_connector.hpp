@@ -63,7 +63,9 @@ class NativeFile : public FileState {
   // The partitioned format (docs/format.md): the current superblock.
   bool partitioned = false;
   format::partitioned::Superblock superblock;
-  format::partitioned::IndexTable index;  // as on disk
+  // The index table as on disk: a reader's loads its pages on use; the
+  // dataset of a lazily opened file shares it.
+  std::shared_ptr<format::partitioned::PagedIndex> index;
   CompactStore compact;  // data of compact variables: reads kept, writes until committed
   EnddefStats last_enddef;   // of the last successful enddef
   EnddefStats enddef_now;    // being measured

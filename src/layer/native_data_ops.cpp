@@ -60,7 +60,7 @@ uint64_t selection_digest(const NativeFile& nf, const DataRequest& req, const Pl
   uint64_t h = 1469598103934665603ULL;
   auto mix = [&](int64_t v) { h = (h ^ static_cast<uint64_t>(v)) * 1099511628211ULL; };
   if (nf.ds.valid_var(req.varid)) {
-    const auto& var = nf.ds.header().vars[static_cast<size_t>(req.varid)];
+    const auto& var = nf.ds.var(req.varid);
     mix(var.begin);
     mix(var.type);
   }
@@ -215,7 +215,7 @@ Status NativeConnector::vard(FileState& f, int varid, MPI_Datatype filetype, voi
   Status st = check_call(nf, probe, put, /*data_mode=*/true);
   bool takes_part = collective && !nf.define_mode && !nf.indep_mode;
   if (!st.is_ok() && !takes_part) return st;
-  const format::Variable* var = st.is_ok() ? &nf.ds.header().vars[static_cast<size_t>(varid)] : nullptr;
+  const format::Variable* var = st.is_ok() ? &nf.ds.var(varid) : nullptr;
   int64_t xsize = var ? format::external_size(var->type) : 1;
   int fsize = 0;
   MPI_Aint lb = 0, extent = 0;

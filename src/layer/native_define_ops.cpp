@@ -86,7 +86,7 @@ Status NativeConnector::def_var_fill(FileState& f, int varid, int no_fill, const
   if (nf.in_redef && varid < static_cast<int>(nf.before_redef.vars.size()))
     return {NC_ELATEFILL, "variable was defined before the last enddef"};
   if (fill_value != nullptr) {
-    nc_type type = nf.ds.header().vars[static_cast<size_t>(varid)].type;
+    nc_type type = nf.ds.var(varid).type;
     EXA_RETURN_IF_ERROR(put_att(f, varid, _FillValue, type, 1, fill_value, type));
   }
   nf.ds.set_var_no_fill(varid, no_fill != 0);

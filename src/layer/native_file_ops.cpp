@@ -121,18 +121,28 @@ Status NativeConnector::open(MPI_Comm comm, const std::string& path, int omode, 
   bool partitioned = false;
   io::probe_partitioned(nf->file, &partitioned);
   if (partitioned) {
-    // The superblock, index table and root block now; other blocks when used.
-    format::partitioned::Block root;
-    st = io::read_partitioned_root(nf->file, &nf->superblock, &nf->index, &root);
+    // The superblock, the index table's head and first page, and the root
+    // block now; other pages and blocks when used.
+    namespace pf = format::partitioned;
+    pf::Block root;
+    io::OpenedIndex opened;
+    st = io::read_partitioned_root(nf->file, &opened, &root);
+    NativeFile* file = nf.get();
     if (st.is_ok()) {
-      NativeFile* file = nf.get();
-      st = nf->ds.open_lazily(nf->superblock, nf->index, std::move(root),
-                              [file](size_t b, format::partitioned::Block* block) {
-                                EXA_RETURN_IF_ERROR(open_indep_handle(*file));
-                                return io::read_block(file->indep, file->superblock,
-                                                      file->index.blocks[b], block);
-                              });
+      nf->superblock = opened.sb;
+      nf->index = std::make_shared<pf::PagedIndex>(
+          opened.sb, std::move(opened.head), opened.file_size,
+          [file](uint64_t offset, uint64_t size, std::vector<uint8_t>* bytes) {
+            EXA_RETURN_IF_ERROR(open_indep_handle(*file));
+            return io::read_extent(file->indep, {offset, size}, bytes);
+          });
+      st = nf->index->supply_page(0, opened.page0);
     }
+    if (st.is_ok())
+      st = nf->ds.open_lazily(nf->index, std::move(root), [file](const pf::BlockEntry& e, pf::Block* block) {
+        EXA_RETURN_IF_ERROR(open_indep_handle(*file));
+        return io::read_block(file->indep, file->superblock, e, block);
+      });
     if (!st.is_ok()) {
       nf->file.close();
       return st;
@@ -155,7 +165,8 @@ Status NativeConnector::open(MPI_Comm comm, const std::string& path, int omode, 
     nf->ds.adopt_layout_from_header();
   }
   io::read_striping(nf->file.handle(), &nf->hints);
-  for (int id = 0; id < nf->ds.nvars(); ++id) nf->ds.set_var_no_fill(id, true);
+  if (!nf->ds.lazy())  // (a lazy dataset has no fill in data mode)
+    for (int id = 0; id < nf->ds.nvars(); ++id) nf->ds.set_var_no_fill(id, true);
   nf->path = path;
   nf->mode = omode;
   nf->independent_define = (omode & EXA_INDEP_DEFINE) != 0 || nf->hints.independent_define;
@@ -163,33 +174,88 @@ Status NativeConnector::open(MPI_Comm comm, const std::string& path, int omode, 
   return Status::ok();
 }
 
+namespace {
+
+// The distinct non-negative values the ranks give, sorted (the same list on every rank).
+std::vector<size_t> union_of(MPI_Comm comm, int64_t mine) {
+  int p = 1;
+  MPI_Comm_size(comm, &p);
+  std::vector<int64_t> all(size_t(p), -1);
+  MPI_Allgather(&mine, 1, MPI_INT64_T, all.data(), 1, MPI_INT64_T, comm);
+  std::vector<size_t> out;
+  for (int64_t v : all)
+    if (v >= 0) out.push_back(size_t(v));
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+// Of these pages (the same list on every rank), those some rank has not
+// loaded: read once each and shared.
+Status share_pages(NativeFile& nf, const std::vector<size_t>& pages) {
+  format::partitioned::PagedIndex& index = *nf.index;
+  std::vector<uint8_t> loaded(pages.size());
+  for (size_t i = 0; i < pages.size(); ++i) loaded[i] = index.page_loaded(pages[i]) ? 1 : 0;
+  if (!loaded.empty())
+    MPI_Allreduce(MPI_IN_PLACE, loaded.data(), int(loaded.size()), MPI_UINT8_T, MPI_MIN, nf.comm());
+  std::vector<size_t> need;
+  std::vector<io::Extent> extents;
+  for (size_t i = 0; i < pages.size(); ++i) {
+    if (loaded[i]) continue;
+    need.push_back(pages[i]);
+    extents.emplace_back();
+    index.page_extent(pages[i], &extents.back().offset, &extents.back().size);
+  }
+  return io::share_extents(nf.file, extents, [&](size_t k, std::span<const uint8_t> bytes) {
+    return index.supply_page(need[k], bytes);
+  });
+}
+
+// Blocks (the same list on every rank, their pages loaded everywhere) read
+// once each and given to the dataset.
+Status share_blocks(NativeFile& nf, const std::vector<size_t>& blocks, bool fail_on_bad_block) {
+  std::vector<io::Extent> extents;
+  Status st;
+  for (size_t b : blocks) {
+    const format::partitioned::BlockEntry* e = nullptr;
+    if (st.is_ok()) st = nf.index->entry(b, &e);
+    extents.push_back(st.is_ok() ? io::Extent{e->offset, e->size} : io::Extent{});
+  }
+  EXA_RETURN_IF_ERROR(io::agree(nf.comm(), st));
+  return io::share_extents(nf.file, extents, [&](size_t k, std::span<const uint8_t> bytes) {
+    Status applied = nf.ds.supply_block(blocks[k], bytes);
+    // (Unless asked to fail, a bad block fails its variables later, on the ranks using them.)
+    return fail_on_bad_block ? applied : Status::ok();
+  });
+}
+
+}  // namespace
+
+Status load_whole_index(NativeFile& nf, format::partitioned::IndexTable* out) {
+  std::vector<size_t> pages(nf.index->npages());
+  for (size_t k = 0; k < pages.size(); ++k) pages[k] = k;
+  EXA_RETURN_IF_ERROR(share_pages(nf, pages));
+  return io::agree(nf.comm(), nf.index->table(out));  // every page is loaded: no I/O
+}
+
 Status load_every_block(NativeFile& nf) {
+  if (!nf.ds.lazy()) return Status::ok();
+  format::partitioned::IndexTable table;
+  EXA_RETURN_IF_ERROR(load_whole_index(nf, &table));
   std::vector<uint8_t> loaded = nf.ds.loaded_blocks();
-  if (loaded.empty()) return Status::ok();  // not a lazily opened file
-  MPI_Allreduce(MPI_IN_PLACE, loaded.data(), int(loaded.size()), MPI_UINT8_T, MPI_MIN, nf.comm());
+  if (!loaded.empty())
+    MPI_Allreduce(MPI_IN_PLACE, loaded.data(), int(loaded.size()), MPI_UINT8_T, MPI_MIN, nf.comm());
   std::vector<size_t> need;
   for (size_t b = 0; b < loaded.size(); ++b)
     if (!loaded[b]) need.push_back(b);
-  return io::share_blocks(nf.file, nf.index, need, [&nf](size_t b, std::span<const uint8_t> bytes) {
-    return nf.ds.supply_block(b, bytes);
-  });
+  return share_blocks(nf, need, true);
 }
 
 Status share_blocks_of_var(NativeFile& nf, int varid) {
   if (!nf.ds.lazy() || nf.define_mode) return Status::ok();  // the same on every rank
-  int64_t want = nf.ds.unloaded_block_of_var(varid);
-  std::vector<int64_t> all(size_t(nf.file.nprocs()));
-  MPI_Allgather(&want, 1, MPI_INT64_T, all.data(), 1, MPI_INT64_T, nf.comm());
-  std::vector<size_t> need;
-  for (int64_t b : all)
-    if (b >= 0) need.push_back(size_t(b));
-  if (need.empty()) return Status::ok();
-  std::sort(need.begin(), need.end());
-  need.erase(std::unique(need.begin(), need.end()), need.end());
-  return io::share_blocks(nf.file, nf.index, need, [&nf](size_t b, std::span<const uint8_t> bytes) {
-    nf.ds.supply_block(b, bytes);  // a bad block fails its variables later, on the ranks using them
-    return Status::ok();
-  });
+  const bool valid = varid >= 0 && varid < nf.ds.nvars();
+  EXA_RETURN_IF_ERROR(share_pages(nf, union_of(nf.comm(), valid ? int64_t(nf.index->page_of_var(varid)) : -1)));
+  return share_blocks(nf, union_of(nf.comm(), nf.ds.unloaded_block_of_var(varid)), false);
 }
 
 Status write_numrecs(NativeFile& nf, int64_t numrecs) {
@@ -309,8 +375,11 @@ Status finish_define_partitioned(NativeFile& nf, const format::LayoutHints& hint
   std::vector<int> old_positions;
   if (nf.in_redef) old_positions = nf.ds.var_file_positions();
   if (st.is_ok() && nf.in_redef) {
-    pf::OnDisk old{&nf.before_redef, &nf.index, int64_t(nf.superblock.file_end)};
-    st = pf::plan_redef_image(nf.ds.mutable_header(), old, &compact, align, &image, &layout, &unchanged);
+    pf::IndexTable on_disk;
+    st = nf.index->table(&on_disk);  // redef loaded every page
+    pf::OnDisk old{&nf.before_redef, &on_disk, int64_t(nf.superblock.file_end)};
+    if (st.is_ok())
+      st = pf::plan_redef_image(nf.ds.mutable_header(), old, &compact, align, &image, &layout, &unchanged);
   } else if (st.is_ok()) {
     st = pf::plan_image(nf.ds.header(), &image, &compact);
     if (st.is_ok()) st = pf::place_image(nf.ds.mutable_header(), image, align, &layout);
@@ -356,7 +425,7 @@ Status finish_define_partitioned(NativeFile& nf, const format::LayoutHints& hint
   if (!regions.empty()) EXA_RETURN_IF_ERROR(io::write_fill(nf.file, regions));
   EXA_RETURN_IF_ERROR(io::commit_superblock(nf.file, sb));
   nf.superblock = sb;
-  nf.index = std::move(index);
+  nf.index = std::make_shared<pf::PagedIndex>(sb, index);
   nf.compact.reset();
   nf.enddef_now.header_io = MPI_Wtime() - t;
   return Status::ok();
@@ -559,8 +628,8 @@ Status NativeConnector::fill_var_rec(FileState& f, int varid, MPI_Offset recno) 
   if (!nf.ds.is_record_var(varid)) return {NC_ENOTRECVAR, "not a record variable"};
   if (nf.ds.var_no_fill(varid)) return {NC_ENOTFILL, "fill mode is off for this variable"};
   if (recno < 0) return {NC_EINVALCOORDS, "negative record number"};
-  const auto& var = nf.ds.header().vars[static_cast<size_t>(varid)];
-  int64_t bytes = format::record_elements(nf.ds.header(), var) * format::external_size(var.type);
+  const auto& var = nf.ds.var(varid);
+  int64_t bytes = nf.ds.record_elements(varid) * format::external_size(var.type);
   std::vector<io::FillRegion> regions{
       {var.begin + recno * nf.ds.layout().recsize, bytes, nf.ds.fill_value_external(varid)}};
   EXA_RETURN_IF_ERROR(io::write_fill(nf.file, regions));
@@ -600,7 +669,7 @@ FileFacts NativeConnector::facts(FileState& f) {
   out.get_bytes = nf.file.bytes_read() + nf.indep.bytes_read();
   out.io_calls = nf.file.io_calls() + nf.indep.io_calls();
   out.last_enddef = nf.last_enddef;
-  if (nf.partitioned) out.blocks = &nf.index;
+  if (nf.partitioned) out.blocks = nf.index.get();
   return out;
 }
 

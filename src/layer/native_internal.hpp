@@ -10,13 +10,19 @@ inline NativeFile& native(FileState& f) { return static_cast<NativeFile&>(f); }
 // Opens this rank's MPI_COMM_SELF handle if it is not open yet. Local.
 Status open_indep_handle(NativeFile& nf);
 
+// A partitioned file: loads every page of the index table not yet loaded
+// on every rank, each read once and shared (collective; io::share_extents),
+// and gives the whole table.
+Status load_whole_index(NativeFile& nf, format::partitioned::IndexTable* out);
+
 // A lazily opened partitioned file: loads every block not yet loaded on
-// every rank, each read once and shared (collective; io::share_blocks).
+// every rank, each read once and shared (collective; io::share_extents).
 Status load_every_block(NativeFile& nf);
 
-// A collective data call on a lazily opened partitioned file: the blocks of
-// the variables the ranks name that some rank has not loaded yet are read
-// once each and shared (one allgather when none is missing).
+// A collective data call on a lazily opened partitioned file: the index
+// pages, then the blocks, of the variables the ranks name that some rank
+// has not loaded yet are read once each and shared (two allgathers and an
+// allreduce when none is missing).
 Status share_blocks_of_var(NativeFile& nf, int varid);
 
 // Records the number of records on disk: the numrecs field of a classic

@@ -45,8 +45,7 @@ Status check_call(const NativeFile& nf, const DataRequest& req, bool write, bool
 Status make_plan(NativeFile& nf, const DataRequest& req, bool write, Plan* plan,
                  bool check_data_mode) {
   EXA_RETURN_IF_ERROR(check_call(nf, req, write, check_data_mode));
-  const auto& h = nf.ds.header();
-  const auto& var = h.vars[static_cast<size_t>(req.varid)];
+  const auto& var = nf.ds.var(req.varid);
   size_t n = var.dimids.size();
   if (n > 0 && req.start == nullptr) return {NC_ENULLSTART, "null start"};
   if (n > 0 && req.count == nullptr) return {NC_ENULLCOUNT, "null count"};
@@ -58,7 +57,7 @@ Status make_plan(NativeFile& nf, const DataRequest& req, bool write, Plan* plan,
   plan->geo.recsize = nf.ds.layout().recsize;
   plan->compact = CompactStore::is_compact(nf, req.varid);
   for (size_t k = 0; k < n; ++k) {
-    plan->geo.shape.push_back(h.dims[static_cast<size_t>(var.dimids[k])].length);
+    plan->geo.shape.push_back(nf.ds.dim(var.dimids[k]).length);
     plan->sel.start.push_back(req.start[k]);
     plan->sel.count.push_back(req.count[k]);
     if (req.stride) plan->sel.stride.push_back(req.stride[k]);

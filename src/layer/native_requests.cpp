@@ -125,7 +125,7 @@ Status plan_pieces(NativeFile& nf, const DataRequest& req, bool put, Plan* plan,
   }
   if (req.npieces == 0) {  // nothing selected: still a request, of nothing
     EXA_RETURN_IF_ERROR(nf.ds.check_var(req.varid));
-    const auto& var = nf.ds.header().vars[static_cast<size_t>(req.varid)];
+    const auto& var = nf.ds.var(req.varid);
     plan->xtype = var.type;
     plan->memtype = req.memtype != NC_NAT ? req.memtype : var.type;
     plan->geo.xsize = format::external_size(var.type);
@@ -197,7 +197,7 @@ Status NativeConnector::wait(FileState& f, int num, int* reqids, int* statuses, 
   for (int id : ids) {
     PendingRequest& r = nf.pending.at(id);
     // Posted perhaps in define mode: the offsets are those of now.
-    r.geo.begin = nf.ds.header().vars[static_cast<size_t>(r.varid)].begin;
+    r.geo.begin = nf.ds.var(r.varid).begin;
     r.geo.recsize = nf.ds.layout().recsize;
     Status st = r.buffered ? r.posted : (r.put ? convert_put(r) : Status::ok());
     if (!r.put) r.external.resize(static_cast<size_t>(r.nelems * r.geo.xsize));

@@ -103,7 +103,7 @@ Status SafeModeConnector::def_var_fill(FileState& f, int varid, int no_fill, con
   uint64_t fill = 0;
   const auto& ds = dataset(f);
   if (value && ds.valid_var(varid)) {
-    nc_type t = ds.header().vars[static_cast<size_t>(varid)].type;
+    nc_type t = ds.var(varid).type;
     fill = digest(value, static_cast<size_t>(convert::native_size(t)));
   }
   return checked_define(*this, f, {{NC_EMULTIDEFINE_FNC_ARGS, digest_val(varid)},

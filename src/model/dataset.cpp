@@ -30,11 +30,6 @@ std::vector<int> invert(const std::vector<int>& perm) {
   return inv;
 }
 
-// The block holding an id, from the first ids of the blocks.
-size_t block_of(const std::vector<int64_t>& first, int id) {
-  return size_t(std::upper_bound(first.begin(), first.end(), int64_t(id)) - first.begin()) - 1;
-}
-
 }  // namespace
 
 Dataset::Dataset(format::Version version) { header_.version = version; }
@@ -78,21 +73,50 @@ int Dataset::find_var(std::string_view name) const {
 bool Dataset::load_block_of_name(std::string_view name) const {
   std::string_view path, local;
   format::partitioned::split_name(name, &path, &local);
-  int64_t b = format::partitioned::find_block(lazy_->index, path);
+  int64_t b = -1;
+  Status st = lazy_->index->find(path, &b);
+  if (!st.is_ok()) return fail_lazily(std::move(st));
   return b >= 0 && load_block(size_t(b));
 }
 
-Status Dataset::open_lazily(const format::partitioned::Superblock& sb,
-                            format::partitioned::IndexTable index, format::partitioned::Block root,
-                            BlockReader read) {
+const format::Dimension& Dataset::dim(int id) const {
+  return lazy_ ? lazy_dim(id) : header_.dims[static_cast<size_t>(id)];
+}
+
+const format::Variable& Dataset::var(int id) const {
+  return lazy_ ? lazy_var(id) : header_.vars[static_cast<size_t>(id)];
+}
+
+format::Dimension& Dataset::lazy_dim(int id) const {
+  size_t b = 0;
+  (void)lazy_->index->block_of_dim(id, &b);  // its page is loaded: no I/O, no failure
+  Lazy::Objects& o = lazy_->blocks.at(b);
+  return o.dims[size_t(id - o.first_dim)];
+}
+
+format::Variable& Dataset::lazy_var(int id) const {
+  size_t b = 0;
+  (void)lazy_->index->block_of_var(id, &b);
+  Lazy::Objects& o = lazy_->blocks.at(b);
+  return o.vars[size_t(id - o.first_var)];
+}
+
+int64_t Dataset::record_elements(int varid) const {
+  return format::record_elements(var(varid), is_record_var(varid),
+                                 [this](int d) { return d >= 0 && d < ndims() ? dim(d).length : -1; });
+}
+
+int64_t Dataset::var_bytes(int varid) const {
+  return format::var_bytes(var(varid), is_record_var(varid),
+                           [this](int d) { return d >= 0 && d < ndims() ? dim(d).length : -1; });
+}
+
+Status Dataset::open_lazily(std::shared_ptr<format::partitioned::PagedIndex> index,
+                            format::partitioned::Block root, BlockReader read) {
+  const format::partitioned::Superblock& sb = index->superblock();
   auto lazy = std::make_shared<Lazy>();
-  lazy->first_dim.push_back(0);
-  lazy->first_var.push_back(0);
-  for (const auto& e : index.blocks) {
-    lazy->first_dim.push_back(lazy->first_dim.back() + int64_t(e.ndims));
-    lazy->first_var.push_back(lazy->first_var.back() + int64_t(e.nvars));
-  }
-  lazy->loaded.assign(index.blocks.size(), 0);
+  lazy->ndims = int64_t(sb.ndims);
+  lazy->nvars = int64_t(sb.nvars);
   lazy->record_begin = int64_t(sb.record_begin);
   lazy->record_size = int64_t(sb.record_size);
   lazy->index = std::move(index);
@@ -100,65 +124,71 @@ Status Dataset::open_lazily(const format::partitioned::Superblock& sb,
   header_ = format::Header{};
   header_.version = format::Version::kCdf5;
   header_.numrecs = int64_t(sb.numrecs);
-  header_.dims.resize(size_t(sb.ndims));
-  header_.vars.resize(size_t(sb.nvars));
-  var_no_fill_.assign(size_t(sb.nvars), 1);
+  var_no_fill_.clear();
   unlimited_dim_ = sb.record_dim > 0 ? int(sb.record_dim - 1) : -1;
-  // The unlimited dimension's length reads as 0 before its block is loaded.
-  if (unlimited_dim_ >= 0) header_.dims[size_t(unlimited_dim_)].length = NC_UNLIMITED;
   partitioned_ = true;
   lazy_ = std::move(lazy);
-  if (lazy_->index.blocks.empty() || lazy_->index.blocks[0].path != "/")
-    return {NC_EFILEMETA, "the root block is missing"};
+  int64_t b = -1;
+  EXA_RETURN_IF_ERROR(lazy_->index->find("/", &b));
+  if (b != 0) return {NC_EFILEMETA, "the root block is missing"};
   header_.gatts = root.atts;
   return apply_block(0, std::move(root));
 }
 
 Status Dataset::apply_block(size_t b, format::partitioned::Block block) const {
   Lazy& z = *lazy_;
-  const auto& e = z.index.blocks[b];
-  if (block.path != e.path || block.dims.size() != e.ndims || block.vars.size() != e.nvars)
-    return {NC_EFILEMETA, "block '" + e.path + "' does not match the index table"};
+  const format::partitioned::BlockEntry* e = nullptr;
+  Lazy::Objects o;
+  EXA_RETURN_IF_ERROR(z.index->entry(b, &e));
+  EXA_RETURN_IF_ERROR(z.index->first_ids(b, &o.first_dim, &o.first_var));
+  if (block.path != e->path || block.dims.size() != e->ndims || block.vars.size() != e->nvars)
+    return {NC_EFILEMETA, "block '" + e->path + "' does not match the index table"};
   if (b != 0 && !block.atts.empty())
-    return {NC_ENOTSUPPORT, "attributes of block '" + e.path + "' (groups) are not read yet"};
+    return {NC_ENOTSUPPORT, "attributes of block '" + e->path + "' (groups) are not read yet"};
+  o.dims.reserve(block.dims.size());
   for (size_t k = 0; k < block.dims.size(); ++k) {
-    const int g = int(z.first_dim[b] + int64_t(k));
-    auto& d = header_.dims[size_t(g)];
-    d = {format::partitioned::full_name(e.path, block.dims[k].name), block.dims[k].length};
-    if ((d.length == NC_UNLIMITED) != (g == unlimited_dim_))
-      return {NC_EFILEMETA, "dimension '" + d.name + "' disagrees with the superblock's record dimension"};
-    dim_index_.insert(d.name, g);
+    const int g = int(o.first_dim + int64_t(k));
+    o.dims.push_back({format::partitioned::full_name(e->path, block.dims[k].name), block.dims[k].length});
+    if ((o.dims.back().length == NC_UNLIMITED) != (g == unlimited_dim_))
+      return {NC_EFILEMETA, "dimension '" + o.dims.back().name + "' disagrees with the superblock's record dimension"};
   }
+  o.vars.reserve(block.vars.size());
+  std::vector<std::pair<int, std::vector<uint8_t>>> compact;
   for (size_t k = 0; k < block.vars.size(); ++k) {
     format::partitioned::BlockVariable& bv = block.vars[k];
     // Offset 0 marks a compact variable (its data is in the block; the
     // native connector's compact store reads it); any other variable's data
     // lies past the superblocks.
     if (!(bv.flags & format::partitioned::kVarCompact) && bv.var.begin < format::partitioned::kFirstRegion)
-      return {NC_EFILEMETA, "variable '" + bv.var.name + "' of block '" + e.path + "' has a bad offset"};
-    const int g = int(z.first_var[b] + int64_t(k));
-    if (bv.flags & format::partitioned::kVarCompact) z.compact[g] = std::move(bv.data);
-    auto& v = header_.vars[size_t(g)];
-    v = std::move(bv.var);
-    v.name = format::partitioned::full_name(e.path, v.name);
+      return {NC_EFILEMETA, "variable '" + bv.var.name + "' of block '" + e->path + "' has a bad offset"};
+    const int g = int(o.first_var + int64_t(k));
+    if (bv.flags & format::partitioned::kVarCompact) compact.emplace_back(g, std::move(bv.data));
+    o.vars.push_back(std::move(bv.var));
+    format::Variable& v = o.vars.back();
+    v.name = format::partitioned::full_name(e->path, v.name);
     for (size_t i = 1; i < v.dimids.size(); ++i)
       if (v.dimids[i] == unlimited_dim_ && unlimited_dim_ >= 0)
         return {NC_EFILEMETA, "variable '" + v.name + "' has the unlimited dimension not first"};
-    var_index_.insert(v.name, g);
   }
-  z.loaded[b] = 1;
+  // Checked: the block's objects become visible.
+  Lazy::Objects& kept = z.blocks[b] = std::move(o);
+  for (size_t k = 0; k < kept.dims.size(); ++k) dim_index_.insert(kept.dims[k].name, int(kept.first_dim + int64_t(k)));
+  for (size_t k = 0; k < kept.vars.size(); ++k) var_index_.insert(kept.vars[k].name, int(kept.first_var + int64_t(k)));
+  for (auto& [g, data] : compact) z.compact[g] = std::move(data);
   ++z.nloaded;
   return Status::ok();
 }
 
 bool Dataset::load_block(size_t b) const {
   Lazy& z = *lazy_;
-  if (z.loaded[b]) return true;
+  if (z.blocks.count(b)) return true;
   auto known = z.failed.find(b);
   Status st = known != z.failed.end() ? known->second : Status::ok();
   if (known == z.failed.end()) {
+    const format::partitioned::BlockEntry* e = nullptr;
     format::partitioned::Block block;
-    st = z.read(b, &block);
+    st = z.index->entry(b, &e);
+    if (st.is_ok()) st = z.read(*e, &block);
     if (st.is_ok()) st = apply_block(b, std::move(block));
   }
   if (st.is_ok()) return true;
@@ -169,13 +199,19 @@ bool Dataset::load_block(size_t b) const {
 }
 
 bool Dataset::load_dim(int id) const {
-  return !lazy_ || load_block(block_of(lazy_->first_dim, id));
+  if (!lazy_) return true;
+  size_t b = 0;
+  Status st = lazy_->index->block_of_dim(id, &b);
+  return st.is_ok() ? load_block(b) : fail_lazily(std::move(st));
 }
 
 bool Dataset::load_var(int id) const {
   if (!lazy_) return true;
-  if (!load_block(block_of(lazy_->first_var, id))) return false;
-  const auto& v = header_.vars[size_t(id)];
+  size_t b = 0;
+  Status st = lazy_->index->block_of_var(id, &b);
+  if (!st.is_ok()) return fail_lazily(std::move(st));
+  if (!load_block(b)) return false;
+  const auto& v = lazy_var(id);
   for (int d : v.dimids) {
     if (d < 0 || d >= ndims()) return fail_lazily({NC_EFILEMETA, "variable '" + v.name + "' uses a bad dimension id"});
     if (!load_dim(d)) return false;
@@ -183,7 +219,7 @@ bool Dataset::load_var(int id) const {
   // The data region the file claims: the size its dimensions give, past the
   // superblocks (or offset 0: compact, the data is in the block), records
   // inside the record section.
-  const int64_t bytes = format::var_bytes(header_, v);
+  const int64_t bytes = var_bytes(id);
   int64_t end = 0;
   bool ok = bytes <= INT64_MAX - 3 && v.vsize == format::xdr::round4(bytes) &&
             (v.begin >= format::partitioned::kFirstRegion || v.begin == 0) &&
@@ -207,26 +243,38 @@ Status Dataset::lazy_status() const { return lazy_ ? lazy_->error : Status::ok()
 
 Status Dataset::load_all() const {
   if (!lazy_) return Status::ok();
-  for (size_t b = 0; b < lazy_->loaded.size(); ++b)
+  for (size_t b = 0; b < lazy_->index->nblocks(); ++b)
     if (!load_block(b)) return lazy_->error;
   return Status::ok();
 }
 
+int64_t Dataset::unloaded_page_of_var(int id) const {
+  if (!lazy_ || id < 0 || id >= nvars()) return -1;
+  const size_t k = lazy_->index->page_of_var(id);
+  return lazy_->index->page_loaded(k) ? -1 : int64_t(k);
+}
+
 int64_t Dataset::unloaded_block_of_var(int id) const {
   if (!lazy_ || id < 0 || id >= nvars()) return -1;
-  const size_t b = block_of(lazy_->first_var, id);
-  return lazy_->loaded[b] || lazy_->failed.count(b) ? -1 : int64_t(b);
+  size_t b = 0;
+  if (!lazy_->index->block_of_var(id, &b).is_ok()) return -1;  // the page is bad: fails on use
+  return lazy_->blocks.count(b) || lazy_->failed.count(b) ? -1 : int64_t(b);
 }
 
 std::vector<uint8_t> Dataset::loaded_blocks() const {
-  return lazy_ ? lazy_->loaded : std::vector<uint8_t>();
+  if (!lazy_) return {};
+  std::vector<uint8_t> loaded(size_t(lazy_->index->nblocks()), 0);
+  for (const auto& [b, objects] : lazy_->blocks) loaded[b] = 1;
+  return loaded;
 }
 
 Status Dataset::supply_block(size_t b, std::span<const uint8_t> bytes) {
-  if (!lazy_ || b >= lazy_->loaded.size()) return {NC_EINTERNAL, "no such block to supply"};
-  if (lazy_->loaded[b]) return Status::ok();
+  if (!lazy_ || b >= lazy_->index->nblocks()) return {NC_EINTERNAL, "no such block to supply"};
+  if (lazy_->blocks.count(b)) return Status::ok();
+  const format::partitioned::BlockEntry* e = nullptr;
   format::partitioned::Block block;
-  Status st = format::partitioned::decode_block(bytes, lazy_->index.blocks[b], uint64_t(ndims()), &block);
+  Status st = lazy_->index->entry(b, &e);
+  if (st.is_ok()) st = format::partitioned::decode_block(bytes, *e, uint64_t(ndims()), &block);
   if (st.is_ok()) st = apply_block(b, std::move(block));
   if (!st.is_ok()) {
     lazy_->failed[b] = st;
@@ -244,19 +292,31 @@ bool Dataset::take_compact_data(int id, std::vector<uint8_t>* out) const {
   return true;
 }
 
+format::Header Dataset::materialize() const {
+  format::Header h = header_;
+  h.dims.resize(size_t(lazy_->ndims));
+  h.vars.resize(size_t(lazy_->nvars));
+  for (const auto& [b, o] : lazy_->blocks) {
+    std::copy(o.dims.begin(), o.dims.end(), h.dims.begin() + o.first_dim);
+    std::copy(o.vars.begin(), o.vars.end(), h.vars.begin() + o.first_var);
+  }
+  return h;
+}
+
 Status Dataset::end_lazy() {
   if (!lazy_) return Status::ok();
-  for (size_t b = 0; b < lazy_->loaded.size(); ++b)
-    if (!lazy_->loaded[b]) return {NC_EINTERNAL, "a block is not loaded yet"};
+  if (lazy_->blocks.size() != lazy_->index->nblocks()) return {NC_EINTERNAL, "a block is not loaded yet"};
   // Every variable's dimensions and data region, as a lazy lookup would check them.
   for (int id = 0; id < nvars(); ++id)
     if (!load_var(id)) return lazy_->error;
+  header_ = materialize();
+  var_no_fill_.assign(header_.vars.size(), 1);
   lazy_.reset();
   return Status::ok();
 }
 
 bool Dataset::is_record_var(int varid) const {
-  const auto& v = header_.vars[static_cast<size_t>(varid)];
+  const auto& v = var(varid);
   return !v.dimids.empty() && v.dimids[0] == unlimited_dim_ && unlimited_dim_ >= 0;
 }
 
@@ -301,7 +361,7 @@ Status Dataset::rename_dim(int id, std::string_view name, bool define_mode) {
   if (!valid_dim(id)) return {NC_EBADDIM, "invalid dimension id"};
   EXA_RETURN_IF_ERROR(check_object_name(name));
   if (find_dim(name) >= 0) return {NC_ENAMEINUSE, "dimension name in use"};
-  auto& dim = header_.dims[static_cast<size_t>(id)];
+  auto& dim = mutable_dim(id);
   if (!define_mode && name.size() > dim.name.size())
     return {NC_ENOTINDEFINE, "a longer name needs define mode"};
   dim_index_.erase(dim.name, dim_name_of());
@@ -314,7 +374,7 @@ Status Dataset::rename_var(int id, std::string_view name, bool define_mode) {
   if (!valid_var(id)) return {NC_ENOTVAR, "invalid variable id"};
   EXA_RETURN_IF_ERROR(check_object_name(name));
   if (find_var(name) >= 0) return {NC_ENAMEINUSE, "variable name in use"};
-  auto& var = header_.vars[static_cast<size_t>(id)];
+  auto& var = mutable_var(id);
   if (!define_mode && name.size() > var.name.size())
     return {NC_ENOTINDEFINE, "a longer name needs define mode"};
   var_index_.erase(var.name, var_name_of());
@@ -326,7 +386,7 @@ Status Dataset::rename_var(int id, std::string_view name, bool define_mode) {
 std::vector<format::Attribute>* Dataset::mutable_att_list(int varid) {
   if (varid == NC_GLOBAL) return &header_.gatts;
   if (!valid_var(varid)) return nullptr;
-  return &header_.vars[static_cast<size_t>(varid)].atts;
+  return &mutable_var(varid).atts;
 }
 
 Status Dataset::att_list(int varid, const std::vector<format::Attribute>** out) const {
@@ -359,7 +419,7 @@ Status Dataset::put_att(int varid, std::string_view name, nc_type xtype, int64_t
   if (nelems < 0) return {NC_EINVAL, "negative attribute length"};
   if (varid != NC_GLOBAL && name == _FillValue) {
     if (!define_mode) return {NC_ENOTINDEFINE, "_FillValue needs define mode"};
-    if (xtype != header_.vars[static_cast<size_t>(varid)].type)
+    if (xtype != var(varid).type)
       return {NC_EBADTYPE, "_FillValue type differs from the variable's"};
     if (nelems != 1) return {NC_EINVAL, "_FillValue must have one element"};
   }
@@ -402,7 +462,7 @@ Status Dataset::rename_att(int varid, std::string_view name, std::string_view ne
 }
 
 std::vector<uint8_t> Dataset::fill_value_external(int varid) const {
-  const auto& var = header_.vars[static_cast<size_t>(varid)];
+  const auto& var = this->var(varid);
   const format::Attribute* fill = nullptr;
   if (find_att(varid, _FillValue, &fill).is_ok() && fill->type == var.type && fill->nelems == 1)
     return fill->xvalues;
@@ -476,7 +536,10 @@ void Dataset::permute(const std::vector<int>& dim_perm, const std::vector<int>& 
 }
 
 format::Header Dataset::file_header() const {
-  (void)load_all();  // a lazily opened file: every object, before copying
+  if (lazy_) {
+    (void)load_all();  // a lazily opened file: every object, before copying
+    return materialize();
+  }
   if (file_order_is_identity()) return header_;
   Dataset copy = *this;
   copy.permute(full_dim_order(), full_var_order());
@@ -484,7 +547,7 @@ format::Header Dataset::file_header() const {
 }
 
 std::vector<uint8_t> Dataset::encode_file_header() const {
-  (void)load_all();  // a lazily opened file: every object
+  if (lazy_) return format::encode(file_header());
   if (file_order_is_identity()) return format::encode(header_);
   std::vector<int> dims = full_dim_order(), vars = full_var_order();
   return format::encode(header_, {dims, vars});

@@ -11,11 +11,13 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "format/classic_header.hpp"
 #include "format/layout.hpp"
 #include "format/partitioned.hpp"
+#include "format/partitioned_index.hpp"
 #include "model/name_index.hpp"
 #include "util/status.hpp"
 
@@ -27,12 +29,23 @@ class Dataset {
   // Adopts a decoded header (after open); rebuilds the name indexes.
   explicit Dataset(format::Header header);
 
+  // The whole header. A lazily opened partitioned file keeps only the
+  // objects of the blocks it loaded: its header() has the global attributes
+  // and numrecs but no dimensions or variables; use dim() and var().
   const format::Header& header() const { return header_; }
   format::Header& mutable_header() { return header_; }
   format::Version version() const { return header_.version; }
 
-  int ndims() const { return static_cast<int>(header_.dims.size()); }
-  int nvars() const { return static_cast<int>(header_.vars.size()); }
+  int ndims() const { return lazy_ ? int(lazy_->ndims) : static_cast<int>(header_.dims.size()); }
+  int nvars() const { return lazy_ ? int(lazy_->nvars) : static_cast<int>(header_.vars.size()); }
+  // A dimension or variable by id, which must be valid (valid_dim/valid_var
+  // checked it, which loads it in a lazy dataset).
+  const format::Dimension& dim(int id) const;
+  const format::Variable& var(int id) const;
+  // Elements of one record of a valid variable (all of a fixed-size one),
+  // and its bytes in external form: saturate at INT64_MAX.
+  int64_t record_elements(int varid) const;
+  int64_t var_bytes(int varid) const;
   // Id of the unlimited dimension, or -1.
   int unlimited_dim() const { return unlimited_dim_; }
   // Id of a named dimension/variable, or -1.
@@ -75,7 +88,8 @@ class Dataset {
 
   // Per-variable fill setting of ncmpi_def_var_fill (the value itself is the
   // _FillValue attribute). Default: fill enabled, decided by the file's mode.
-  bool var_no_fill(int varid) const { return var_no_fill_[static_cast<size_t>(varid)] != 0; }
+  // (An opened file is in data mode, where fill does not apply: no fill.)
+  bool var_no_fill(int varid) const { return lazy_ || var_no_fill_[static_cast<size_t>(varid)] != 0; }
   void set_var_no_fill(int varid, bool no_fill) {
     var_no_fill_[static_cast<size_t>(varid)] = no_fill ? 1 : 0;
   }
@@ -86,13 +100,14 @@ class Dataset {
   // may carry a path ("/event1/x").
   bool partitioned() const { return partitioned_; }
 
-  // Lazy open of a partitioned file: the dataset knows the counts and the
-  // index table; each block is read (by `read`) and decoded the first time
-  // one of its objects is asked for, by id or by name. The root block is
-  // given at once (the global attributes). `unlimited` is a global id or -1.
-  using BlockReader = std::function<Status(size_t block, format::partitioned::Block* out)>;
-  Status open_lazily(const format::partitioned::Superblock& sb,
-                     format::partitioned::IndexTable index, format::partitioned::Block root,
+  // Lazy open of a partitioned file: the dataset knows the counts (from
+  // the superblock) and the index table, which loads its pages on use; each
+  // block is read (by `read`) and decoded the first time one of its objects
+  // is asked for, by id or by name, and only its objects are kept. The root
+  // block is given at once (the global attributes).
+  using BlockReader =
+      std::function<Status(const format::partitioned::BlockEntry& entry, format::partitioned::Block* out)>;
+  Status open_lazily(std::shared_ptr<format::partitioned::PagedIndex> index, format::partitioned::Block root,
                      BlockReader read);
   // Blocks read so far (lazy datasets); the number of failed block loads and
   // the last failure (a failed block fails again, without another read).
@@ -102,8 +117,10 @@ class Dataset {
   // Loads every block (whole-file operations: redef, num_rec_vars).
   Status load_all() const;
   bool lazy() const { return lazy_ != nullptr; }
-  // Lazy datasets: the block holding variable `id` if it is not loaded yet
-  // (nor failed before), else -1.
+  // Lazy datasets: the index page holding variable `id` if it is not
+  // loaded yet, else -1 (no I/O); the block holding it if it is not loaded
+  // yet (nor failed before), else -1 (loads its page).
+  int64_t unloaded_page_of_var(int id) const;
   int64_t unloaded_block_of_var(int id) const;
   // Which blocks are loaded (1) or not (0), by index position; empty when
   // the dataset is not lazy.
@@ -162,10 +179,10 @@ class Dataset {
   std::vector<format::Attribute>* mutable_att_list(int varid);
   void rebuild_indexes();
   auto dim_name_of() const {
-    return [this](int id) -> std::string_view { return header_.dims[static_cast<size_t>(id)].name; };
+    return [this](int id) -> std::string_view { return dim(id).name; };
   }
   auto var_name_of() const {
-    return [this](int id) -> std::string_view { return header_.vars[static_cast<size_t>(id)].name; };
+    return [this](int id) -> std::string_view { return var(id).name; };
   }
   // Reorders dims and vars: element i of the result is old element perm[i].
   void permute(const std::vector<int>& dim_perm, const std::vector<int>& var_perm);
@@ -176,9 +193,15 @@ class Dataset {
   format::Layout layout_;
   // Lazily opened partitioned files (open_lazily); null otherwise.
   struct Lazy {
-    format::partitioned::IndexTable index;
-    std::vector<int64_t> first_dim, first_var;  // per block, then the totals
-    std::vector<uint8_t> loaded;
+    std::shared_ptr<format::partitioned::PagedIndex> index;
+    int64_t ndims = 0, nvars = 0;  // in the file
+    // The objects of a loaded block; their global ids start at first_dim/first_var.
+    struct Objects {
+      int64_t first_dim = 0, first_var = 0;
+      std::vector<format::Dimension> dims;
+      std::vector<format::Variable> vars;
+    };
+    std::unordered_map<size_t, Objects> blocks;  // by index position
     BlockReader read;
     int64_t record_begin = 0, record_size = 0;  // the superblock's record section
     std::map<size_t, Status> failed;  // blocks that could not be loaded, and why
@@ -190,6 +213,13 @@ class Dataset {
   bool load_dim(int id) const;
   bool load_var(int id) const;
   bool load_block(size_t block) const;
+  // A lazy dataset's loaded objects (the id's block is loaded).
+  format::Dimension& lazy_dim(int id) const;
+  format::Variable& lazy_var(int id) const;
+  format::Variable& mutable_var(int id) { return lazy_ ? lazy_var(id) : header_.vars[size_t(id)]; }
+  format::Dimension& mutable_dim(int id) { return lazy_ ? lazy_dim(id) : header_.dims[size_t(id)]; }
+  // Every object of a lazy dataset, in id order, as one header.
+  format::Header materialize() const;
   bool load_block_of_name(std::string_view name) const;
   bool fail_lazily(Status st) const;
   Status apply_block(size_t block, format::partitioned::Block b) const;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "format/partitioned.hpp"
+#include "format/partitioned_index.hpp"
 #include "format/partitioned_image.hpp"
 #include "model/dataset.hpp"
 #include "partitioned_fuzz_input.hpp"
@@ -59,7 +60,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   index.blocks.push_back(entry);
   if (entry.path == "/") root = out;
   exa::model::Dataset ds;
-  Status opened = ds.open_lazily(sb, index, root, [&out](size_t, pf::Block* b) {
+  auto paged = std::make_shared<pf::PagedIndex>(sb, index);
+  Status opened = ds.open_lazily(paged, root, [&out](const pf::BlockEntry&, pf::Block* b) {
     *b = out;
     return Status::ok();
   });

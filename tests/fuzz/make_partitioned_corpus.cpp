@@ -54,7 +54,8 @@ int main(int argc, char** argv) {
   pf::Superblock sb;
   sb.generation = 2;
   sb.index_offset = 8192;
-  sb.index_size = 24 + 64;
+  sb.index_size = 32 + 64 + 1 + 24 + 64 + 1;
+  sb.index_head_size = 32 + 64 + 1;
   sb.nblocks = 1;
   sb.ndims = 2;
   sb.nvars = 3;
@@ -71,7 +72,7 @@ int main(int argc, char** argv) {
   write(dir + "/partitioned_superblock/two_slots", both);
 
   // index tables
-  for (int n : {1, 3}) {
+  for (int n : {1, 3, 5}) {
     pf::IndexTable idx;
     uint64_t at = 4096, ndims = 0, nvars = 0;
     for (int i = 0; i < n; ++i) {
@@ -85,7 +86,9 @@ int main(int argc, char** argv) {
     exa::fuzz::put_u64(in, uint64_t(n));
     exa::fuzz::put_u64(in, ndims);
     exa::fuzz::put_u64(in, nvars);
-    std::vector<uint8_t> table = pf::encode_index(idx);
+    uint64_t head = 0;
+    std::vector<uint8_t> table = pf::encode_index(idx, n == 5 ? 2 : pf::kIndexPageEntries, &head);  // 5: three pages
+    exa::fuzz::put_u64(in, head);
     in.insert(in.end(), table.begin(), table.end());
     write(dir + "/partitioned_index/blocks_" + std::to_string(n), in);
   }

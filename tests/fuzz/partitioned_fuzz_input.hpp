@@ -3,7 +3,9 @@
 //
 //   superblock: slot 0 (first 128 bytes) then slot 1 (the rest)
 //   index:      u64 nblocks, u64 ndims, u64 nvars (the superblock's counts),
-//               then the index table; the harness sets size and CRC
+//               u64 head size, then the index table; the harness sets the
+//               table size and the CRCs of the head and of every page the
+//               head's directory points at
 //   block:      u64 total_dims, u32 natts, u64 ndims, u64 nvars, u8 fix_crc,
 //               u8 path length, path, then the block; with fix_crc the
 //               harness rewrites the block's trailing CRC first

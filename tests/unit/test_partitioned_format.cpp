@@ -2,11 +2,13 @@
 // corruption the decoders must refuse with a clean error.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <string>
 
 #include "format/partitioned.hpp"
 #include "format/partitioned_image.hpp"
+#include "format/partitioned_index.hpp"
 #include "model/dataset.hpp"
 #include "util/crc32c.hpp"
 
@@ -32,7 +34,8 @@ pf::Superblock sample_superblock() {
   pf::Superblock sb;
   sb.generation = 3;
   sb.index_offset = 8192;
-  sb.index_size = 24 + 2 * 64 + 10;
+  sb.index_size = 32 + 64 + 1 + 24 + 2 * 64 + 10;
+  sb.index_head_size = 32 + 64 + 1;
   sb.index_crc = 0x12345678;
   sb.nblocks = 2;
   sb.ndims = 3;
@@ -89,6 +92,11 @@ TEST(PartitionedSuperblock, FieldsThatContradictEachOtherAreRefused) {
   sb.nblocks = 1000;  // the table cannot hold them
   EXPECT_EQ(check(sb), NC_EFILEMETA);
   sb = sample_superblock();
+  sb.index_head_size = sb.index_size + 1;  // a head larger than its table
+  EXPECT_EQ(check(sb), NC_EFILEMETA);
+  sb.index_head_size = 8;  // smaller than any head
+  EXPECT_EQ(check(sb), NC_EFILEMETA);
+  sb = sample_superblock();
   sb.numrecs = uint64_t(1) << 62;
   sb.record_size = 1 << 20;
   EXPECT_EQ(check(sb), NC_EFILEMETA);
@@ -131,26 +139,47 @@ struct SampleIndex {
   std::vector<uint8_t> bytes;
 };
 
-SampleIndex sample_index() {
+// Points sb at an encoded index table (at offset 8192).
+void point_at(pf::Superblock* sb, const std::vector<uint8_t>& bytes, uint64_t head_size) {
+  sb->generation = 1;
+  sb->index_offset = 8192;
+  sb->index_size = bytes.size();
+  sb->index_head_size = head_size;
+  sb->index_crc = exa::crc32c(bytes.data(), size_t(head_size));
+  sb->file_end = 8192 + bytes.size();
+}
+
+// page_entries 1: one page per block, so a damage can be in the head, a page, or across pages.
+SampleIndex sample_index(uint32_t page_entries = 1) {
   SampleIndex s;
   s.index.blocks = {{"/", 4096, 200, 0xAAAA, 2, 1, 1}, {"/event1", 4296, 300, 0xBBBB, 0, 2, 3}};
-  s.bytes = pf::encode_index(s.index);
-  s.sb.generation = 1;
-  s.sb.index_offset = 8192;
-  s.sb.index_size = s.bytes.size();
-  s.sb.index_crc = exa::crc32c(s.bytes.data(), s.bytes.size());
+  uint64_t head = 0;
+  s.bytes = pf::encode_index(s.index, page_entries, &head);
+  point_at(&s.sb, s.bytes, head);
   s.sb.nblocks = 2;
   s.sb.ndims = 3;
   s.sb.nvars = 4;
-  s.sb.file_end = 8192 + s.bytes.size();
   return s;
 }
 
 TEST(PartitionedIndex, RoundTripAndLookup) {
+  for (uint32_t per_page : {1u, 2u, pf::kIndexPageEntries}) {
+    SampleIndex s = sample_index(per_page);
+    EXPECT_EQ(int64_t(s.bytes.size()), pf::encoded_index_size(s.index, per_page));
+    pf::IndexTable back;
+    ASSERT_TRUE(pf::decode_index(s.bytes, s.sb, s.sb.file_end, &back).is_ok()) << per_page;
+    EXPECT_EQ(back, s.index);
+    pf::IndexHead head;
+    ASSERT_TRUE(pf::decode_index_head(std::span(s.bytes).first(s.sb.index_head_size), s.sb, s.sb.file_end, &head)
+                    .is_ok());
+    ASSERT_EQ(head.pages.size(), per_page == 1 ? 2u : 1u);
+    EXPECT_EQ(head.pages.back().first_path, per_page == 1 ? "/event1" : "/");
+    EXPECT_EQ(head.pages.back().first_var, per_page == 1 ? 1u : 0u);
+    EXPECT_EQ(head.pages.back().first_dim, per_page == 1 ? 1u : 0u);
+  }
   SampleIndex s = sample_index();
   pf::IndexTable back;
   ASSERT_TRUE(pf::decode_index(s.bytes, s.sb, s.sb.file_end, &back).is_ok());
-  EXPECT_EQ(back, s.index);
   EXPECT_EQ(pf::find_block(back, "/event1"), 1);
   EXPECT_EQ(pf::find_block(back, "/"), 0);
   EXPECT_EQ(pf::find_block(back, "/event2"), -1);
@@ -159,15 +188,22 @@ TEST(PartitionedIndex, RoundTripAndLookup) {
 TEST(PartitionedIndex, CorruptionsAreRefused) {
   SampleIndex s = sample_index();
   pf::IndexTable out;
+  // Re-encoded with checksums that match: the structure checks must catch it.
   auto decode_fixed = [&](pf::IndexTable idx) {
-    std::vector<uint8_t> b = pf::encode_index(idx);
-    pf::Superblock sb = s.sb;
-    sb.index_size = b.size();
-    sb.index_crc = exa::crc32c(b.data(), b.size());
-    sb.nblocks = idx.blocks.size();
-    return pf::decode_index(b, sb, 1 << 20, &out).code();
+    int code = NC_NOERR;
+    for (uint32_t per_page : {1u, 2u}) {
+      uint64_t head = 0;
+      std::vector<uint8_t> b = pf::encode_index(idx, per_page, &head);
+      pf::Superblock sb = s.sb;
+      point_at(&sb, b, head);
+      sb.nblocks = idx.blocks.size();
+      const int c = pf::decode_index(b, sb, 1 << 20, &out).code();
+      EXPECT_TRUE(code == NC_NOERR || c == code) << per_page;
+      code = c;
+    }
+    return code;
   };
-  // Any flipped bit: the checksum.
+  // Any flipped bit: a checksum (of the head or of a page).
   for (size_t i = 0; i < s.bytes.size(); ++i) {
     auto bad = s.bytes;
     bad[i] ^= 1;
@@ -196,6 +232,137 @@ TEST(PartitionedIndex, CorruptionsAreRefused) {
   idx = s.index;
   idx.blocks[1].offset = 8192;  // overlaps the index table itself
   EXPECT_EQ(decode_fixed(idx), NC_EFILEMETA);
+}
+
+// 1500 blocks "/b0000" ... in three pages; every third block holds no
+// variable, every block one dimension. The table lies at 8192 of `file`.
+struct ManyBlocks {
+  pf::IndexTable index;
+  pf::Superblock sb;
+  std::vector<uint8_t> file;
+};
+
+ManyBlocks many_blocks() {
+  ManyBlocks m;
+  uint64_t nvars = 0;
+  for (int i = 0; i < 1500; ++i) {
+    char path[16];
+    std::snprintf(path, sizeof path, "/b%04d", i);
+    const uint64_t vars = i % 3 == 0 ? 0 : 2;
+    m.index.blocks.push_back({path, (1 << 19) + 100 * uint64_t(i), 100, 0, 0, 1, vars});
+    nvars += vars;
+  }
+  uint64_t head = 0;
+  std::vector<uint8_t> bytes = pf::encode_index(m.index, pf::kIndexPageEntries, &head);
+  point_at(&m.sb, bytes, head);
+  m.sb.nblocks = 1500;
+  m.sb.ndims = 1500;
+  m.sb.nvars = nvars;
+  m.file.assign(8192, 0);
+  m.file.insert(m.file.end(), bytes.begin(), bytes.end());
+  m.file.resize(1 << 20);  // the blocks' place (not read here)
+  return m;
+}
+
+// A reader's PagedIndex over m.file; *reads counts page reads.
+pf::PagedIndex open_index(const ManyBlocks& m, int* reads) {
+  pf::IndexHead head;
+  auto bytes = std::span(m.file).subspan(8192, m.sb.index_head_size);
+  EXPECT_TRUE(pf::decode_index_head(bytes, m.sb, m.file.size(), &head).is_ok());
+  return pf::PagedIndex(m.sb, head, m.file.size(), [&m, reads](uint64_t offset, uint64_t size, std::vector<uint8_t>* out) {
+    ++*reads;
+    out->assign(m.file.begin() + int64_t(offset), m.file.begin() + int64_t(offset + size));
+    return exa::Status::ok();
+  });
+}
+
+TEST(PartitionedIndex, PagesLoadOnlyWhenUsed) {
+  const ManyBlocks m = many_blocks();
+  int reads = 0;
+  pf::PagedIndex index = open_index(m, &reads);
+  ASSERT_EQ(index.npages(), 3u);  // 512 + 512 + 476
+  EXPECT_EQ(reads, 0);
+  int64_t b = -1;
+  ASSERT_TRUE(index.find("/b1400", &b).is_ok());
+  EXPECT_EQ(b, 1400);
+  EXPECT_EQ(reads, 1);
+  EXPECT_TRUE(index.page_loaded(2));
+  EXPECT_FALSE(index.page_loaded(0));
+  ASSERT_TRUE(index.find("/b1401x", &b).is_ok());  // between two paths of the same page
+  EXPECT_EQ(b, -1);
+  ASSERT_TRUE(index.find("/a", &b).is_ok());  // before the first path: no page to read
+  EXPECT_EQ(b, -1);
+  EXPECT_EQ(reads, 1);
+  // Global ids -> blocks, across the page boundary at block 512 (512 = 3 * 170 + 2).
+  for (int64_t id = 0; id < int64_t(m.sb.nvars); id += 7) {
+    size_t block = 0;
+    ASSERT_TRUE(index.block_of_var(id, &block).is_ok());
+    int64_t first_dim = 0, first_var = 0;
+    ASSERT_TRUE(index.first_ids(block, &first_dim, &first_var).is_ok());
+    const pf::BlockEntry* e = nullptr;
+    ASSERT_TRUE(index.entry(block, &e).is_ok());
+    EXPECT_EQ(first_dim, int64_t(block));
+    EXPECT_LE(first_var, id);
+    EXPECT_LT(id, first_var + int64_t(e->nvars)) << "a block without variables was picked";
+    EXPECT_EQ(first_var, int64_t(block / 3 * 4 + (block % 3 == 2 ? 2 : 0)));
+  }
+  size_t block = 0;
+  ASSERT_TRUE(index.block_of_dim(1499, &block).is_ok());
+  EXPECT_EQ(block, 1499u);
+  EXPECT_EQ(index.block_of_var(int64_t(m.sb.nvars), &block).code(), NC_ENOTVAR);
+  EXPECT_EQ(reads, 3);  // each page once
+  pf::IndexTable all;
+  ASSERT_TRUE(index.table(&all).is_ok());
+  EXPECT_EQ(all, m.index);
+  EXPECT_EQ(reads, 3);
+}
+
+TEST(PartitionedIndex, ABadPageFailsOnlyItsBlocks) {
+  ManyBlocks m = many_blocks();
+  int reads = 0;
+  pf::PagedIndex probe = open_index(m, &reads);
+  uint64_t offset = 0, size = 0;
+  probe.page_extent(1, &offset, &size);
+  m.file[size_t(offset + size / 2)] ^= 0x40;  // inside page 1
+  pf::PagedIndex index = open_index(m, &reads);
+  reads = 0;
+  const pf::BlockEntry* e = nullptr;
+  EXPECT_EQ(index.entry(600, &e).code(), NC_EFILEMETA);
+  EXPECT_EQ(index.entry(601, &e).code(), NC_EFILEMETA);
+  EXPECT_EQ(reads, 1);  // a failed page fails again without another read
+  ASSERT_TRUE(index.entry(1499, &e).is_ok());
+  EXPECT_EQ(e->path, "/b1499");
+  ASSERT_TRUE(index.entry(0, &e).is_ok());
+  pf::IndexTable all;
+  EXPECT_EQ(index.table(&all).code(), NC_EFILEMETA);
+  // The whole-table decoder says the same.
+  EXPECT_EQ(pf::decode_index(std::span(m.file).subspan(8192, m.sb.index_size), m.sb, m.file.size(), &all).code(), NC_EFILEMETA);
+}
+
+TEST(PartitionedIndex, PagesMustJoinUp) {
+  const ManyBlocks m = many_blocks();
+  auto decode_with = [&](pf::IndexTable idx, pf::Superblock sb) {
+    uint64_t head = 0;
+    std::vector<uint8_t> b = pf::encode_index(idx, pf::kIndexPageEntries, &head);
+    point_at(&sb, b, head);
+    pf::IndexTable out;
+    return pf::decode_index(b, sb, 1 << 20, &out).code();
+  };
+  EXPECT_EQ(decode_with(m.index, m.sb), NC_NOERR);
+  pf::IndexTable idx = m.index;
+  std::swap(idx.blocks[511], idx.blocks[512]);  // unsorted across a page boundary
+  EXPECT_EQ(decode_with(idx, m.sb), NC_EFILEMETA);
+  idx = m.index;
+  idx.blocks[100].nvars += 1;  // page 0 holds more than page 1's first id says
+  pf::Superblock sb = m.sb;
+  sb.nvars += 1;
+  EXPECT_EQ(decode_with(idx, sb), NC_NOERR);  // consistent: fine
+  sb = m.sb;
+  sb.nvars -= 1;  // the last page's count disagrees with the superblock
+  EXPECT_EQ(decode_with(m.index, sb), NC_EFILEMETA);
+  sb = m.sb;
+  sb.nblocks -= 1;
+  EXPECT_EQ(decode_with(m.index, sb), NC_EFILEMETA);
 }
 
 pf::Block sample_block() {
@@ -282,9 +449,11 @@ using exa::format::Variable;
 // blocks it asked for.
 Status open_from_memory(exa::model::Dataset& ds, const pf::Superblock& sb, const pf::IndexTable& index,
                         const std::vector<pf::Block>& blocks, int* reads) {
-  return ds.open_lazily(sb, index, blocks[0], [&blocks, reads](size_t b, pf::Block* out) {
+  auto paged = std::make_shared<pf::PagedIndex>(sb, index);
+  return ds.open_lazily(paged, blocks[0], [&blocks, reads](const pf::BlockEntry& e, pf::Block* out) {
     ++*reads;
-    *out = blocks[b];
+    for (const pf::Block& b : blocks)
+      if (b.path == e.path) *out = b;
     return Status::ok();
   });
 }
@@ -366,13 +535,17 @@ TEST(PartitionedImage, PlanPlaceAndReadBack) {
   EXPECT_EQ(back.find_var("/s0/x"), 1);
   EXPECT_EQ(reads, 1);
   ASSERT_TRUE(back.valid_var(1));
-  EXPECT_EQ(back.header().vars[1].dimids, (std::vector<int>{0, 1}));
-  EXPECT_EQ(back.header().dims[1].name, "/s0/n");
+  EXPECT_EQ(back.var(1).dimids, (std::vector<int>{0, 1}));
+  EXPECT_EQ(back.dim(1).name, "/s0/n");
   ASSERT_TRUE(back.valid_var(2));
-  EXPECT_EQ(back.header().vars[2].name, "/s1/x");
-  EXPECT_EQ(back.header().vars[2].begin, h.vars[0].begin);
+  EXPECT_EQ(back.var(2).name, "/s1/x");
+  EXPECT_EQ(back.var(2).begin, h.vars[0].begin);
   EXPECT_EQ(back.header().gatts, h.gatts);
   EXPECT_EQ(reads, 2);
+  // Only the loaded blocks' objects are kept: no placeholder per object.
+  EXPECT_TRUE(back.header().vars.empty());
+  EXPECT_TRUE(back.header().dims.empty());
+  EXPECT_EQ(back.var_bytes(1), 2 * 2);  // one record of /s0/x: 2 shorts
 }
 
 TEST(PartitionedImage, LazyReadRefusesWhatBreaksTheModel) {

@@ -1,0 +1,73 @@
+// The index table of an open partitioned file (docs/format.md), loaded a
+// page at a time: a reader holds the head (the page directory) from the
+// open on, and a page only once something in it is asked for -- a block by
+// path, by position, or by the global id of one of its objects. A writer's
+// index holds every page. Pure: pages come from a PageReader the io layer
+// supplies (or are handed in, read elsewhere).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "format/partitioned.hpp"
+
+namespace exa::format::partitioned {
+
+class PagedIndex {
+ public:
+  // Reads `size` bytes at absolute file offset `offset`.
+  using PageReader = std::function<Status(uint64_t offset, uint64_t size, std::vector<uint8_t>* bytes)>;
+
+  PagedIndex() = default;
+  // A reader's index: the decoded head of sb's table; pages on use.
+  PagedIndex(const Superblock& sb, IndexHead head, uint64_t file_size, PageReader read);
+  // A writer's index: the table just written for sb, every page in memory.
+  PagedIndex(const Superblock& sb, const IndexTable& table);
+
+  uint64_t nblocks() const { return head_.nblocks; }
+  size_t npages() const { return head_.pages.size(); }
+  const Superblock& superblock() const { return sb_; }
+
+  // Block b's entry (NC_EINVAL past the end); loads its page.
+  Status entry(size_t b, const BlockEntry** out);
+  // Global ids of block b's first dimension and variable; loads its page.
+  Status first_ids(size_t b, int64_t* first_dim, int64_t* first_var);
+  // Position of the block with this path, or -1; loads at most one page.
+  Status find(std::string_view path, int64_t* b);
+  // The block holding a dimension (variable) by global id; loads its page.
+  Status block_of_dim(int64_t id, size_t* b);
+  Status block_of_var(int64_t id, size_t* b);
+
+  // Pages, without I/O: the page holding block b, or a variable; where a
+  // page lies in the file; whether it is loaded.
+  size_t page_of_block(size_t b) const;
+  size_t page_of_var(int64_t id) const;
+  void page_extent(size_t k, uint64_t* offset, uint64_t* size) const;
+  bool page_loaded(size_t k) const { return pages_[k] != nullptr; }
+  int64_t pages_loaded() const { return loaded_; }
+  // Decodes page k read elsewhere (shared by a collective call); a page
+  // already loaded is left as it is.
+  Status supply_page(size_t k, std::span<const uint8_t> bytes);
+  // Every entry (loads the missing pages): redef, compact commits, tools.
+  Status table(IndexTable* out);
+
+ private:
+  struct Page {
+    std::vector<BlockEntry> entries;
+    std::vector<int64_t> first_dim, first_var;  // per entry, global; then the page's ends
+  };
+  Status load(size_t k);
+  void adopt(size_t k, std::vector<BlockEntry> entries);
+  Superblock sb_;
+  IndexHead head_;
+  uint64_t file_size_ = 0;
+  PageReader read_;
+  std::vector<std::unique_ptr<Page>> pages_;
+  std::vector<Status> failed_;  // per page: why it could not be loaded (a failed page fails again, unread)
+  int64_t loaded_ = 0;
+};
+
+}  // namespace exa::format::partitioned
