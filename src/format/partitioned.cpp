@@ -470,6 +470,26 @@ Status decode_index_page(std::span<const uint8_t> bytes, const Superblock& sb, c
   return Status::ok();
 }
 
+namespace {
+uint64_t be64(const uint8_t* p) { return uint64_t(be32(p)) << 32 | be32(p + 4); }
+}  // namespace
+
+Status peek_first_page(std::span<const uint8_t> head, uint64_t* offset, uint64_t* size) {
+  if (head.size() < size_t(kIndexHeadFixedSize + kPageRefSize) || be64(head.data() + 16) == 0)
+    return corrupt("index table head without pages");
+  *offset = be64(head.data() + kIndexHeadFixedSize);
+  *size = be64(head.data() + kIndexHeadFixedSize + 8);
+  return Status::ok();
+}
+
+Status peek_first_block(std::span<const uint8_t> page, uint64_t* offset, uint64_t* size) {
+  if (page.size() < size_t(kPageHeaderSize + kIndexEntrySize) || be64(page.data() + 8) == 0)
+    return corrupt("index page without entries");
+  *offset = be64(page.data() + kPageHeaderSize + 16);
+  *size = be64(page.data() + kPageHeaderSize + 24);
+  return Status::ok();
+}
+
 Status decode_index(std::span<const uint8_t> bytes, const Superblock& sb, uint64_t file_size,
                     IndexTable* out) {
   if (bytes.size() != sb.index_size) return {NC_ETRUNC, "index table truncated"};

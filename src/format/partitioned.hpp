@@ -120,6 +120,12 @@ Status decode_index_head(std::span<const uint8_t> bytes, const Superblock& sb, u
 // superblock's totals).
 Status decode_index_page(std::span<const uint8_t> bytes, const Superblock& sb, const IndexHead& head,
                          size_t k, uint64_t file_size, std::vector<BlockEntry>* out);
+// Where page 0 lies (from the table's start) by a head's first page
+// reference, and where a page's first block lies, read without checking
+// anything else: for rank 0 at an open, before every rank decodes them in
+// full. NC_EFILEMETA if the bytes are too short to say.
+Status peek_first_page(std::span<const uint8_t> head, uint64_t* offset, uint64_t* size);
+Status peek_first_block(std::span<const uint8_t> page, uint64_t* offset, uint64_t* size);
 // The whole table: head and every page, and no two blocks overlap.
 Status decode_index(std::span<const uint8_t> bytes, const Superblock& sb, uint64_t file_size,
                     IndexTable* out);

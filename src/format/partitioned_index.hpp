@@ -51,6 +51,10 @@ class PagedIndex {
   // Decodes page k read elsewhere (shared by a collective call); a page
   // already loaded is left as it is.
   Status supply_page(size_t k, std::span<const uint8_t> bytes);
+  // Page k's entries, decoded elsewhere against this index's head.
+  void supply_decoded_page(size_t k, std::vector<BlockEntry> entries) {
+    if (!pages_[k]) adopt(k, std::move(entries));
+  }
   // Every entry (loads the missing pages): redef, compact commits, tools.
   Status table(IndexTable* out);
 

@@ -306,33 +306,34 @@ Status read_on_root(MpiFile& file, std::vector<uint8_t>* out) {
   EXA_RETURN_IF_ERROR(pf::pick_superblock(s0, s1, &sb, &slot));
   if (sb.index_offset > uint64_t(size) || sb.index_size > uint64_t(size) - sb.index_offset)
     return {NC_ETRUNC, "index table beyond the end of the file"};
-  // The head and, in the same read, what is likely page 0 (it follows the head).
-  std::vector<uint8_t> table(size_t(std::min<uint64_t>(sb.index_size, sb.index_head_size + (256 << 10))));
+  // The head and, in the same read, what is likely page 0 (it follows the
+  // head). Rank 0 only finds page 0 and the root block here; every rank
+  // checks them in full when it decodes them.
+  std::vector<uint8_t> table(size_t(std::min<uint64_t>(sb.index_size, sb.index_head_size + (128 << 10))));
   EXA_RETURN_IF_ERROR(file.read_at(int64_t(sb.index_offset), table.data(), int64_t(table.size())));
-  pf::IndexHead head;
-  EXA_RETURN_IF_ERROR(pf::decode_index_head(std::span<const uint8_t>(table).first(size_t(sb.index_head_size)), sb,
-                                            uint64_t(size), &head));
-  if (head.pages.empty() || head.pages[0].first_path != "/") return {NC_EFILEMETA, "the root block is missing"};
-  const uint64_t page0_end = head.pages[0].offset + head.pages[0].size;
-  if (page0_end > table.size()) {
+  uint64_t page_at = 0, page_size = 0, root_at = 0, root_size = 0;
+  EXA_RETURN_IF_ERROR(pf::peek_first_page(std::span<const uint8_t>(table).first(size_t(sb.index_head_size)), &page_at,
+                                          &page_size));
+  if (page_at != sb.index_head_size || page_size > sb.index_size - page_at)
+    return {NC_EFILEMETA, "index page 0 outside the index table"};
+  const uint64_t page_end = page_at + page_size;
+  if (page_end > table.size()) {
     const size_t have = table.size();
-    table.resize(size_t(page0_end));
-    EXA_RETURN_IF_ERROR(
-        file.read_at(int64_t(sb.index_offset + have), table.data() + have, int64_t(page0_end - have)));
+    table.resize(size_t(page_end));
+    EXA_RETURN_IF_ERROR(file.read_at(int64_t(sb.index_offset + have), table.data() + have, int64_t(page_end - have)));
   }
-  table.resize(size_t(page0_end));
-  std::vector<pf::BlockEntry> page0;
-  EXA_RETURN_IF_ERROR(pf::decode_index_page(std::span<const uint8_t>(table).subspan(size_t(head.pages[0].offset)), sb,
-                                            head, 0, uint64_t(size), &page0));
+  table.resize(size_t(page_end));
+  EXA_RETURN_IF_ERROR(pf::peek_first_block(std::span<const uint8_t>(table).subspan(size_t(page_at)), &root_at, &root_size));
+  if (root_at > uint64_t(size) || root_size > uint64_t(size) - root_at)
+    return {NC_ETRUNC, "the root block lies beyond the end of the file"};
   out->resize(8);
   std::memcpy(out->data(), &size, 8);
   auto bytes = pf::encode_superblock(sb);
   out->insert(out->end(), bytes.begin(), bytes.end());
   out->insert(out->end(), table.begin(), table.end());
-  const pf::BlockEntry& root = page0[0];
   size_t at = out->size();
-  out->resize(at + size_t(root.size));
-  return file.read_at(int64_t(root.offset), out->data() + at, int64_t(root.size));
+  out->resize(at + size_t(root_size));
+  return file.read_at(int64_t(root_at), out->data() + at, int64_t(root_size));
 }
 
 }  // namespace
@@ -351,12 +352,12 @@ Status read_partitioned_root(MpiFile& file, OpenedIndex* opened, pf::Block* root
   EXA_RETURN_IF_ERROR(pf::decode_superblock(in.first(pf::kSuperblockSize), &o.sb));
   in = in.subspan(pf::kSuperblockSize);
   EXA_RETURN_IF_ERROR(pf::decode_index_head(in.first(o.sb.index_head_size), o.sb, o.file_size, &o.head));
+  if (o.head.pages.empty() || o.head.pages[0].first_path != "/") return {NC_EFILEMETA, "the root block is missing"};
   const pf::PageRef& p0 = o.head.pages[0];
-  o.page0.assign(in.begin() + int64_t(p0.offset), in.begin() + int64_t(p0.offset + p0.size));
+  if (p0.offset + p0.size > in.size()) return {NC_EFILEMETA, "index page 0 not where the head says"};
+  EXA_RETURN_IF_ERROR(pf::decode_index_page(in.subspan(p0.offset, p0.size), o.sb, o.head, 0, o.file_size, &o.page0));
   in = in.subspan(p0.offset + p0.size);
-  std::vector<pf::BlockEntry> entries;
-  EXA_RETURN_IF_ERROR(pf::decode_index_page(o.page0, o.sb, o.head, 0, o.file_size, &entries));
-  EXA_RETURN_IF_ERROR(pf::decode_block(in, entries[0], o.sb.ndims, root));
+  EXA_RETURN_IF_ERROR(pf::decode_block(in, o.page0[0], o.sb.ndims, root));
   *opened = std::move(o);
   return Status::ok();
 }

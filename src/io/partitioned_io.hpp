@@ -63,12 +63,12 @@ Status write_superblock(MpiFile& file, const format::partitioned::Superblock& sb
 // reads, broadcasts).
 Status probe_partitioned(MpiFile& file, bool* partitioned);
 
-// What an open reads of the index table: the head and page 0 (which starts
-// with the root block's entry), and the file size then.
+// What an open reads of the index table, decoded: the head and page 0
+// (which starts with the root block's entry), and the file size then.
 struct OpenedIndex {
   format::partitioned::Superblock sb;
   format::partitioned::IndexHead head;
-  std::vector<uint8_t> page0;
+  std::vector<format::partitioned::BlockEntry> page0;
   uint64_t file_size = 0;
 };
 

@@ -18,7 +18,7 @@
 
 namespace exa::layer {
 
-struct NativeFile;
+class NativeFile;
 
 class CompactStore {
  public:

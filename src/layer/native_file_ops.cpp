@@ -136,7 +136,7 @@ Status NativeConnector::open(MPI_Comm comm, const std::string& path, int omode, 
             EXA_RETURN_IF_ERROR(open_indep_handle(*file));
             return io::read_extent(file->indep, {offset, size}, bytes);
           });
-      st = nf->index->supply_page(0, opened.page0);
+      nf->index->supply_decoded_page(0, std::move(opened.page0));
     }
     if (st.is_ok())
       st = nf->ds.open_lazily(nf->index, std::move(root), [file](const pf::BlockEntry& e, pf::Block* block) {

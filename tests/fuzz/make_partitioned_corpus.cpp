@@ -1,7 +1,7 @@
 // Writes the seed corpora of the fuzz_partitioned_* targets (valid inputs in
 // the layouts of partitioned_fuzz_input.hpp). Run from the repository root:
 //   c++ -std=c++20 -Isrc -Iinclude -Itests/fuzz tests/fuzz/make_partitioned_corpus.cpp \
-//       src/format/*.cpp -o /tmp/mkcorpus && /tmp/mkcorpus tests/fuzz/corpus
+//       src/format/*.cpp src/util/*.cpp -o /tmp/mkcorpus && /tmp/mkcorpus tests/fuzz/corpus
 #include <cstdio>
 #include <cstdlib>
 #include <tuple>
