@@ -290,8 +290,10 @@ int exa_inq_enddef_stats(int ncid, exa_enddef_stats* stats) {
 int exa_inq_blocks(int ncid, MPI_Offset* nblocks) {
   return with_file("exa_inq_blocks", ncid, [&](OpenFile& f) {
     const auto* index = f.connector->facts(*f.state).blocks;
-    if (index == nullptr) return Status{NC_ENOTSUPPORT, "not a partitioned file"};
-    if (nblocks) *nblocks = static_cast<MPI_Offset>(index->nblocks());
+    if (index == nullptr && !f.connector->dataset(*f.state).partitioned())
+      return Status{NC_ENOTSUPPORT, "not a partitioned file"};
+    // (A new file has no index table before its first enddef.)
+    if (nblocks) *nblocks = index ? static_cast<MPI_Offset>(index->nblocks()) : 0;
     return Status::ok();
   });
 }
@@ -300,8 +302,9 @@ int exa_inq_block(int ncid, MPI_Offset index, char* path, MPI_Offset* ndims, MPI
                   MPI_Offset* natts, MPI_Offset* offset, MPI_Offset* size) {
   return with_file("exa_inq_block", ncid, [&](OpenFile& f) {
     auto* table = f.connector->facts(*f.state).blocks;
-    if (table == nullptr) return Status{NC_ENOTSUPPORT, "not a partitioned file"};
-    if (index < 0) return Status{NC_EINVAL, "block index out of range"};
+    if (table == nullptr && !f.connector->dataset(*f.state).partitioned())
+      return Status{NC_ENOTSUPPORT, "not a partitioned file"};
+    if (index < 0 || table == nullptr) return Status{NC_EINVAL, "block index out of range"};
     const exa::format::partitioned::BlockEntry* e = nullptr;  // (reads its index page if not loaded yet)
     EXA_RETURN_IF_ERROR(table->entry(static_cast<size_t>(index), &e));
     if (path) std::memcpy(path, e->path.c_str(), e->path.size() + 1);

@@ -269,14 +269,15 @@ Status commit_superblock(MpiFile& file, const pf::Superblock& sb) {
   return write_superblock(file, sb);
 }
 
-Status probe_partitioned(MpiFile& file, bool* partitioned) {
+Status probe_partitioned(MpiFile& file, bool* partitioned, std::vector<uint8_t>* slots) {
   int yes = 0;
+  std::vector<uint8_t> head;
   if (file.rank() == 0) {
-    // One read of the first bytes: the magic of either superblock slot.
+    // One read of the first bytes: the magic of either superblock slot (and
+    // both slots, for read_partitioned_root).
     int64_t size = 0;
-    std::vector<uint8_t> head;
     if (file.size(&size).is_ok()) {
-      head.resize(size_t(std::min<int64_t>(size, pf::kSuperblockSlots[1] + 8)));
+      head.resize(size_t(std::min<int64_t>(size, pf::kSuperblockSlots[1] + pf::kSuperblockSize)));
       if (!file.read_at(0, head.data(), int64_t(head.size())).is_ok()) head.clear();
     }
     for (int64_t at : pf::kSuperblockSlots)
@@ -286,17 +287,20 @@ Status probe_partitioned(MpiFile& file, bool* partitioned) {
   }
   MPI_Bcast(&yes, 1, MPI_INT, 0, file.comm());
   *partitioned = yes != 0;
+  *slots = std::move(head);
   return Status::ok();
 }
 
 namespace {
 
 // Rank 0: [file size 8][superblock 128][index head][index page 0][root block], checked.
-Status read_on_root(MpiFile& file, std::vector<uint8_t>* out) {
+Status read_on_root(MpiFile& file, std::vector<uint8_t> slots, std::vector<uint8_t>* out) {
   int64_t size = 0;
   EXA_RETURN_IF_ERROR(file.size(&size));
-  std::vector<uint8_t> slots(size_t(std::min<int64_t>(size, pf::kSuperblockSlots[1] + pf::kSuperblockSize)));
-  EXA_RETURN_IF_ERROR(file.read_at(0, slots.data(), int64_t(slots.size())));
+  if (slots.empty()) {
+    slots.resize(size_t(std::min<int64_t>(size, pf::kSuperblockSlots[1] + pf::kSuperblockSize)));
+    EXA_RETURN_IF_ERROR(file.read_at(0, slots.data(), int64_t(slots.size())));
+  }
   std::span<const uint8_t> all(slots);
   std::span<const uint8_t> s0 = all.first(std::min<size_t>(all.size(), pf::kSuperblockSize));
   std::span<const uint8_t> s1 = all.size() > size_t(pf::kSuperblockSlots[1]) ? all.subspan(pf::kSuperblockSlots[1])
@@ -338,10 +342,10 @@ Status read_on_root(MpiFile& file, std::vector<uint8_t>* out) {
 
 }  // namespace
 
-Status read_partitioned_root(MpiFile& file, OpenedIndex* opened, pf::Block* root) {
+Status read_partitioned_root(MpiFile& file, std::vector<uint8_t> slots, OpenedIndex* opened, pf::Block* root) {
   std::vector<uint8_t> bytes;
   Status st;
-  if (file.rank() == 0) st = read_on_root(file, &bytes);
+  if (file.rank() == 0) st = read_on_root(file, std::move(slots), &bytes);
   EXA_RETURN_IF_ERROR(agree(file.comm(), st));
   broadcast_bytes(file.comm(), &bytes);
   // Every rank decodes what rank 0 checked (the same bytes, the same result).

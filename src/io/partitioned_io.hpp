@@ -61,7 +61,9 @@ Status write_superblock(MpiFile& file, const format::partitioned::Superblock& sb
 
 // Collective. Whether the file begins with the partitioned magic (rank 0
 // reads, broadcasts).
-Status probe_partitioned(MpiFile& file, bool* partitioned);
+// Rank 0's *slots receives the bytes it read: both superblock slots (or
+// what there is of them).
+Status probe_partitioned(MpiFile& file, bool* partitioned, std::vector<uint8_t>* slots);
 
 // What an open reads of the index table, decoded: the head and page 0
 // (which starts with the root block's entry), and the file size then.
@@ -72,11 +74,13 @@ struct OpenedIndex {
   uint64_t file_size = 0;
 };
 
-// Collective. Rank 0 reads the superblock pair, the head of the index table
-// and its first page (one read, usually), and the root block (the global
-// attributes), checks them, broadcasts them, and every rank decodes them.
-// Other pages and blocks are read when used.
-Status read_partitioned_root(MpiFile& file, OpenedIndex* opened, format::partitioned::Block* root);
+// Collective. Rank 0 reads the superblock pair (unless probe_partitioned's
+// `slots` hold them), the head of the index table and its first page (one
+// read, usually), and the root block (the global attributes), checks them,
+// broadcasts them, and every rank decodes them. Other pages and blocks are
+// read when used.
+Status read_partitioned_root(MpiFile& file, std::vector<uint8_t> slots, OpenedIndex* opened,
+                             format::partitioned::Block* root);
 
 // A region of the file: a page of the index table, a metadata block.
 struct Extent {

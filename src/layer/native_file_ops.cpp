@@ -119,14 +119,15 @@ Status NativeConnector::open(MPI_Comm comm, const std::string& path, int omode, 
   MPI_Info_free(&mpi_info);
   EXA_RETURN_IF_ERROR(st);
   bool partitioned = false;
-  io::probe_partitioned(nf->file, &partitioned);
+  std::vector<uint8_t> slots;  // what the probe read (rank 0)
+  io::probe_partitioned(nf->file, &partitioned, &slots);
   if (partitioned) {
     // The superblock, the index table's head and first page, and the root
     // block now; other pages and blocks when used.
     namespace pf = format::partitioned;
     pf::Block root;
     io::OpenedIndex opened;
-    st = io::read_partitioned_root(nf->file, &opened, &root);
+    st = io::read_partitioned_root(nf->file, std::move(slots), &opened, &root);
     NativeFile* file = nf.get();
     if (st.is_ok()) {
       nf->superblock = opened.sb;

@@ -91,6 +91,7 @@ class Dataset {
   // (An opened file is in data mode, where fill does not apply: no fill.)
   bool var_no_fill(int varid) const { return lazy_ || var_no_fill_[static_cast<size_t>(varid)] != 0; }
   void set_var_no_fill(int varid, bool no_fill) {
+    if (lazy_) return;  // data mode: nothing to fill
     var_no_fill_[static_cast<size_t>(varid)] = no_fill ? 1 : 0;
   }
   // The fill value of a variable in external form: its _FillValue or the default.

@@ -122,6 +122,10 @@ static void test_independent_with_hints(void) {
   CHECK_OK(ncmpi_create(MPI_COMM_WORLD, path, NC_CLOBBER, info, &ncid));
   MPI_Info_free(&info);
   define_samples(ncid, 1);
+  MPI_Offset none = -1;
+  CHECK_OK(exa_inq_blocks(ncid, &none)); /* no index table before the first enddef */
+  CHECK(none == 0);
+  CHECK_ERR(exa_inq_block(ncid, 0, NULL, NULL, NULL, NULL, NULL, NULL), NC_EINVAL);
   CHECK_OK(ncmpi_enddef(ncid));
   /* Each block is written by a rank that defined it: /sample_r by rank r.
    * Rank r > 0 wrote exactly its block; rank 0 also the root block (every
