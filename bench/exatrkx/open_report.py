@@ -47,8 +47,8 @@ small, large = sizes[0], sizes[-1]
 for np_ in ranks:
     a, b = by.get((small, np_, "partitioned")), by.get((large, np_, "partitioned"))
     if a and b:
-        md.append(f"\nPartitioned open at {np_} rank(s): {a['t_open']:.4f} s with {small:,} objects, "
-                  f"{b['t_open']:.4f} s with {large:,} ({b['t_open'] / a['t_open']:.1f}x for "
+        md.append(f"\nPartitioned open at {np_} rank(s): {a['t_open'] * 1e3:.3f} ms with {small:,} objects, "
+                  f"{b['t_open'] * 1e3:.3f} ms with {large:,} ({b['t_open'] / a['t_open']:.1f}x for "
                   f"{large / small:,.0f}x the objects). Opening reads the superblocks, the head of the "
                   f"index table (a directory of {(b['blocks'] + 511) // 512:,} pages of up to 512 "
                   "entries), its first page and the root block, and keeps no object of any other "
