@@ -177,18 +177,23 @@ Status NativeConnector::open(MPI_Comm comm, const std::string& path, int omode, 
 
 namespace {
 
+// The distinct non-negative values among `values`, sorted.
+std::vector<size_t> distinct(const std::vector<int64_t>& values) {
+  std::vector<size_t> out;
+  for (int64_t v : values)
+    if (v >= 0) out.push_back(size_t(v));
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 // The distinct non-negative values the ranks give, sorted (the same list on every rank).
 std::vector<size_t> union_of(MPI_Comm comm, int64_t mine) {
   int p = 1;
   MPI_Comm_size(comm, &p);
   std::vector<int64_t> all(size_t(p), -1);
   MPI_Allgather(&mine, 1, MPI_INT64_T, all.data(), 1, MPI_INT64_T, comm);
-  std::vector<size_t> out;
-  for (int64_t v : all)
-    if (v >= 0) out.push_back(size_t(v));
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
+  return distinct(all);
 }
 
 // Of these pages (the same list on every rank), those some rank has not
@@ -254,9 +259,27 @@ Status load_every_block(NativeFile& nf) {
 
 Status share_blocks_of_var(NativeFile& nf, int varid) {
   if (!nf.ds.lazy() || nf.define_mode) return Status::ok();  // the same on every rank
-  const bool valid = varid >= 0 && varid < nf.ds.nvars();
-  EXA_RETURN_IF_ERROR(share_pages(nf, union_of(nf.comm(), valid ? int64_t(nf.index->page_of_var(varid)) : -1)));
-  return share_blocks(nf, union_of(nf.comm(), nf.ds.unloaded_block_of_var(varid)), false);
+  // One allgather of each rank's index page and missing block. A rank whose
+  // page is not loaded yet cannot name its block (-2): it does in a second
+  // round, once the pages are shared.
+  int64_t mine[2] = {-1, -1};
+  if (varid >= 0 && varid < nf.ds.nvars()) {
+    const size_t k = nf.index->page_of_var(varid);
+    mine[0] = int64_t(k);
+    mine[1] = nf.index->page_loaded(k) ? nf.ds.unloaded_block_of_var(varid) : -2;
+  }
+  std::vector<int64_t> all(2 * size_t(nf.file.nprocs()));
+  MPI_Allgather(mine, 2, MPI_INT64_T, all.data(), 2, MPI_INT64_T, nf.comm());
+  std::vector<int64_t> pages, blocks;
+  bool unknown = false;
+  for (size_t i = 0; i < all.size(); i += 2) {
+    pages.push_back(all[i]);
+    blocks.push_back(all[i + 1]);
+    unknown = unknown || all[i + 1] == -2;
+  }
+  EXA_RETURN_IF_ERROR(share_pages(nf, distinct(pages)));
+  if (unknown) return share_blocks(nf, union_of(nf.comm(), nf.ds.unloaded_block_of_var(varid)), false);
+  return share_blocks(nf, distinct(blocks), false);
 }
 
 Status write_numrecs(NativeFile& nf, int64_t numrecs) {

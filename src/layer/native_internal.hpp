@@ -21,7 +21,7 @@ Status load_every_block(NativeFile& nf);
 
 // A collective data call on a lazily opened partitioned file: the index
 // pages, then the blocks, of the variables the ranks name that some rank
-// has not loaded yet are read once each and shared (two allgathers and an
+// has not loaded yet are read once each and shared (an allgather and an
 // allreduce when none is missing).
 Status share_blocks_of_var(NativeFile& nf, int varid);
 

@@ -120,6 +120,24 @@ static void test_open_reads_one_page(const char *path) {
   CHECK_OK(ncmpi_inq_get_size(ncid, &got));
   CHECK(sum_over_ranks(got - got0) == block_size); /* one rank read it, for all */
   CHECK_OK(ncmpi_close(ncid));
+
+  /* A collective read by id of a variable whose page no rank has loaded
+   * (/s1100/x, id 1100, block 1101, in page 2): the page and the block, each
+   * read once in all. Their sizes first, from another open. */
+  MPI_Offset page_size = -1, block1101 = -1;
+  CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_NOWRITE, MPI_INFO_NULL, &ncid));
+  CHECK_OK(ncmpi_inq_get_size(ncid, &got0));
+  CHECK_OK(exa_inq_block(ncid, 1101, NULL, NULL, NULL, NULL, NULL, &block1101)); /* reads page 2 */
+  CHECK_OK(ncmpi_inq_get_size(ncid, &got));
+  page_size = got - got0;
+  CHECK_OK(ncmpi_close(ncid));
+  CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_NOWRITE, MPI_INFO_NULL, &ncid));
+  CHECK_OK(ncmpi_inq_get_size(ncid, &got0));
+  CHECK_OK(ncmpi_get_var_int_all(ncid, 1100, x));
+  CHECK(x[0] == 1100 && x[1] == -1100);
+  CHECK_OK(ncmpi_inq_get_size(ncid, &got));
+  CHECK(page_size > 0 && sum_over_ranks(got - got0) == page_size + block1101);
+  CHECK_OK(ncmpi_close(ncid));
 }
 
 /* Rank 0 changes a compact variable in page 2 and commits (sync); the last
