@@ -121,7 +121,8 @@ std::vector<Block> make_blocks(const Header& header, const Image& img) {
   return all;
 }
 
-Status plan_image(const Header& header, Image* out, const std::vector<uint8_t>* compact) {
+Status plan_image(const Header& header, Image* out, const std::vector<uint8_t>* compact,
+                  const ObjectOrder& order) {
   Image img;
   // Per path: its dimensions and variables (header indexes, in header
   // order); grouped by hashing, then the paths sorted once.
@@ -133,14 +134,19 @@ Status plan_image(const Header& header, Image* out, const std::vector<uint8_t>* 
     return groups[it->second].second;
   };
   group("/");  // the root block always exists: it holds the global attributes
-  for (size_t i = 0; i < header.dims.size(); ++i) {
+  if ((!order.dims.empty() && order.dims.size() != header.dims.size()) ||
+      (!order.vars.empty() && order.vars.size() != header.vars.size()))
+    return {NC_EINTERNAL, "the object order does not cover the header"};
+  for (size_t pos = 0; pos < header.dims.size(); ++pos) {
+    const size_t i = order.dims.empty() ? pos : size_t(order.dims[pos]);
     if (!is_valid_full_name(header.dims[i].name))
       return {NC_EBADNAME, "dimension name '" + header.dims[i].name + "' is not a valid path and name"};
     std::string_view path, local;
     split_name(header.dims[i].name, &path, &local);
     group(path).first.push_back(int(i));
   }
-  for (size_t i = 0; i < header.vars.size(); ++i) {
+  for (size_t pos = 0; pos < header.vars.size(); ++pos) {
+    const size_t i = order.vars.empty() ? pos : size_t(order.vars[pos]);
     if (!is_valid_full_name(header.vars[i].name))
       return {NC_EBADNAME, "variable name '" + header.vars[i].name + "' is not a valid path and name"};
     std::string_view path, local;
@@ -248,8 +254,20 @@ Status place_image(Header& header, Image& img, int64_t align, Layout* layout) {
   return Status::ok();
 }
 
+namespace {
+
+// `order` without the objects whose index is `n` or more.
+std::vector<int> below(const std::vector<int>& order, size_t n) {
+  std::vector<int> kept;
+  for (int i : order)
+    if (size_t(i) < n) kept.push_back(i);
+  return kept;
+}
+
+}  // namespace
+
 Status plan_redef_image(Header& header, const OnDisk& old, const std::vector<uint8_t>* compact, int64_t align,
-                        Image* out, Layout* layout, bool* unchanged) {
+                        Image* out, Layout* layout, bool* unchanged, const ObjectOrder& order) {
   align = std::max<int64_t>(4, xdr::round4(align));
   const Header& before = *old.header;
   const size_t nold = before.vars.size();
@@ -264,8 +282,9 @@ Status plan_redef_image(Header& header, const OnDisk& old, const std::vector<uin
   std::vector<uint8_t> was_compact(nold);
   for (size_t i = 0; i < nold; ++i) was_compact[i] = before.vars[i].begin == 0 ? kCompactFull : kNotCompact;
   Image img, was;
-  EXA_RETURN_IF_ERROR(plan_image(header, &img, compact));
-  EXA_RETURN_IF_ERROR(plan_image(before, &was, &was_compact));
+  const ObjectOrder old_order{below(order.dims, before.dims.size()), below(order.vars, nold)};
+  EXA_RETURN_IF_ERROR(plan_image(header, &img, compact, order));
+  EXA_RETURN_IF_ERROR(plan_image(before, &was, &was_compact, old_order));
   // A block may stay where it is when it is exactly what is on disk and
   // holds no record variable (the record section moves to the new end).
   const size_t n = img.index.blocks.size();

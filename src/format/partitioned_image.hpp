@@ -41,14 +41,26 @@ struct Image {
   std::vector<uint8_t> reused;
 };
 
+// The order of a header's objects in the file before they are grouped into
+// blocks (file position -> header index, as Dataset::full_dim_order gives):
+// within a block, objects keep this order. Empty: header order. Every rank
+// must plan with the same order: after an independent-define merge each
+// rank's header holds its own objects first, in its own ids.
+struct ObjectOrder {
+  std::vector<int> dims;
+  std::vector<int> vars;
+};
+
 // Groups the header's dimensions and variables (full names) into blocks, the
 // global attributes into the root block "/", and orders everything: blocks
-// by path, objects of a block by their index in the header. NC_EBADNAME for
+// by path, objects of a block by `order` (default: their index in the
+// header). NC_EBADNAME for
 // a name that is not a valid full name. Variables whose entry in `compact`
 // (by header index) is not kNotCompact are compact: their data goes into the
 // block (begin 0, vsize set); kCompactFull ones carry all of it (make_block
 // leaves it empty for the writer to fill), kCompactPending ones none yet.
-Status plan_image(const Header& header, Image* out, const std::vector<uint8_t>* compact = nullptr);
+Status plan_image(const Header& header, Image* out, const std::vector<uint8_t>* compact = nullptr,
+                  const ObjectOrder& order = {});
 
 inline constexpr uint8_t kNotCompact = 0, kCompactPending = 1, kCompactFull = 2;
 
@@ -73,10 +85,11 @@ struct OnDisk {
 // every other block, the index table, new fixed-size data and the whole
 // record section go past old.end. *unchanged: nothing differs from the disk
 // (the image is the current one; nothing needs writing; *layout untouched).
-// `compact` as for plan_image (the variables compact on disk, offset 0 in
-// old.header, must stay compact).
+// `compact` and `order` as for plan_image (the variables compact on disk,
+// offset 0 in old.header, must stay compact; old.header is planned in the
+// same order, without the new objects).
 Status plan_redef_image(Header& header, const OnDisk& old, const std::vector<uint8_t>* compact, int64_t align,
-                        Image* out, Layout* layout, bool* unchanged);
+                        Image* out, Layout* layout, bool* unchanged, const ObjectOrder& order = {});
 
 // Block b of a planned image, as it is encoded (a compact variable's data
 // left empty for the writer to fill), and every block.

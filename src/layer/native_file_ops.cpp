@@ -398,14 +398,18 @@ Status finish_define_partitioned(NativeFile& nf, const format::LayoutHints& hint
   // where it is now (its current file position).
   std::vector<int> old_positions;
   if (nf.in_redef) old_positions = nf.ds.var_file_positions();
+  // Within a block, objects keep the merge's file order (the same on every
+  // rank; local ids put each rank's own objects first).
+  pf::ObjectOrder order;
+  if (!nf.ds.file_order_is_identity()) order = {nf.ds.full_dim_order(), nf.ds.full_var_order()};
   if (st.is_ok() && nf.in_redef) {
     pf::IndexTable on_disk;
     st = nf.index->table(&on_disk);  // redef loaded every page
     pf::OnDisk old{&nf.before_redef, &on_disk, int64_t(nf.superblock.file_end)};
     if (st.is_ok())
-      st = pf::plan_redef_image(nf.ds.mutable_header(), old, &compact, align, &image, &layout, &unchanged);
+      st = pf::plan_redef_image(nf.ds.mutable_header(), old, &compact, align, &image, &layout, &unchanged, order);
   } else if (st.is_ok()) {
-    st = pf::plan_image(nf.ds.header(), &image, &compact);
+    st = pf::plan_image(nf.ds.header(), &image, &compact, order);
     if (st.is_ok()) st = pf::place_image(nf.ds.mutable_header(), image, align, &layout);
   }
   EXA_RETURN_IF_ERROR(io::agree(nf.comm(), st));

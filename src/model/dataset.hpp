@@ -157,6 +157,9 @@ class Dataset {
   const std::vector<int>& file_dim_order() const { return dim_order_; }
   const std::vector<int>& file_var_order() const { return var_order_; }
   bool file_order_is_identity() const { return dim_order_.empty() && var_order_.empty(); }
+  // The whole permutation, file position -> local id, for every object.
+  std::vector<int> full_dim_order() const;
+  std::vector<int> full_var_order() const;
   // A copy of the header in file order, and the same encoded.
   format::Header file_header() const;
   std::vector<uint8_t> encode_file_header() const;
@@ -187,8 +190,6 @@ class Dataset {
   }
   // Reorders dims and vars: element i of the result is old element perm[i].
   void permute(const std::vector<int>& dim_perm, const std::vector<int>& var_perm);
-  std::vector<int> full_dim_order() const;
-  std::vector<int> full_var_order() const;
 
   mutable format::Header header_;  // mutable: lazy loads fill it in
   format::Layout layout_;

@@ -240,6 +240,50 @@ static void test_lazy_blocks(void) {
   CHECK_OK(ncmpi_close(ncid));
 }
 
+/* One block defined on every rank, each rank adding its own variable to it:
+ * within the block, every rank must place the objects alike (the merge's
+ * file order, not each rank's own ids, which put its own variable first).
+ * Each rank writes its variable independently (compact: the write goes to
+ * the block's slot of that variable); a redef on one rank adds one more. */
+static void test_block_shared_by_ranks(void) {
+  const char *path = mpi_test_path("part_shared_block.nc");
+  int ncid, d, v, w;
+  char name[64];
+  CHECK_OK(ncmpi_create(MPI_COMM_WORLD, path, NC_CLOBBER | EXA_INDEP_DEFINE | EXA_FORMAT_PARTITIONED,
+                        MPI_INFO_NULL, &ncid));
+  CHECK_OK(ncmpi_def_dim(ncid, "/s/n", 4, &d));
+  snprintf(name, sizeof name, "/s/v%d", rank);
+  CHECK_OK(ncmpi_def_var(ncid, name, NC_INT, 1, &d, &v));
+  CHECK(v == 0); /* a rank's own ids */
+  CHECK_OK(ncmpi_enddef(ncid));
+  int vals[4];
+  for (int i = 0; i < 4; i++) vals[i] = 100 * rank + i;
+  CHECK_OK(ncmpi_begin_indep_data(ncid));
+  CHECK_OK(ncmpi_put_var_int(ncid, v, vals));
+  CHECK_OK(ncmpi_end_indep_data(ncid));
+  CHECK_OK(ncmpi_redef(ncid));
+  if (rank == nprocs - 1) CHECK_OK(ncmpi_def_var(ncid, "/s/w", NC_INT, 1, &d, &w));
+  CHECK_OK(ncmpi_enddef(ncid));
+  CHECK_OK(ncmpi_inq_varid(ncid, "/s/w", &w));
+  int wvals[4] = {7000, 7001, 7002, 7003};
+  CHECK_OK(ncmpi_put_var_int_all(ncid, w, wvals)); /* every rank the same values */
+  CHECK_OK(ncmpi_close(ncid));
+
+  CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_NOWRITE, MPI_INFO_NULL, &ncid));
+  int nv = -1;
+  CHECK_OK(ncmpi_inq_nvars(ncid, &nv));
+  CHECK(nv == nprocs + 1);
+  for (int r = 0; r <= nprocs; r++) {
+    int got[4] = {0};
+    if (r < nprocs) snprintf(name, sizeof name, "/s/v%d", r);
+    else snprintf(name, sizeof name, "/s/w");
+    CHECK_OK(ncmpi_inq_varid(ncid, name, &v));
+    CHECK_OK(ncmpi_get_var_int_all(ncid, v, got));
+    for (int i = 0; i < 4; i++) CHECK(got[i] == (r < nprocs ? 100 * r : 7000) + i);
+  }
+  CHECK_OK(ncmpi_close(ncid));
+}
+
 int main(int argc, char **argv) {
   mpi_test_init(&argc, &argv);
   rank = mpi_test_rank;
@@ -248,5 +292,6 @@ int main(int argc, char **argv) {
   test_lazy_blocks();
   test_independent_with_hints();
   test_torn_superblock_falls_back();
+  test_block_shared_by_ranks();
   return mpi_test_finish();
 }
