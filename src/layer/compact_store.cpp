@@ -23,6 +23,7 @@ void CompactStore::reset() {
 }
 
 int64_t CompactStore::position(const NativeFile& nf, int varid) {
+  if (nf.ds.lazy()) return nf.ds.var_position(varid);
   if (nf.ds.file_order_is_identity()) return varid;
   if (var_pos_.size() != size_t(nf.ds.nvars())) var_pos_ = nf.ds.var_file_positions();
   return var_pos_[size_t(varid)];
@@ -61,7 +62,7 @@ Status CompactStore::materialize(NativeFile& nf, int varid, int64_t pos, std::ve
   }
   std::vector<uint8_t> data;
   // The data read with the variable's metadata, if the dataset still has it.
-  bool have = nf.ds.file_order_is_identity() && nf.ds.take_compact_data(varid, &data);
+  bool have = nf.ds.take_compact_data(varid, &data);
   if (!have) {
     if (!raw_.count(pos)) EXA_RETURN_IF_ERROR(load(nf, pos));
     data = std::move(raw_[pos]);
@@ -156,7 +157,7 @@ Status CompactStore::commit(NativeFile& nf) {
     for (int64_t at = first; at < first + int64_t(table.blocks[b].nvars); ++at) {
       current_.erase(at);
       raw_.erase(at);
-      if (nf.ds.file_order_is_identity()) nf.ds.take_compact_data(int(at), &stale);
+      if (nf.ds.lazy()) nf.ds.take_compact_data(nf.ds.var_at_position(at), &stale);
     }
   }
   return Status::ok();

@@ -88,17 +88,21 @@ const format::Variable& Dataset::var(int id) const {
 }
 
 format::Dimension& Dataset::lazy_dim(int id) const {
+  if (own_dim(id)) return header_.dims[size_t(id)];
+  const int64_t g = lazy_->dims_map.global(id);
   size_t b = 0;
-  (void)lazy_->index->block_of_dim(id, &b);  // its page is loaded: no I/O, no failure
+  (void)lazy_->index->block_of_dim(g, &b);  // its page is loaded: no I/O, no failure
   Lazy::Objects& o = lazy_->blocks.at(b);
-  return o.dims[size_t(id - o.first_dim)];
+  return o.dims[size_t(g - o.first_dim)];
 }
 
 format::Variable& Dataset::lazy_var(int id) const {
+  if (own_var(id)) return header_.vars[size_t(id)];
+  const int64_t g = lazy_->vars_map.global(id);
   size_t b = 0;
-  (void)lazy_->index->block_of_var(id, &b);
+  (void)lazy_->index->block_of_var(g, &b);
   Lazy::Objects& o = lazy_->blocks.at(b);
-  return o.vars[size_t(id - o.first_var)];
+  return o.vars[size_t(g - o.first_var)];
 }
 
 int64_t Dataset::record_elements(int varid) const {
@@ -113,25 +117,49 @@ int64_t Dataset::var_bytes(int varid) const {
 
 Status Dataset::open_lazily(std::shared_ptr<format::partitioned::PagedIndex> index,
                             format::partitioned::Block root, BlockReader read) {
-  const format::partitioned::Superblock& sb = index->superblock();
   auto lazy = std::make_shared<Lazy>();
-  lazy->ndims = int64_t(sb.ndims);
-  lazy->nvars = int64_t(sb.nvars);
-  lazy->record_begin = int64_t(sb.record_begin);
-  lazy->record_size = int64_t(sb.record_size);
   lazy->index = std::move(index);
   lazy->read = std::move(read);
   header_ = format::Header{};
   header_.version = format::Version::kCdf5;
+  dim_index_.clear();
+  var_index_.clear();
+  return go_lazy(std::move(lazy), std::move(root));
+}
+
+Status Dataset::keep_own_go_lazy(std::shared_ptr<format::partitioned::PagedIndex> index,
+                                 format::partitioned::Block root, BlockReader read,
+                                 std::vector<int64_t> dim_positions, std::vector<int64_t> var_positions,
+                                 const std::vector<size_t>& own_blocks) {
+  if (dim_positions.size() != header_.dims.size() || var_positions.size() != header_.vars.size() ||
+      !dim_order_.empty() || !var_order_.empty())
+    return {NC_EINTERNAL, "own objects do not match the dataset"};
+  auto lazy = std::make_shared<Lazy>();
+  lazy->index = std::move(index);
+  lazy->read = std::move(read);
+  lazy->dims_map = IdMap(std::move(dim_positions));
+  lazy->vars_map = IdMap(std::move(var_positions));
+  lazy->own_blocks.insert(own_blocks.begin(), own_blocks.end());
+  // Own objects keep their names in the indexes; their dimension ids are local already.
+  return go_lazy(std::move(lazy), std::move(root));
+}
+
+Status Dataset::go_lazy(std::shared_ptr<Lazy> lazy, format::partitioned::Block root) {
+  const format::partitioned::Superblock& sb = lazy->index->superblock();
+  lazy->ndims = int64_t(sb.ndims);
+  lazy->nvars = int64_t(sb.nvars);
+  lazy->record_begin = int64_t(sb.record_begin);
+  lazy->record_size = int64_t(sb.record_size);
   header_.numrecs = int64_t(sb.numrecs);
   var_no_fill_.clear();
-  unlimited_dim_ = sb.record_dim > 0 ? int(sb.record_dim - 1) : -1;
+  unlimited_dim_ = sb.record_dim > 0 ? int(lazy->dims_map.local(int64_t(sb.record_dim - 1))) : -1;
   partitioned_ = true;
   lazy_ = std::move(lazy);
   int64_t b = -1;
   EXA_RETURN_IF_ERROR(lazy_->index->find("/", &b));
   if (b != 0) return {NC_EFILEMETA, "the root block is missing"};
   header_.gatts = root.atts;
+  if (lazy_->own_blocks.count(0)) return Status::ok();
   return apply_block(0, std::move(root));
 }
 
@@ -147,9 +175,9 @@ Status Dataset::apply_block(size_t b, format::partitioned::Block block) const {
     return {NC_ENOTSUPPORT, "attributes of block '" + e->path + "' (groups) are not read yet"};
   o.dims.reserve(block.dims.size());
   for (size_t k = 0; k < block.dims.size(); ++k) {
-    const int g = int(o.first_dim + int64_t(k));
+    const int id = int(z.dims_map.local(o.first_dim + int64_t(k)));
     o.dims.push_back({format::partitioned::full_name(e->path, block.dims[k].name), block.dims[k].length});
-    if ((o.dims.back().length == NC_UNLIMITED) != (g == unlimited_dim_))
+    if ((o.dims.back().length == NC_UNLIMITED) != (id == unlimited_dim_))
       return {NC_EFILEMETA, "dimension '" + o.dims.back().name + "' disagrees with the superblock's record dimension"};
   }
   o.vars.reserve(block.vars.size());
@@ -161,27 +189,32 @@ Status Dataset::apply_block(size_t b, format::partitioned::Block block) const {
     // lies past the superblocks.
     if (!(bv.flags & format::partitioned::kVarCompact) && bv.var.begin < format::partitioned::kFirstRegion)
       return {NC_EFILEMETA, "variable '" + bv.var.name + "' of block '" + e->path + "' has a bad offset"};
-    const int g = int(o.first_var + int64_t(k));
-    if (bv.flags & format::partitioned::kVarCompact) compact.emplace_back(g, std::move(bv.data));
+    const int id = int(z.vars_map.local(o.first_var + int64_t(k)));
+    if (bv.flags & format::partitioned::kVarCompact) compact.emplace_back(id, std::move(bv.data));
     o.vars.push_back(std::move(bv.var));
     format::Variable& v = o.vars.back();
     v.name = format::partitioned::full_name(e->path, v.name);
+    // Dimension ids from global to local (a bad one stays bad: load_var refuses it).
+    for (int& d : v.dimids)
+      if (d >= 0 && d < lazy_->ndims) d = int(z.dims_map.local(d));
     for (size_t i = 1; i < v.dimids.size(); ++i)
       if (v.dimids[i] == unlimited_dim_ && unlimited_dim_ >= 0)
         return {NC_EFILEMETA, "variable '" + v.name + "' has the unlimited dimension not first"};
   }
   // Checked: the block's objects become visible.
   Lazy::Objects& kept = z.blocks[b] = std::move(o);
-  for (size_t k = 0; k < kept.dims.size(); ++k) dim_index_.insert(kept.dims[k].name, int(kept.first_dim + int64_t(k)));
-  for (size_t k = 0; k < kept.vars.size(); ++k) var_index_.insert(kept.vars[k].name, int(kept.first_var + int64_t(k)));
-  for (auto& [g, data] : compact) z.compact[g] = std::move(data);
+  for (size_t k = 0; k < kept.dims.size(); ++k)
+    dim_index_.insert(kept.dims[k].name, int(z.dims_map.local(kept.first_dim + int64_t(k))));
+  for (size_t k = 0; k < kept.vars.size(); ++k)
+    var_index_.insert(kept.vars[k].name, int(z.vars_map.local(kept.first_var + int64_t(k))));
+  for (auto& [id, data] : compact) z.compact[id] = std::move(data);
   ++z.nloaded;
   return Status::ok();
 }
 
 bool Dataset::load_block(size_t b) const {
   Lazy& z = *lazy_;
-  if (z.blocks.count(b)) return true;
+  if (z.blocks.count(b) || z.own_blocks.count(b)) return true;
   auto known = z.failed.find(b);
   Status st = known != z.failed.end() ? known->second : Status::ok();
   if (known == z.failed.end()) {
@@ -199,16 +232,16 @@ bool Dataset::load_block(size_t b) const {
 }
 
 bool Dataset::load_dim(int id) const {
-  if (!lazy_) return true;
+  if (!lazy_ || own_dim(id)) return true;
   size_t b = 0;
-  Status st = lazy_->index->block_of_dim(id, &b);
+  Status st = lazy_->index->block_of_dim(lazy_->dims_map.global(id), &b);
   return st.is_ok() ? load_block(b) : fail_lazily(std::move(st));
 }
 
 bool Dataset::load_var(int id) const {
-  if (!lazy_) return true;
+  if (!lazy_ || own_var(id)) return true;  // (own variables were checked when defined)
   size_t b = 0;
-  Status st = lazy_->index->block_of_var(id, &b);
+  Status st = lazy_->index->block_of_var(lazy_->vars_map.global(id), &b);
   if (!st.is_ok()) return fail_lazily(std::move(st));
   if (!load_block(b)) return false;
   const auto& v = lazy_var(id);
@@ -249,15 +282,15 @@ Status Dataset::load_all() const {
 }
 
 int64_t Dataset::unloaded_page_of_var(int id) const {
-  if (!lazy_ || id < 0 || id >= nvars()) return -1;
-  const size_t k = lazy_->index->page_of_var(id);
+  if (!lazy_ || id < 0 || id >= nvars() || own_var(id)) return -1;
+  const size_t k = lazy_->index->page_of_var(lazy_->vars_map.global(id));
   return lazy_->index->page_loaded(k) ? -1 : int64_t(k);
 }
 
 int64_t Dataset::unloaded_block_of_var(int id) const {
-  if (!lazy_ || id < 0 || id >= nvars()) return -1;
+  if (!lazy_ || id < 0 || id >= nvars() || own_var(id)) return -1;
   size_t b = 0;
-  if (!lazy_->index->block_of_var(id, &b).is_ok()) return -1;  // the page is bad: fails on use
+  if (!lazy_->index->block_of_var(lazy_->vars_map.global(id), &b).is_ok()) return -1;  // bad page: fails on use
   return lazy_->blocks.count(b) || lazy_->failed.count(b) ? -1 : int64_t(b);
 }
 
@@ -265,12 +298,13 @@ std::vector<uint8_t> Dataset::loaded_blocks() const {
   if (!lazy_) return {};
   std::vector<uint8_t> loaded(size_t(lazy_->index->nblocks()), 0);
   for (const auto& [b, objects] : lazy_->blocks) loaded[b] = 1;
+  for (size_t b : lazy_->own_blocks) loaded[b] = 1;
   return loaded;
 }
 
 Status Dataset::supply_block(size_t b, std::span<const uint8_t> bytes) {
   if (!lazy_ || b >= lazy_->index->nblocks()) return {NC_EINTERNAL, "no such block to supply"};
-  if (lazy_->blocks.count(b)) return Status::ok();
+  if (lazy_->blocks.count(b) || lazy_->own_blocks.count(b)) return Status::ok();
   const format::partitioned::BlockEntry* e = nullptr;
   format::partitioned::Block block;
   Status st = lazy_->index->entry(b, &e);
@@ -293,24 +327,29 @@ bool Dataset::take_compact_data(int id, std::vector<uint8_t>* out) const {
 }
 
 format::Header Dataset::materialize() const {
-  format::Header h = header_;
+  format::Header h = header_;  // (own objects first, at their ids)
   h.dims.resize(size_t(lazy_->ndims));
   h.vars.resize(size_t(lazy_->nvars));
-  for (const auto& [b, o] : lazy_->blocks) {
-    std::copy(o.dims.begin(), o.dims.end(), h.dims.begin() + o.first_dim);
-    std::copy(o.vars.begin(), o.vars.end(), h.vars.begin() + o.first_var);
+  const Lazy& z = *lazy_;
+  for (const auto& [b, o] : z.blocks) {
+    for (size_t k = 0; k < o.dims.size(); ++k) h.dims[size_t(z.dims_map.local(o.first_dim + int64_t(k)))] = o.dims[k];
+    for (size_t k = 0; k < o.vars.size(); ++k) h.vars[size_t(z.vars_map.local(o.first_var + int64_t(k)))] = o.vars[k];
   }
   return h;
 }
 
 Status Dataset::end_lazy() {
   if (!lazy_) return Status::ok();
-  if (lazy_->blocks.size() != lazy_->index->nblocks()) return {NC_EINTERNAL, "a block is not loaded yet"};
+  if (lazy_->blocks.size() + lazy_->own_blocks.size() != lazy_->index->nblocks())
+    return {NC_EINTERNAL, "a block is not loaded yet"};
   // Every variable's dimensions and data region, as a lazy lookup would check them.
   for (int id = 0; id < nvars(); ++id)
     if (!load_var(id)) return lazy_->error;
   header_ = materialize();
   var_no_fill_.assign(header_.vars.size(), 1);
+  // Own objects kept their ids: the file order is the id map's.
+  if (lazy_->dims_map.own() || lazy_->vars_map.own())
+    set_file_order(lazy_->dims_map.order(lazy_->ndims), lazy_->vars_map.order(lazy_->nvars));
   lazy_.reset();
   return Status::ok();
 }
@@ -538,7 +577,11 @@ void Dataset::permute(const std::vector<int>& dim_perm, const std::vector<int>& 
 format::Header Dataset::file_header() const {
   if (lazy_) {
     (void)load_all();  // a lazily opened file: every object, before copying
-    return materialize();
+    if (!lazy_->dims_map.own() && !lazy_->vars_map.own()) return materialize();
+    Dataset copy = *this;  // own objects kept their ids: end_lazy sets the file order
+    copy.lazy_ = std::make_shared<Lazy>(*lazy_);
+    (void)copy.end_lazy();
+    return copy.file_header();
   }
   if (file_order_is_identity()) return header_;
   Dataset copy = *this;

@@ -12,12 +12,14 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "format/classic_header.hpp"
 #include "format/layout.hpp"
 #include "format/partitioned.hpp"
 #include "format/partitioned_index.hpp"
+#include "model/id_map.hpp"
 #include "model/name_index.hpp"
 #include "util/status.hpp"
 
@@ -110,6 +112,20 @@ class Dataset {
       std::function<Status(const format::partitioned::BlockEntry& entry, format::partitioned::Block* out)>;
   Status open_lazily(std::shared_ptr<format::partitioned::PagedIndex> index, format::partitioned::Block root,
                      BlockReader read);
+  // After an enddef in which each block was written by the one rank that
+  // defined it (layer/native_private_blocks.cpp): the dataset keeps this
+  // rank's own objects under the ids its define calls returned and becomes
+  // lazy over the new index for everything else, whose ids follow in file
+  // order (model::IdMap). dim_positions[id] / var_positions[id]: the global
+  // ids of the own objects; own_blocks: the index positions of their blocks.
+  // Costs O(own objects), not O(file).
+  Status keep_own_go_lazy(std::shared_ptr<format::partitioned::PagedIndex> index, format::partitioned::Block root,
+                          BlockReader read, std::vector<int64_t> dim_positions,
+                          std::vector<int64_t> var_positions, const std::vector<size_t>& own_blocks);
+  // Lazy datasets: a variable's global id (its position in the file), and
+  // the variable at a position.
+  int64_t var_position(int id) const { return lazy_ ? lazy_->vars_map.global(id) : id; }
+  int var_at_position(int64_t pos) const { return lazy_ ? int(lazy_->vars_map.local(pos)) : int(pos); }
   // Blocks read so far (lazy datasets); the number of failed block loads and
   // the last failure (a failed block fails again, without another read).
   int64_t blocks_loaded() const;
@@ -204,6 +220,11 @@ class Dataset {
       std::vector<format::Variable> vars;
     };
     std::unordered_map<size_t, Objects> blocks;  // by index position
+    // Local ids <-> global ids (identity after an open); the objects of
+    // own_blocks are this rank's own, kept in header_ (local ids below
+    // dims_map.own() / vars_map.own()).
+    IdMap dims_map, vars_map;
+    std::unordered_set<size_t> own_blocks;
     BlockReader read;
     int64_t record_begin = 0, record_size = 0;  // the superblock's record section
     std::map<size_t, Status> failed;  // blocks that could not be loaded, and why
@@ -212,6 +233,9 @@ class Dataset {
     int64_t failures = 0;
     int64_t nloaded = 0;
   };
+  Status go_lazy(std::shared_ptr<Lazy> lazy, format::partitioned::Block root);
+  bool own_dim(int id) const { return id < lazy_->dims_map.own(); }
+  bool own_var(int id) const { return id < lazy_->vars_map.own(); }
   bool load_dim(int id) const;
   bool load_var(int id) const;
   bool load_block(size_t block) const;
