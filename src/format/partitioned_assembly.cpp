@@ -1,0 +1,201 @@
+#include "format/partitioned_assembly.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "format/xdr.hpp"
+
+namespace exa::format::partitioned {
+
+namespace {
+
+bool add(int64_t a, int64_t b, int64_t* out) { return !__builtin_add_overflow(a, b, out); }
+
+Status too_large() { return {NC_EVARSIZE, "file offsets beyond 2^63"}; }
+
+bool is_compact(const Image& img, int var) { return !img.compact.empty() && img.compact[size_t(var)]; }
+
+// Bytes of a variable's data outside its block (0: compact or a record variable).
+Status data_bytes(const Header& header, const Image& img, int id, int64_t* out) {
+  const Variable& v = header.vars[size_t(id)];
+  *out = 0;
+  if (is_compact(img, id) || is_record_var(header, v)) return Status::ok();
+  const int64_t bytes = var_bytes(header, v);
+  if (bytes > INT64_MAX - 3) return too_large();
+  *out = xdr::round4(bytes);
+  return Status::ok();
+}
+
+}  // namespace
+
+Status summarize_image(const Header& header, const Image& img, std::vector<BlockSummary>* summaries,
+                       std::vector<size_t>* blocks) {
+  summaries->clear();
+  blocks->clear();
+  for (size_t b = 0; b < img.index.blocks.size(); ++b) {
+    const BlockEntry& e = img.index.blocks[b];
+    if (e.path == "/" && e.ndims == 0 && e.nvars == 0 && header.gatts.empty()) continue;
+    BlockSummary s{e.path, e.ndims, e.nvars, e.path == "/" ? header.gatts.size() : 0,
+                   uint64_t(encoded_block_size(header, img, b)), 0};
+    int64_t total = 0;
+    for (int64_t pos = img.first_var[b]; pos < img.first_var[b + 1]; ++pos) {
+      int64_t bytes = 0;
+      EXA_RETURN_IF_ERROR(data_bytes(header, img, img.var_order[size_t(pos)], &bytes));
+      if (!add(total, bytes, &total)) return too_large();
+    }
+    s.data_bytes = uint64_t(total);
+    summaries->push_back(std::move(s));
+    blocks->push_back(b);
+  }
+  return Status::ok();
+}
+
+std::vector<uint8_t> encode_summaries(const std::vector<BlockSummary>& summaries) {
+  std::vector<uint8_t> out;
+  for (const BlockSummary& s : summaries) {
+    const uint64_t words[6] = {s.path.size(), s.ndims, s.nvars, s.natts, s.size, s.data_bytes};
+    const size_t at = out.size();
+    out.resize(at + sizeof words + s.path.size());
+    std::memcpy(out.data() + at, words, sizeof words);
+    std::memcpy(out.data() + at + sizeof words, s.path.data(), s.path.size());
+  }
+  return out;
+}
+
+Status decode_summaries(std::span<const uint8_t> bytes, std::vector<BlockSummary>* out) {
+  out->clear();
+  size_t at = 0;
+  while (at < bytes.size()) {
+    uint64_t words[6];
+    if (bytes.size() - at < sizeof words) return {NC_EINTERNAL, "a block summary is cut short"};
+    std::memcpy(words, bytes.data() + at, sizeof words);
+    at += sizeof words;
+    if (words[0] > bytes.size() - at) return {NC_EINTERNAL, "a block summary's path is cut short"};
+    BlockSummary s;
+    s.path.assign(reinterpret_cast<const char*>(bytes.data() + at), size_t(words[0]));
+    at += size_t(words[0]);
+    s.ndims = words[1];
+    s.nvars = words[2];
+    s.natts = words[3];
+    s.size = words[4];
+    s.data_bytes = words[5];
+    out->push_back(std::move(s));
+  }
+  return Status::ok();
+}
+
+std::vector<uint8_t> empty_root_block() {
+  Block root;
+  root.path = "/";
+  return encode_block(root);
+}
+
+Status assemble(const std::vector<std::vector<BlockSummary>>& per_rank, int64_t align, Assembly* out) {
+  align = std::max<int64_t>(4, xdr::round4(align));
+  Assembly a;
+  // Every block as (rank, position in its list), sorted by path.
+  struct Ref {
+    const BlockSummary* s;
+    uint32_t rank;
+    uint32_t k;
+  };
+  std::vector<Ref> all;
+  for (size_t r = 0; r < per_rank.size(); ++r)
+    for (size_t k = 0; k < per_rank[r].size(); ++k) all.push_back({&per_rank[r][k], uint32_t(r), uint32_t(k)});
+  std::sort(all.begin(), all.end(), [](const Ref& x, const Ref& y) { return x.s->path < y.s->path; });
+  for (size_t i = 1; i < all.size(); ++i)
+    if (all[i].s->path == all[i - 1].s->path) {
+      a.shared_path = all[i].s->path;
+      *out = std::move(a);
+      return Status::ok();
+    }
+  a.empty_root = all.empty() || all[0].s->path != "/";
+  a.placements.resize(per_rank.size());
+  for (size_t r = 0; r < per_rank.size(); ++r) a.placements[r].resize(per_rank[r].size());
+  int64_t at = kFirstRegion;
+  uint64_t ndims = 0, nvars = 0;
+  a.index.blocks.reserve(all.size() + (a.empty_root ? 1 : 0));
+  if (a.empty_root) {
+    BlockEntry root;
+    root.path = "/";
+    root.offset = uint64_t(at);
+    root.size = empty_root_block().size();
+    at += int64_t(root.size);
+    a.index.blocks.push_back(std::move(root));
+  }
+  for (const Ref& ref : all) {
+    const BlockSummary& s = *ref.s;
+    BlockPlacement& p = a.placements[ref.rank][ref.k];
+    p.block = a.index.blocks.size();
+    p.first_dim = ndims;
+    p.first_var = nvars;
+    p.offset = uint64_t(at);
+    if (s.size > uint64_t(INT64_MAX) || !add(at, int64_t(s.size), &at) ||
+        __builtin_add_overflow(ndims, s.ndims, &ndims) || __builtin_add_overflow(nvars, s.nvars, &nvars))
+      return too_large();
+    BlockEntry e;
+    e.path = s.path;
+    e.offset = p.offset;
+    e.size = s.size;
+    e.natts = uint32_t(s.natts);
+    e.ndims = s.ndims;
+    e.nvars = s.nvars;
+    a.index.blocks.push_back(std::move(e));
+  }
+  if (ndims > uint64_t(INT32_MAX) || nvars > uint64_t(INT32_MAX))
+    return {NC_EMAXVARS, "more dimensions or variables than ids can number"};
+  a.ndims = ndims;
+  a.nvars = nvars;
+  a.index_offset = at;
+  a.index_size = encoded_index_size(a.index);
+  int64_t end = 0;
+  if (!add(at, a.index_size, &end) || !add(end, align - 1, &a.data_begin)) return too_large();
+  a.data_begin = a.data_begin / align * align;
+  int64_t cursor = a.data_begin;
+  for (const Ref& ref : all) {
+    a.placements[ref.rank][ref.k].data = uint64_t(cursor);
+    if (ref.s->data_bytes > uint64_t(INT64_MAX) || !add(cursor, int64_t(ref.s->data_bytes), &cursor))
+      return too_large();
+  }
+  a.data_end = cursor;
+  *out = std::move(a);
+  return Status::ok();
+}
+
+Status apply_placements(Header& header, Image& img, const std::vector<size_t>& blocks,
+                        const std::vector<BlockPlacement>& placements, std::vector<int64_t>* dim_positions,
+                        std::vector<int64_t>* var_positions) {
+  if (blocks.size() != placements.size()) return {NC_EINTERNAL, "placements do not match the blocks"};
+  dim_positions->assign(header.dims.size(), -1);
+  var_positions->assign(header.vars.size(), -1);
+  for (size_t k = 0; k < blocks.size(); ++k) {
+    const size_t b = blocks[k];
+    const BlockPlacement& p = placements[k];
+    img.index.blocks[b].offset = p.offset;
+    for (int64_t pos = img.first_dim[b]; pos < img.first_dim[b + 1]; ++pos) {
+      const int id = img.dim_order[size_t(pos)];
+      const int64_t g = int64_t(p.first_dim) + (pos - img.first_dim[b]);
+      img.dim_pos[size_t(id)] = int(g);
+      (*dim_positions)[size_t(id)] = g;
+    }
+    int64_t cursor = int64_t(p.data);
+    for (int64_t pos = img.first_var[b]; pos < img.first_var[b + 1]; ++pos) {
+      const int id = img.var_order[size_t(pos)];
+      (*var_positions)[size_t(id)] = int64_t(p.first_var) + (pos - img.first_var[b]);
+      Variable& v = header.vars[size_t(id)];
+      if (is_record_var(header, v)) return {NC_EINTERNAL, "record variables are not placed from summaries"};
+      int64_t bytes = 0;
+      EXA_RETURN_IF_ERROR(data_bytes(header, img, id, &bytes));
+      v.vsize = is_compact(img, id) ? xdr::round4(var_bytes(header, v)) : bytes;
+      v.begin = is_compact(img, id) ? 0 : cursor;
+      if (!add(cursor, bytes, &cursor)) return too_large();
+    }
+  }
+  for (int64_t g : *dim_positions)
+    if (g < 0) return {NC_EINTERNAL, "a dimension was not placed"};
+  for (int64_t g : *var_positions)
+    if (g < 0) return {NC_EINTERNAL, "a variable was not placed"};
+  return Status::ok();
+}
+
+}  // namespace exa::format::partitioned
