@@ -34,7 +34,7 @@ Status summarize_image(const Header& header, const Image& img, std::vector<Block
   blocks->clear();
   for (size_t b = 0; b < img.index.blocks.size(); ++b) {
     const BlockEntry& e = img.index.blocks[b];
-    if (e.path == "/" && e.ndims == 0 && e.nvars == 0 && header.gatts.empty()) continue;
+    if (e.path == "/" && e.ndims == 0 && e.nvars == 0) continue;
     BlockSummary s{e.path, e.ndims, e.nvars, e.path == "/" ? header.gatts.size() : 0,
                    uint64_t(encoded_block_size(header, img, b)), 0};
     int64_t total = 0;
@@ -84,13 +84,15 @@ Status decode_summaries(std::span<const uint8_t> bytes, std::vector<BlockSummary
   return Status::ok();
 }
 
-std::vector<uint8_t> empty_root_block() {
+std::vector<uint8_t> root_block(const std::vector<Attribute>& gatts) {
   Block root;
   root.path = "/";
+  root.atts = gatts;
   return encode_block(root);
 }
 
-Status assemble(const std::vector<std::vector<BlockSummary>>& per_rank, int64_t align, Assembly* out) {
+Status assemble(const std::vector<std::vector<BlockSummary>>& per_rank, const std::vector<Attribute>& gatts,
+                int64_t align, Assembly* out) {
   align = std::max<int64_t>(4, xdr::round4(align));
   Assembly a;
   // Every block as (rank, position in its list), sorted by path.
@@ -109,17 +111,18 @@ Status assemble(const std::vector<std::vector<BlockSummary>>& per_rank, int64_t 
       *out = std::move(a);
       return Status::ok();
     }
-  a.empty_root = all.empty() || all[0].s->path != "/";
+  a.root_by_rank0 = all.empty() || all[0].s->path != "/";
   a.placements.resize(per_rank.size());
   for (size_t r = 0; r < per_rank.size(); ++r) a.placements[r].resize(per_rank[r].size());
   int64_t at = kFirstRegion;
   uint64_t ndims = 0, nvars = 0;
-  a.index.blocks.reserve(all.size() + (a.empty_root ? 1 : 0));
-  if (a.empty_root) {
+  a.index.blocks.reserve(all.size() + (a.root_by_rank0 ? 1 : 0));
+  if (a.root_by_rank0) {
     BlockEntry root;
     root.path = "/";
+    root.natts = uint32_t(gatts.size());
     root.offset = uint64_t(at);
-    root.size = empty_root_block().size();
+    root.size = root_block(gatts).size();
     at += int64_t(root.size);
     a.index.blocks.push_back(std::move(root));
   }

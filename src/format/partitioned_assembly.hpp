@@ -27,8 +27,8 @@ struct BlockSummary {
 };
 
 // The summaries of a rank's planned image, and the image's block each one
-// is: every block but an empty root block (no dimensions, variables or
-// global attributes), which no rank needs to claim. NC_EVARSIZE if a
+// is: every block but a root block without dimensions and variables (its
+// global attributes are every rank's, merged: rank 0 writes it). NC_EVARSIZE if a
 // block's data passes 2^63 bytes.
 Status summarize_image(const Header& header, const Image& image, std::vector<BlockSummary>* summaries,
                        std::vector<size_t>* blocks);
@@ -52,7 +52,7 @@ struct Assembly {
   std::string shared_path;  // not empty: a block two ranks defined (the plan is void)
   IndexTable index;         // CRCs 0 until the blocks are encoded
   std::vector<std::vector<BlockPlacement>> placements;  // per rank, in its summaries' order
-  bool empty_root = false;  // no rank summarized "/": rank 0 writes an empty root block there
+  bool root_by_rank0 = false;  // no rank summarized "/": rank 0 writes root_block(gatts) there
   uint64_t ndims = 0, nvars = 0;
   int64_t index_offset = 0, index_size = 0;
   int64_t data_begin = 0, data_end = 0;
@@ -61,11 +61,13 @@ struct Assembly {
 // Sorts every rank's summaries by path (each rank's list is sorted), places
 // the blocks from kFirstRegion on, the index table after them, and the data
 // from the next multiple of `align` on, block after block. NC_EVARSIZE if
-// offsets pass 2^63.
-Status assemble(const std::vector<std::vector<BlockSummary>>& per_rank, int64_t align, Assembly* out);
+// offsets pass 2^63. `gatts`: the file's global attributes (for a root
+// block no rank summarized).
+Status assemble(const std::vector<std::vector<BlockSummary>>& per_rank, const std::vector<Attribute>& gatts,
+                int64_t align, Assembly* out);
 
-// The encoded root block of a file whose root holds nothing.
-std::vector<uint8_t> empty_root_block();
+// The encoded root block of a file whose root holds global attributes only.
+std::vector<uint8_t> root_block(const std::vector<Attribute>& gatts);
 
 // A rank's image and header after rank 0 placed them: block offsets, global
 // dimension positions (make_block writes them as dimension ids), variable

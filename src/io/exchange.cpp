@@ -58,10 +58,14 @@ Status exchange_payload(MPI_Comm comm, int record_size, const void* send,
   return rc == MPI_SUCCESS ? Status::ok() : mpi_failed("MPI_Alltoallv failed");
 }
 
-Status allgather_bytes(MPI_Comm comm, std::span<const uint8_t> mine, std::vector<uint8_t>* all,
+namespace {
+
+// Every rank's payload on `root` (root < 0: on every rank), as allgather_bytes.
+Status gather_payloads(MPI_Comm comm, int root, std::span<const uint8_t> mine, std::vector<uint8_t>* all,
                        std::vector<std::span<const uint8_t>>* segments) {
-  int nprocs = 0;
+  int nprocs = 0, rank = 0;
   MPI_Comm_size(comm, &nprocs);
+  MPI_Comm_rank(comm, &rank);
   int64_t size = static_cast<int64_t>(mine.size());
   std::vector<int64_t> sizes(static_cast<size_t>(nprocs));
   MPI_Allgather(&size, 1, MPI_INT64_T, sizes.data(), 1, MPI_INT64_T, comm);
@@ -73,30 +77,44 @@ Status allgather_bytes(MPI_Comm comm, std::span<const uint8_t> mine, std::vector
   int64_t units = 0;
   for (size_t r = 0; r < sizes.size(); ++r) {
     int64_t n = (sizes[r] + unit - 1) / unit;
-    if (units > INT_MAX || n > INT_MAX) return {NC_ENOMEM, "merge payload beyond 8 TiB"};
+    if (units > INT_MAX || n > INT_MAX) return {NC_ENOMEM, "payloads beyond 8 TiB"};
     counts[r] = static_cast<int>(n);
     displs[r] = static_cast<int>(units);
     units += n;
   }
-  all->resize(static_cast<size_t>(units * unit));
+  const bool receives = root < 0 || rank == root;
+  all->resize(receives ? static_cast<size_t>(units * unit) : 0);
   std::vector<uint8_t> padded;
   const void* send = mine.data();
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
   if (unit > 1) {
     padded.assign(static_cast<size_t>(counts[static_cast<size_t>(rank)] * unit), 0);
     if (!mine.empty()) std::memcpy(padded.data(), mine.data(), mine.size());
     send = padded.data();
   }
   MPI_Datatype t = unit_type(static_cast<int>(unit));
-  int rc = MPI_Allgatherv(send, counts[static_cast<size_t>(rank)], t, all->data(), counts.data(),
-                          displs.data(), t, comm);
+  int rc = root < 0 ? MPI_Allgatherv(send, counts[static_cast<size_t>(rank)], t, all->data(), counts.data(),
+                                     displs.data(), t, comm)
+                    : MPI_Gatherv(send, counts[static_cast<size_t>(rank)], t, all->data(), counts.data(),
+                                  displs.data(), t, root, comm);
   MPI_Type_free(&t);
-  if (rc != MPI_SUCCESS) return mpi_failed("MPI_Allgatherv failed");
+  if (rc != MPI_SUCCESS) return mpi_failed(root < 0 ? "MPI_Allgatherv failed" : "MPI_Gatherv failed");
   segments->clear();
+  if (!receives) return Status::ok();
   for (size_t r = 0; r < sizes.size(); ++r)
     segments->emplace_back(all->data() + displs[r] * unit, static_cast<size_t>(sizes[r]));
   return Status::ok();
+}
+
+}  // namespace
+
+Status allgather_bytes(MPI_Comm comm, std::span<const uint8_t> mine, std::vector<uint8_t>* all,
+                       std::vector<std::span<const uint8_t>>* segments) {
+  return gather_payloads(comm, -1, mine, all, segments);
+}
+
+Status gather_bytes(MPI_Comm comm, int root, std::span<const uint8_t> mine, std::vector<uint8_t>* all,
+                    std::vector<std::span<const uint8_t>>* segments) {
+  return gather_payloads(comm, root, mine, all, segments);
 }
 
 }  // namespace exa::io

@@ -1,6 +1,6 @@
 // Collective exchanges of plain records and byte payloads: records sent to
 // chosen ranks (alltoallv), and one payload from every rank to every rank
-// (allgatherv, also past 2 GiB in total).
+// (allgatherv) or to one (gatherv), also past 2 GiB in total.
 #pragma once
 
 #include <mpi.h>
@@ -14,6 +14,9 @@
 #include "util/status.hpp"
 
 namespace exa::io {
+
+// Displacements of counts laid back to back (for the v-collectives).
+std::vector<int> displacements(const std::vector<int>& counts);
 
 // The two steps of an exchange of records grouped by destination (counts[r]
 // records for rank r, in rank order): how many records come from each rank
@@ -43,5 +46,10 @@ Status exchange_records(MPI_Comm comm, const std::vector<T>& send, const std::ve
 // `segments` views into it in rank order. Collective.
 Status allgather_bytes(MPI_Comm comm, std::span<const uint8_t> mine, std::vector<uint8_t>* all,
                        std::vector<std::span<const uint8_t>>* segments);
+
+// Every rank's payload on `root` only (elsewhere `all` and `segments` stay
+// empty). Collective.
+Status gather_bytes(MPI_Comm comm, int root, std::span<const uint8_t> mine, std::vector<uint8_t>* all,
+                    std::vector<std::span<const uint8_t>>* segments);
 
 }  // namespace exa::io

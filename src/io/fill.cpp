@@ -24,11 +24,9 @@ Status fill_range(MpiFile& file, int64_t offset, int64_t nbytes, const std::vect
   return Status::ok();
 }
 
-}  // namespace
-
-Status write_fill(MpiFile& file, const std::vector<FillRegion>& regions) {
+// Rank r of p writes part r of each region (p = 1: the whole region).
+Status fill_parts(MpiFile& file, const std::vector<FillRegion>& regions, int64_t p, int64_t r) {
   Status st;
-  const int64_t p = file.nprocs(), r = file.rank();
   for (const FillRegion& region : regions) {
     const auto width = static_cast<int64_t>(region.pattern.size());
     if (width == 0 || region.nbytes <= 0) continue;
@@ -39,6 +37,16 @@ Status write_fill(MpiFile& file, const std::vector<FillRegion>& regions) {
   }
   Status synced = file.sync_all();
   return agree(file.comm(), st.is_ok() ? synced : st);
+}
+
+}  // namespace
+
+Status write_fill(MpiFile& file, const std::vector<FillRegion>& regions) {
+  return fill_parts(file, regions, file.nprocs(), file.rank());
+}
+
+Status write_own_fill(MpiFile& file, const std::vector<FillRegion>& regions) {
+  return fill_parts(file, regions, 1, 0);
 }
 
 }  // namespace exa::io

@@ -16,7 +16,9 @@ struct FillRegion {
 };
 
 // Collective. Every rank writes an equal share (whole elements) of every
-// region; errors agreed on all ranks.
+// region (the same list on every rank); errors agreed on all ranks.
 Status write_fill(MpiFile& file, const std::vector<FillRegion>& regions);
+// Collective. Each rank writes its own regions whole (lists differ by rank).
+Status write_own_fill(MpiFile& file, const std::vector<FillRegion>& regions);
 
 }  // namespace exa::io

@@ -45,7 +45,8 @@ Status version_for_cmode(int cmode, format::Version* version) {
   return Status::ok();
 }
 
-// The fill regions of variables with id >= first_new that are to be filled.
+}  // namespace
+
 std::vector<io::FillRegion> fill_regions_for_new_vars(const NativeFile& nf, int first_new) {
   std::vector<io::FillRegion> regions;
   const auto& h = nf.ds.header();
@@ -64,14 +65,42 @@ std::vector<io::FillRegion> fill_regions_for_new_vars(const NativeFile& nf, int 
   return regions;
 }
 
-}  // namespace
-
 Status open_indep_handle(NativeFile& nf) {
   if (nf.indep.handle() != MPI_FILE_NULL) return Status::ok();
   MPI_Info mpi_info = io::to_mpi_info(nf.hints);
   Status st = nf.indep.open(MPI_COMM_SELF, nf.path, nf.file.writable(), mpi_info);
   MPI_Info_free(&mpi_info);
   return st;
+}
+
+void attach_index(NativeFile& nf, io::OpenedIndex opened) {
+  namespace pf = format::partitioned;
+  NativeFile* file = &nf;
+  nf.superblock = opened.sb;
+  nf.index = std::make_shared<pf::PagedIndex>(opened.sb, std::move(opened.head), opened.file_size,
+                                              [file](uint64_t offset, uint64_t size, std::vector<uint8_t>* bytes) {
+                                                EXA_RETURN_IF_ERROR(open_indep_handle(*file));
+                                                return io::read_extent(file->indep, {offset, size}, bytes);
+                                              });
+  nf.index->supply_decoded_page(0, std::move(opened.page0));
+}
+
+model::Dataset::BlockReader block_reader(NativeFile& nf) {
+  NativeFile* file = &nf;
+  return [file](const format::partitioned::BlockEntry& e, format::partitioned::Block* block) {
+    EXA_RETURN_IF_ERROR(open_indep_handle(*file));
+    return io::read_block(file->indep, file->superblock, e, block);
+  };
+}
+
+void set_partitioned_layout(NativeFile& nf) {
+  format::Layout layout;
+  layout.nvars = nf.ds.nvars();
+  layout.begin_rec = int64_t(nf.superblock.record_begin);
+  layout.recsize = int64_t(nf.superblock.record_size);
+  layout.header_size = int64_t(nf.superblock.index_offset + nf.superblock.index_size);
+  layout.header_extent = layout.header_size;
+  nf.ds.set_layout(layout);
 }
 
 int default_create_format() { return g_default_format.load(); }
@@ -124,37 +153,18 @@ Status NativeConnector::open(MPI_Comm comm, const std::string& path, int omode, 
   if (partitioned) {
     // The superblock, the index table's head and first page, and the root
     // block now; other pages and blocks when used.
-    namespace pf = format::partitioned;
-    pf::Block root;
+    format::partitioned::Block root;
     io::OpenedIndex opened;
     st = io::read_partitioned_root(nf->file, std::move(slots), &opened, &root);
-    NativeFile* file = nf.get();
     if (st.is_ok()) {
-      nf->superblock = opened.sb;
-      nf->index = std::make_shared<pf::PagedIndex>(
-          opened.sb, std::move(opened.head), opened.file_size,
-          [file](uint64_t offset, uint64_t size, std::vector<uint8_t>* bytes) {
-            EXA_RETURN_IF_ERROR(open_indep_handle(*file));
-            return io::read_extent(file->indep, {offset, size}, bytes);
-          });
-      nf->index->supply_decoded_page(0, std::move(opened.page0));
+      attach_index(*nf, std::move(opened));
+      st = nf->ds.open_lazily(nf->index, std::move(root), block_reader(*nf));
     }
-    if (st.is_ok())
-      st = nf->ds.open_lazily(nf->index, std::move(root), [file](const pf::BlockEntry& e, pf::Block* block) {
-        EXA_RETURN_IF_ERROR(open_indep_handle(*file));
-        return io::read_block(file->indep, file->superblock, e, block);
-      });
     if (!st.is_ok()) {
       nf->file.close();
       return st;
     }
-    format::Layout layout;
-    layout.nvars = nf->ds.nvars();
-    layout.begin_rec = int64_t(nf->superblock.record_begin);
-    layout.recsize = int64_t(nf->superblock.record_size);
-    layout.header_size = int64_t(nf->superblock.index_offset + nf->superblock.index_size);
-    layout.header_extent = layout.header_size;
-    nf->ds.set_layout(layout);
+    set_partitioned_layout(*nf);
     nf->partitioned = true;
   } else {
     format::DecodeResult decoded = io::read_header(nf->file, nf->hints.header_read_chunk);
@@ -321,11 +331,8 @@ format::partitioned::Superblock next_superblock(const NativeFile& nf, const form
   return sb;
 }
 
-// Which variables keep their data in their block (compact), by local id:
-// those that are compact on disk already (offset 0), and new fixed-size ones
-// of at most exa_compact_max bytes when the file has no record variable (a
-// compact block rewritten past the end of the file would land where records
-// grow). Record variables cannot join compact ones (NC_ENOTSUPPORT).
+}  // namespace
+
 Status compact_variables(const NativeFile& nf, int first_new, std::vector<uint8_t>* compact) {
   const auto& h = nf.ds.header();
   compact->assign(h.vars.size(), 0);
@@ -346,6 +353,8 @@ Status compact_variables(const NativeFile& nf, int first_new, std::vector<uint8_
     if (format::var_bytes(h, h.vars[size_t(id)]) <= most) (*compact)[size_t(id)] = pf::kCompactPending;
   return Status::ok();
 }
+
+namespace {
 
 // Which rank writes each block of the image. In independent define mode, the
 // lowest rank that defined a new object of the block in this phase (a block
@@ -459,10 +468,11 @@ Status finish_define_partitioned(NativeFile& nf, const format::LayoutHints& hint
   return Status::ok();
 }
 
-// Lays out, moves data after a redef, writes the header and the fill values.
-Status finish_define(NativeFile& nf, const format::LayoutHints* explicit_args) {
-  // Info hints (including PNETCDF_HINTS) win over the ncmpi__enddef
-  // arguments, which fill only what the hints leave unset, as in PnetCDF 1.12.3.
+}  // namespace
+
+// Info hints (including PNETCDF_HINTS) win over the ncmpi__enddef
+// arguments, which fill only what the hints leave unset, as in PnetCDF 1.12.3.
+format::LayoutHints layout_hints(const NativeFile& nf, const format::LayoutHints* explicit_args) {
   format::LayoutHints hints = nf.hints.layout;
   if (explicit_args) {
     hints.header_minfree = explicit_args->header_minfree;
@@ -470,6 +480,14 @@ Status finish_define(NativeFile& nf, const format::LayoutHints* explicit_args) {
     hints.enddef_v_align = explicit_args->enddef_v_align;
     hints.enddef_r_align = explicit_args->enddef_r_align;
   }
+  return hints;
+}
+
+namespace {
+
+// Lays out, moves data after a redef, writes the header and the fill values.
+Status finish_define(NativeFile& nf, const format::LayoutHints* explicit_args) {
+  format::LayoutHints hints = layout_hints(nf, explicit_args);
   if (nf.partitioned) return finish_define_partitioned(nf, hints);
   const format::Layout* previous = nf.in_redef ? &nf.layout_before_redef : nullptr;
   if (previous) {
@@ -508,7 +526,12 @@ Status NativeConnector::enddef(FileState& f, const format::LayoutHints* explicit
   const double start = MPI_Wtime();
   nf.enddef_now = {};
   Status st;
-  if (nf.independent_define) {
+  bool done = false;
+  if (nf.independent_define && nf.partitioned && nf.never_ended)
+    st = enddef_private_blocks(nf, layout_hints(nf, explicit_args), &done);
+  if (done || !st.is_ok()) {
+    // (each block was one rank's: written without a merge; or it failed)
+  } else if (nf.independent_define) {
     // Undo the merge if anything after it fails: the rank keeps its own
     // definitions and stays in define mode.
     model::MergeMark mark = model::mark_for_merge(nf.ds);

@@ -1,6 +1,8 @@
 // Helpers shared by the native connector's source files.
 #pragma once
 
+#include "io/fill.hpp"
+#include "io/partitioned_io.hpp"
 #include "layer/native_connector.hpp"
 
 namespace exa::layer {
@@ -9,6 +11,14 @@ inline NativeFile& native(FileState& f) { return static_cast<NativeFile&>(f); }
 
 // Opens this rank's MPI_COMM_SELF handle if it is not open yet. Local.
 Status open_indep_handle(NativeFile& nf);
+// A partitioned file's index as io::read_partitioned_root gave it: the
+// superblock and the PagedIndex (other pages read on use through this
+// rank's own handle) the connector and the dataset share. Local.
+void attach_index(NativeFile& nf, io::OpenedIndex opened);
+// What the dataset of a partitioned file reads a block with (this rank's own handle).
+model::Dataset::BlockReader block_reader(NativeFile& nf);
+// A partitioned file's layout from its superblock (data mode). Local.
+void set_partitioned_layout(NativeFile& nf);
 
 // A partitioned file: loads every page of the index table not yet loaded
 // on every rank, each read once and shared (collective; io::share_extents),
@@ -25,6 +35,18 @@ Status load_every_block(NativeFile& nf);
 // allreduce when none is missing).
 Status share_blocks_of_var(NativeFile& nf, int varid);
 
+// The fill regions of variables with id >= first_new that are to be filled
+// (partitioned files: not compact ones, whose fill is in their block).
+std::vector<io::FillRegion> fill_regions_for_new_vars(const NativeFile& nf, int first_new);
+// Which variables of a partitioned file keep their data in their block
+// (compact), by local id: those that are compact on disk already (offset
+// 0), and new fixed-size ones of at most exa_compact_max bytes when the
+// file has no record variable (a compact block rewritten past the end of
+// the file would land where records grow). Record variables cannot join
+// compact ones (NC_ENOTSUPPORT).
+Status compact_variables(const NativeFile& nf, int first_new, std::vector<uint8_t>* compact);
+// The layout hints of an enddef: info hints, then ncmpi__enddef's arguments.
+format::LayoutHints layout_hints(const NativeFile& nf, const format::LayoutHints* explicit_args);
 // Records the number of records on disk: the numrecs field of a classic
 // header, a new superblock of a partitioned file (collective).
 Status write_numrecs(NativeFile& nf, int64_t numrecs);
@@ -36,5 +58,13 @@ Status write_file_header(NativeFile& nf);
 // enddef into every rank's dataset (collective; the same outcome on every
 // rank; on error the caller undoes it with model::undo_merge). layer/native_merge.cpp.
 Status merge_independent_definitions(NativeFile& nf);
+// The first enddef of a new partitioned file in independent define mode
+// when every block was defined by one rank only: each rank writes its own
+// blocks, rank 0 the index table from their summaries, and each rank keeps
+// only its own objects (collective; layer/native_private_blocks.cpp).
+// *done false: the ranks' definitions do not allow it (a block or the root
+// defined on two ranks, an unlimited dimension); nothing happened and the
+// caller merges instead.
+Status enddef_private_blocks(NativeFile& nf, const format::LayoutHints& hints, bool* done);
 
 }  // namespace exa::layer

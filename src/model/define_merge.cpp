@@ -271,6 +271,40 @@ std::vector<uint8_t> encode_vars_and_gatts(const Dataset& ds, std::span<const in
   return std::move(w.out());
 }
 
+std::vector<uint8_t> encode_global_atts(const Dataset& ds) {
+  Writer w;
+  w.put<uint64_t>(ds.header().gatts.size());
+  for (const auto& a : ds.header().gatts) w.att(a);
+  return std::move(w.out());
+}
+
+Status merge_global_atts(std::span<const std::span<const uint8_t>> segments,
+                         std::vector<format::Attribute>* out) {
+  std::vector<format::Attribute> merged;
+  std::unordered_map<std::string, size_t> at;
+  for (const auto& segment : segments) {
+    Reader in(segment);
+    uint64_t n = 0;
+    if (!in.get(&n)) return bad_payload();
+    for (uint64_t i = 0; i < n; ++i) {
+      format::Attribute a;
+      if (!in.att(&a)) return bad_payload();
+      auto [it, fresh] = at.try_emplace(a.name, merged.size());
+      if (fresh) {
+        merged.push_back(std::move(a));
+        continue;
+      }
+      const format::Attribute& first = merged[it->second];
+      if (first.type != a.type) return {NC_EMULTIDEFINE_ATTR_TYPE, conflict_message(NC_EMULTIDEFINE_ATTR_TYPE)};
+      if (first.nelems != a.nelems) return {NC_EMULTIDEFINE_ATTR_LEN, conflict_message(NC_EMULTIDEFINE_ATTR_LEN)};
+      if (first.xvalues != a.xvalues) return {NC_EMULTIDEFINE_ATTR_VAL, "ranks defined a shared global attribute with different values"};
+    }
+    if (!in.done()) return bad_payload();
+  }
+  *out = std::move(merged);
+  return Status::ok();
+}
+
 Status apply_dims(Dataset& ds, const NewObjectBase& base, const OwnObjects& own, int my_rank,
                   std::span<const std::span<const uint8_t>> segments) {
   std::vector<int> order(ds.file_dim_order().begin(), ds.file_dim_order().end());

@@ -99,6 +99,15 @@ Status apply_dims(Dataset& ds, const NewObjectBase& base, const OwnObjects& own,
 Status apply_vars_and_gatts(Dataset& ds, const NewObjectBase& base, const OwnObjects& own,
                             int my_rank, std::span<const std::span<const uint8_t>> segments);
 
+// Global attributes alone (the enddef of layer/native_private_blocks.cpp,
+// where blocks need no merge): a rank's list as a payload, and every rank's
+// lists (segments in rank order) merged into one: each name where the
+// lowest rank defined it, in rank order, then definition order. A name
+// defined differently on two ranks: NC_EMULTIDEFINE_ATTR_TYPE, _LEN or _VAL.
+std::vector<uint8_t> encode_global_atts(const Dataset& ds);
+Status merge_global_atts(std::span<const std::span<const uint8_t>> segments,
+                         std::vector<format::Attribute>* out);
+
 // Saved state for undoing a merge that failed after it changed the dataset.
 struct MergeMark {
   int ndims = 0;

@@ -17,13 +17,14 @@ using exa::format::Variable;
 // Rank r's objects: blocks /s<r>_<k> for the given k, each a dimension n
 // (length 3 + k) and variables small (int over n) and big (double over n,
 // non-compact under a compact limit of 16 bytes).
+// Every rank holds the file's global attributes (merged before planning).
+const std::vector<exa::format::Attribute> kGatts = {{"title", NC_CHAR, 2, {'h', 'i'}}};
+
 Header rank_header(const std::vector<int>& samples, bool with_root) {
   Header h;
   h.version = exa::format::Version::kCdf5;
-  if (with_root) {
-    h.dims.push_back({"nroot", 2});
-    h.gatts.push_back({"title", NC_CHAR, 2, {'h', 'i'}});
-  }
+  h.gatts = kGatts;
+  if (with_root) h.dims.push_back({"nroot", 2});
   for (int k : samples) {
     const std::string p = "/s" + std::to_string(k);
     h.dims.push_back({p + "/n", 3 + k});
@@ -78,8 +79,8 @@ Header union_of(const std::vector<Header>& parts) {
       for (int& d : v.dimids) d += base;
       all.vars.push_back(v);
     }
-    all.gatts.insert(all.gatts.end(), h.gatts.begin(), h.gatts.end());
   }
+  all.gatts = kGatts;
   return all;
 }
 
@@ -93,9 +94,9 @@ void check_against_one_header(const std::vector<std::vector<int>>& samples, int 
     summaries.push_back(ranks.back().summaries);
   }
   pf::Assembly a;
-  ASSERT_TRUE(pf::assemble(summaries, 4096, &a).is_ok());
+  ASSERT_TRUE(pf::assemble(summaries, kGatts, 4096, &a).is_ok());
   ASSERT_TRUE(a.shared_path.empty());
-  EXPECT_EQ(a.empty_root, root_rank < 0);
+  EXPECT_EQ(a.root_by_rank0, root_rank < 0);
 
   Header whole = union_of(parts);
   const auto compact = compact_of(whole, 16);
@@ -110,8 +111,8 @@ void check_against_one_header(const std::vector<std::vector<int>>& samples, int 
   EXPECT_EQ(a.data_end, layout.begin_rec);
   EXPECT_EQ(a.ndims, whole.dims.size());
   EXPECT_EQ(a.nvars, whole.vars.size());
-  if (a.empty_root) {
-    EXPECT_EQ(int64_t(pf::empty_root_block().size()), int64_t(img.index.blocks[0].size));
+  if (a.root_by_rank0) {
+    EXPECT_EQ(pf::root_block(kGatts), pf::encode_block(pf::make_block(whole, img, 0)));
   }
 
   // Each rank's blocks, placed, encode to the bytes of the whole file's.
@@ -142,7 +143,7 @@ void check_against_one_header(const std::vector<std::vector<int>>& samples, int 
 }  // namespace
 
 TEST(PartitionedAssembly, SameFileAsOneHeader) {
-  check_against_one_header({{0, 1, 2}, {3, 4}}, -1);          // no root objects: an empty root block
+  check_against_one_header({{0, 1, 2}, {3, 4}}, -1);          // no root objects: rank 0 writes the root
   check_against_one_header({{3, 4}, {0, 1, 2}}, 1);           // interleaved paths, rank 1 owns the root
   check_against_one_header({{5}, {}, {1, 9, 10}, {2}}, 0);    // a rank with nothing
   check_against_one_header({{}, {}}, -1);                     // nothing at all
@@ -152,11 +153,11 @@ TEST(PartitionedAssembly, ABlockOfTwoRanksVoidsThePlan) {
   std::vector<std::vector<pf::BlockSummary>> s = {plan_rank(rank_header({1, 2}, false)).summaries,
                                                   plan_rank(rank_header({2, 3}, false)).summaries};
   pf::Assembly a;
-  ASSERT_TRUE(pf::assemble(s, 4096, &a).is_ok());
+  ASSERT_TRUE(pf::assemble(s, kGatts, 4096, &a).is_ok());
   EXPECT_EQ(a.shared_path, "/s2");
-  // Two ranks with root objects share "/".
+  // Two ranks with root dimensions share "/" (global attributes alone do not).
   s = {plan_rank(rank_header({1}, true)).summaries, plan_rank(rank_header({2}, true)).summaries};
-  ASSERT_TRUE(pf::assemble(s, 4096, &a).is_ok());
+  ASSERT_TRUE(pf::assemble(s, kGatts, 4096, &a).is_ok());
   EXPECT_EQ(a.shared_path, "/");
 }
 

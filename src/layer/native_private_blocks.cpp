@@ -1,0 +1,237 @@
+// Native connector: the first enddef of a new partitioned file in
+// independent define mode when every block was defined by one rank only
+// (the common case: each rank defines its own samples). The merge
+// (native_merge.cpp) would give every rank the whole file's metadata;
+// instead:
+//   0. global attributes are allgathered and merged on every rank (they all
+//      go into the root block; usually every rank defines the same few);
+//   1. each rank plans its own blocks (format::plan_image on its own
+//      objects) and sends rank 0 one summary per block (gatherv);
+//   2. rank 0 sorts the summaries by path and places blocks, index table
+//      and data (format/partitioned_assembly). A path two ranks sent voids
+//      the plan (a root block with dimensions or variables of two ranks
+//      too): every rank falls back to the merge, nothing was written;
+//   3. rank 0 scatters each rank its placements; each rank encodes its own
+//      blocks and all write them in one collective call; rank 0 gathers the
+//      CRCs and writes the index table; each rank writes the fill values of
+//      its own variables; sync, and rank 0 writes the superblock;
+//   4. every rank's dataset keeps its own objects under the ids its define
+//      calls returned and reads everything else from the new index on use,
+//      as after an open (model::Dataset::keep_own_go_lazy).
+// Rank 0 handles one summary per block; everything else a rank does follows
+// its own objects.
+#include <mpi.h>
+
+#include "format/partitioned_assembly.hpp"
+#include "io/aggregate.hpp"
+#include "io/collective.hpp"
+#include "io/exchange.hpp"
+#include "layer/native_internal.hpp"
+#include "model/define_merge.hpp"
+#include "util/crc32c.hpp"
+
+namespace exa::layer {
+
+namespace {
+
+namespace pf = format::partitioned;
+
+// What rank 0 tells every rank after assembling (uint64 words).
+enum PlanWord { kCode, kShared, kNdims, kNvars, kIndexOffset, kIndexSize, kDataEnd, kPlanWords };
+
+// Step 1 and 2: the summaries to rank 0, its plan back. On rank 0 *a is the
+// whole plan; everywhere `words` holds what every rank needs of it.
+Status assemble_on_rank0(NativeFile& nf, const std::vector<pf::BlockSummary>& mine, int64_t align,
+                         pf::Assembly* a, uint64_t words[kPlanWords]) {
+  std::vector<uint8_t> all;
+  std::vector<std::span<const uint8_t>> segments;
+  EXA_RETURN_IF_ERROR(io::agree(nf.comm(), io::gather_bytes(nf.comm(), 0, pf::encode_summaries(mine), &all, &segments)));
+  Status st;
+  if (nf.file.rank() == 0) {
+    std::vector<std::vector<pf::BlockSummary>> per_rank(segments.size());
+    for (size_t r = 0; r < segments.size() && st.is_ok(); ++r) st = pf::decode_summaries(segments[r], &per_rank[r]);
+    all = {};
+    if (st.is_ok()) st = pf::assemble(per_rank, nf.ds.header().gatts, align, a);
+    words[kCode] = uint64_t(int64_t(st.code()));
+    words[kShared] = a->shared_path.empty() ? 0 : 1;
+    words[kNdims] = a->ndims;
+    words[kNvars] = a->nvars;
+    words[kIndexOffset] = uint64_t(a->index_offset);
+    words[kIndexSize] = uint64_t(a->index_size);
+    words[kDataEnd] = uint64_t(a->data_end);
+  }
+  MPI_Bcast(words, kPlanWords, MPI_UINT64_T, 0, nf.comm());
+  const int code = int(int64_t(words[kCode]));
+  if (code != NC_NOERR) return {code, nf.file.rank() == 0 ? st.message() : "rank 0 could not place the blocks"};
+  return Status::ok();
+}
+
+// Step 3: rank 0 sends each rank its placements (in its summaries' order).
+std::vector<pf::BlockPlacement> scatter_placements(NativeFile& nf, const pf::Assembly& a, size_t mine) {
+  const int p = nf.file.nprocs();
+  std::vector<uint64_t> flat;
+  std::vector<int> counts, displs;
+  if (nf.file.rank() == 0) {
+    for (int r = 0; r < p; ++r) {
+      counts.push_back(int(a.placements[size_t(r)].size() * pf::kPlacementWords));
+      for (const pf::BlockPlacement& pl : a.placements[size_t(r)])
+        flat.insert(flat.end(), {pl.block, pl.first_dim, pl.first_var, pl.offset, pl.data});
+    }
+    displs = io::displacements(counts);
+  }
+  std::vector<uint64_t> got(mine * pf::kPlacementWords);
+  MPI_Scatterv(flat.data(), counts.data(), displs.data(), MPI_UINT64_T, got.data(), int(got.size()), MPI_UINT64_T,
+               0, nf.comm());
+  std::vector<pf::BlockPlacement> out(mine);
+  for (size_t k = 0; k < mine; ++k) {
+    const uint64_t* w = got.data() + k * pf::kPlacementWords;
+    out[k] = {w[0], w[1], w[2], w[3], w[4]};
+  }
+  return out;
+}
+
+// Step 3: own blocks (and rank 0 the root if no rank claimed it) in one collective write;
+// rank 0 gathers the CRCs and writes the index table. Fills the superblock's
+// index fields.
+Status write_blocks(NativeFile& nf, const pf::Image& image, const std::vector<size_t>& blocks,
+                    const std::vector<pf::BlockSummary>& summaries, const std::vector<pf::BlockPlacement>& placed,
+                    pf::Assembly& a, pf::Superblock* sb) {
+  std::vector<std::vector<uint8_t>> encoded;
+  std::vector<io::Segment> segments;
+  std::vector<uint32_t> crcs;
+  Status st;
+  for (size_t k = 0; k < blocks.size() && st.is_ok(); ++k) {
+    encoded.push_back(pf::encode_block(pf::make_block(nf.ds.header(), image, blocks[k])));
+    if (encoded.back().size() != summaries[k].size)
+      st = {NC_EINTERNAL, "block '" + summaries[k].path + "' encoded to an unplanned size"};
+    crcs.push_back(crc32c(encoded.back().data(), encoded.back().size()));
+    segments.push_back({int64_t(placed[k].offset), int64_t(encoded.back().size()), encoded.back().data()});
+  }
+  if (nf.file.rank() == 0 && a.root_by_rank0) {
+    encoded.push_back(pf::root_block(nf.ds.header().gatts));
+    a.index.blocks[0].crc = crc32c(encoded.back().data(), encoded.back().size());
+    segments.push_back({int64_t(a.index.blocks[0].offset), int64_t(encoded.back().size()), encoded.back().data()});
+  }
+  if (!st.is_ok()) segments.clear();  // take part in the collective write with nothing
+  EXA_RETURN_IF_ERROR(io::agree(nf.comm(), st));
+  EXA_RETURN_IF_ERROR(io::agree(nf.comm(), io::write_segments(nf.file, std::move(segments), true)));
+  encoded = {};
+  // The CRCs, in every rank's summary order, to rank 0.
+  const int p = nf.file.nprocs();
+  std::vector<int> counts;
+  std::vector<uint32_t> all;
+  if (nf.file.rank() == 0)
+    for (int r = 0; r < p; ++r) counts.push_back(int(a.placements[size_t(r)].size()));
+  std::vector<int> displs = io::displacements(counts);
+  all.resize(nf.file.rank() == 0 ? size_t(a.index.blocks.size()) : 0);
+  MPI_Gatherv(crcs.data(), int(crcs.size()), MPI_UINT32_T, all.data(), counts.data(), displs.data(), MPI_UINT32_T, 0,
+              nf.comm());
+  uint64_t head[2] = {0, 0};  // head size, head CRC
+  if (nf.file.rank() == 0) {
+    for (int r = 0; r < p; ++r)
+      for (size_t k = 0; k < a.placements[size_t(r)].size(); ++k)
+        a.index.blocks[a.placements[size_t(r)][k].block].crc = all[size_t(displs[size_t(r)]) + k];
+    std::vector<uint8_t> table = pf::encode_index(a.index, pf::kIndexPageEntries, &head[0]);
+    head[1] = crc32c(table.data(), size_t(head[0]));
+    st = nf.file.write_at(a.index_offset, table.data(), int64_t(table.size()));
+  }
+  EXA_RETURN_IF_ERROR(io::agree(nf.comm(), st));
+  MPI_Bcast(head, 2, MPI_UINT64_T, 0, nf.comm());
+  sb->index_head_size = head[0];
+  sb->index_crc = uint32_t(head[1]);
+  return Status::ok();
+}
+
+// Step 0: every rank's global attributes, merged (the same list on every rank).
+Status merge_gatts(NativeFile& nf, std::vector<format::Attribute>* merged) {
+  std::vector<uint8_t> all;
+  std::vector<std::span<const uint8_t>> segments;
+  EXA_RETURN_IF_ERROR(io::allgather_bytes(nf.comm(), model::encode_global_atts(nf.ds), &all, &segments));
+  return model::merge_global_atts(segments, merged);
+}
+
+// Steps 1 to 3; on error or when the plan is void (*done false) the dataset
+// is as before except for its variables' offsets.
+Status write_private_blocks(NativeFile& nf, const format::LayoutHints& hints, bool* done) {
+  double t = MPI_Wtime();
+  pf::Image image;
+  std::vector<uint8_t> compact;
+  std::vector<pf::BlockSummary> summaries;
+  std::vector<size_t> blocks;
+  Status st = compact_variables(nf, 0, &compact);
+  if (st.is_ok()) st = pf::plan_image(nf.ds.header(), &image, &compact);
+  if (st.is_ok()) st = pf::summarize_image(nf.ds.header(), image, &summaries, &blocks);
+  EXA_RETURN_IF_ERROR(io::agree(nf.comm(), st));
+  nf.enddef_now.layout = MPI_Wtime() - t;
+
+  // Step 2: rank 0 places everything.
+  t = MPI_Wtime();
+  const int64_t align = hints.header_align > 0 ? hints.header_align : 4096;
+  pf::Assembly a;
+  uint64_t words[kPlanWords] = {};
+  EXA_RETURN_IF_ERROR(assemble_on_rank0(nf, summaries, align, &a, words));
+  if (words[kShared]) return Status::ok();  // a block of several ranks: merge
+  std::vector<pf::BlockPlacement> placed = scatter_placements(nf, a, summaries.size());
+  std::vector<int64_t> dim_positions, var_positions;
+  EXA_RETURN_IF_ERROR(io::agree(nf.comm(), pf::apply_placements(nf.ds.mutable_header(), image, blocks, placed,
+                                                               &dim_positions, &var_positions)));
+  nf.enddef_now.merge_check += MPI_Wtime() - t;
+
+  // Step 3: blocks, index table, fill values, superblock.
+  t = MPI_Wtime();
+  pf::Superblock sb;
+  sb.generation = nf.superblock.generation + 1;
+  sb.ndims = words[kNdims];
+  sb.nvars = words[kNvars];
+  sb.index_offset = words[kIndexOffset];
+  sb.index_size = words[kIndexSize];
+  sb.nblocks = nf.file.rank() == 0 ? a.index.blocks.size() : 0;
+  sb.file_end = std::max(words[kDataEnd], words[kIndexOffset] + words[kIndexSize]);
+  EXA_RETURN_IF_ERROR(write_blocks(nf, image, blocks, summaries, placed, a, &sb));
+  MPI_Bcast(&sb.nblocks, 1, MPI_UINT64_T, 0, nf.comm());
+  a = {};
+  const auto regions = fill_regions_for_new_vars(nf, 0);  // own variables only
+  EXA_RETURN_IF_ERROR(io::write_own_fill(nf.file, regions));
+  EXA_RETURN_IF_ERROR(io::commit_superblock(nf.file, sb));
+
+  // Step 4: the dataset keeps its own objects, the rest is read on use.
+  std::vector<size_t> own_blocks;
+  for (const pf::BlockPlacement& pl : placed) own_blocks.push_back(size_t(pl.block));
+  pf::Block root;
+  io::OpenedIndex opened;
+  EXA_RETURN_IF_ERROR(io::read_partitioned_root(nf.file, {}, &opened, &root));
+  attach_index(nf, std::move(opened));
+  st = nf.ds.keep_own_go_lazy(nf.index, std::move(root), block_reader(nf), std::move(dim_positions),
+                              std::move(var_positions), own_blocks);
+  EXA_RETURN_IF_ERROR(io::agree(nf.comm(), st));
+  set_partitioned_layout(nf);
+  nf.compact.reset();
+  nf.enddef_now.header_io = MPI_Wtime() - t;
+  *done = true;
+  return Status::ok();
+}
+
+}  // namespace
+
+Status enddef_private_blocks(NativeFile& nf, const format::LayoutHints& hints, bool* done) {
+  *done = false;
+  // Record variables (an unlimited dimension) take the merge.
+  int fit = nf.ds.unlimited_dim() < 0 ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &fit, 1, MPI_INT, MPI_MIN, nf.comm());
+  if (!fit) return Status::ok();
+  const int64_t own_objects = nf.ds.ndims() + nf.ds.nvars() + int64_t(nf.ds.header().gatts.size());
+  const double t = MPI_Wtime();
+  std::vector<format::Attribute> mine = nf.ds.header().gatts, merged;
+  EXA_RETURN_IF_ERROR(io::agree(nf.comm(), merge_gatts(nf, &merged)));
+  nf.ds.set_global_atts(std::move(merged));
+  nf.enddef_now.merge_check = MPI_Wtime() - t;
+  Status st = write_private_blocks(nf, hints, done);
+  if (!st.is_ok() || !*done) {
+    nf.ds.set_global_atts(std::move(mine));  // as defined here: the merge (or a retry) starts over
+    return st;
+  }
+  nf.enddef_now.new_objects = nf.enddef_now.owned_objects = own_objects;
+  return Status::ok();
+}
+
+}  // namespace exa::layer
