@@ -527,6 +527,13 @@ int64_t find_block(const IndexTable& index, std::string_view path) {
 
 std::vector<uint8_t> encode_block(const Block& block) {
   std::vector<uint8_t> out;
+  append_encoded_block(block, &out);
+  return out;
+}
+
+void append_encoded_block(const Block& block, std::vector<uint8_t>* all) {
+  std::vector<uint8_t>& out = *all;
+  const size_t start = out.size();
   xdr::Writer w(out);
   w.bytes(kBlockMagic);
   put_name(w, block.path);
@@ -555,8 +562,7 @@ std::vector<uint8_t> encode_block(const Block& block) {
       w.pad(int64_t(bv.data.size()));
     }
   }
-  w.u32(crc_of(out));
-  return out;
+  w.u32(crc_of(std::span<const uint8_t>(out).subspan(start)));
 }
 
 Status decode_block(std::span<const uint8_t> bytes, const BlockEntry& entry, uint64_t total_dims,

@@ -152,6 +152,8 @@ struct Block {
 };
 
 std::vector<uint8_t> encode_block(const Block& block);
+// The same, appended to *out (blocks written back to back).
+void append_encoded_block(const Block& block, std::vector<uint8_t>* out);
 // Checks magic, CRC, that path and counts match the index entry, names,
 // types, dimension ids below total_dims, and sizes. NC_EFILEMETA.
 Status decode_block(std::span<const uint8_t> bytes, const BlockEntry& entry, uint64_t total_dims,

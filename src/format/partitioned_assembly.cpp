@@ -101,10 +101,33 @@ Status assemble(const std::vector<std::vector<BlockSummary>>& per_rank, const st
     uint32_t rank;
     uint32_t k;
   };
+  // Each rank's list is sorted (its image's block order): merge them, with
+  // the lists' heads in a heap.
+  size_t total = 0;
+  for (const auto& list : per_rank) total += list.size();
   std::vector<Ref> all;
-  for (size_t r = 0; r < per_rank.size(); ++r)
-    for (size_t k = 0; k < per_rank[r].size(); ++k) all.push_back({&per_rank[r][k], uint32_t(r), uint32_t(k)});
-  std::sort(all.begin(), all.end(), [](const Ref& x, const Ref& y) { return x.s->path < y.s->path; });
+  all.reserve(total);
+  auto later = [](const Ref& x, const Ref& y) { return x.s->path > y.s->path; };
+  auto by_path = [](const BlockSummary& x, const BlockSummary& y) { return x.path < y.path; };
+  std::vector<Ref> heads;
+  for (size_t r = 0; r < per_rank.size(); ++r) {
+    if (!std::is_sorted(per_rank[r].begin(), per_rank[r].end(), by_path))
+      return {NC_EINTERNAL, "block summaries out of path order"};
+    if (!per_rank[r].empty()) heads.push_back({&per_rank[r][0], uint32_t(r), 0});
+  }
+  std::make_heap(heads.begin(), heads.end(), later);
+  while (!heads.empty()) {
+    std::pop_heap(heads.begin(), heads.end(), later);
+    const Ref next = heads.back();
+    all.push_back(next);
+    const auto& list = per_rank[next.rank];
+    if (size_t(next.k) + 1 < list.size()) {
+      heads.back() = {&list[next.k + 1], next.rank, next.k + 1};
+      std::push_heap(heads.begin(), heads.end(), later);
+    } else {
+      heads.pop_back();
+    }
+  }
   for (size_t i = 1; i < all.size(); ++i)
     if (all[i].s->path == all[i - 1].s->path) {
       a.shared_path = all[i].s->path;

@@ -58,7 +58,8 @@ struct Assembly {
   int64_t data_begin = 0, data_end = 0;
 };
 
-// Sorts every rank's summaries by path (each rank's list is sorted), places
+// Merges every rank's summaries by path (each rank's list must be sorted,
+// as summarize_image gives it; NC_EINTERNAL otherwise), places
 // the blocks from kFirstRegion on, the index table after them, and the data
 // from the next multiple of `align` on, block after block. NC_EVARSIZE if
 // offsets pass 2^63. `gatts`: the file's global attributes (for a root

@@ -128,9 +128,13 @@ Status plan_image(const Header& header, Image* out, const std::vector<uint8_t>* 
   // order); grouped by hashing, then the paths sorted once.
   std::unordered_map<std::string_view, size_t> group_of;
   std::vector<std::pair<std::string_view, std::pair<std::vector<int>, std::vector<int>>>> groups;
+  bool bad_path = false;  // (each path is checked once, when its group is made)
   auto group = [&](std::string_view path) -> auto& {
     auto [it, fresh] = group_of.try_emplace(path, groups.size());
-    if (fresh) groups.push_back({path, {}});
+    if (fresh) {
+      bad_path = bad_path || !is_valid_path(path);
+      groups.push_back({path, {}});
+    }
     return groups[it->second].second;
   };
   group("/");  // the root block always exists: it holds the global attributes
@@ -139,19 +143,21 @@ Status plan_image(const Header& header, Image* out, const std::vector<uint8_t>* 
     return {NC_EINTERNAL, "the object order does not cover the header"};
   for (size_t pos = 0; pos < header.dims.size(); ++pos) {
     const size_t i = order.dims.empty() ? pos : size_t(order.dims[pos]);
-    if (!is_valid_full_name(header.dims[i].name))
-      return {NC_EBADNAME, "dimension name '" + header.dims[i].name + "' is not a valid path and name"};
     std::string_view path, local;
     split_name(header.dims[i].name, &path, &local);
-    group(path).first.push_back(int(i));
+    auto& ids = group(path).first;
+    if (!is_valid_name(local) || bad_path)
+      return {NC_EBADNAME, "dimension name '" + header.dims[i].name + "' is not a valid path and name"};
+    ids.push_back(int(i));
   }
   for (size_t pos = 0; pos < header.vars.size(); ++pos) {
     const size_t i = order.vars.empty() ? pos : size_t(order.vars[pos]);
-    if (!is_valid_full_name(header.vars[i].name))
-      return {NC_EBADNAME, "variable name '" + header.vars[i].name + "' is not a valid path and name"};
     std::string_view path, local;
     split_name(header.vars[i].name, &path, &local);
-    group(path).second.push_back(int(i));
+    auto& ids = group(path).second;
+    if (!is_valid_name(local) || bad_path)
+      return {NC_EBADNAME, "variable name '" + header.vars[i].name + "' is not a valid path and name"};
+    ids.push_back(int(i));
   }
   std::sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   img.first_dim.push_back(0);

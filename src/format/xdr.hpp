@@ -22,10 +22,13 @@ class Writer {
 
   void u8(uint8_t v) { out_.push_back(v); }
   void u32(uint32_t v) {
-    for (int shift = 24; shift >= 0; shift -= 8) out_.push_back(uint8_t(v >> shift));
+    const uint8_t b[4] = {uint8_t(v >> 24), uint8_t(v >> 16), uint8_t(v >> 8), uint8_t(v)};
+    out_.insert(out_.end(), b, b + 4);
   }
   void u64(uint64_t v) {
-    for (int shift = 56; shift >= 0; shift -= 8) out_.push_back(uint8_t(v >> shift));
+    const uint8_t b[8] = {uint8_t(v >> 56), uint8_t(v >> 48), uint8_t(v >> 40), uint8_t(v >> 32),
+                          uint8_t(v >> 24), uint8_t(v >> 16), uint8_t(v >> 8),  uint8_t(v)};
+    out_.insert(out_.end(), b, b + 8);
   }
   // A 4-byte or 8-byte unsigned field, the width depending on the version.
   void uint(uint64_t v, int width) { width == 8 ? u64(v) : u32(uint32_t(v)); }

@@ -15,12 +15,12 @@ Status agree(MPI_Comm comm, const Status& local) {
   return {worst, "error reported by another rank"};
 }
 
-void broadcast_bytes(MPI_Comm comm, std::vector<uint8_t>* bytes) {
+void broadcast_bytes(MPI_Comm comm, std::vector<uint8_t>* bytes, int root) {
   int64_t n = static_cast<int64_t>(bytes->size());
-  MPI_Bcast(&n, 1, MPI_INT64_T, 0, comm);
+  MPI_Bcast(&n, 1, MPI_INT64_T, root, comm);
   bytes->resize(static_cast<size_t>(n));
   for (int64_t off = 0; off < n; off += INT_MAX)
-    MPI_Bcast(bytes->data() + off, static_cast<int>(std::min<int64_t>(n - off, INT_MAX)), MPI_BYTE, 0,
+    MPI_Bcast(bytes->data() + off, static_cast<int>(std::min<int64_t>(n - off, INT_MAX)), MPI_BYTE, root,
               comm);
 }
 

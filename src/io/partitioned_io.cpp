@@ -342,15 +342,13 @@ Status read_on_root(MpiFile& file, std::vector<uint8_t> slots, std::vector<uint8
 
 }  // namespace
 
-Status read_partitioned_root(MpiFile& file, std::vector<uint8_t> slots, OpenedIndex* opened, pf::Block* root) {
-  std::vector<uint8_t> bytes;
-  Status st;
-  if (file.rank() == 0) st = read_on_root(file, std::move(slots), &bytes);
-  EXA_RETURN_IF_ERROR(agree(file.comm(), st));
-  broadcast_bytes(file.comm(), &bytes);
-  // Every rank decodes what rank 0 checked (the same bytes, the same result).
-  std::span<const uint8_t> in(bytes);
+namespace {
+
+// What read_on_root gives (the file size, the superblock, the index table's
+// head and page 0, the root block), decoded.
+Status decode_opened(std::span<const uint8_t> in, OpenedIndex* opened, pf::Block* root) {
   OpenedIndex o;
+  if (in.size() < 8 + size_t(pf::kSuperblockSize)) return {NC_EFILEMETA, "the superblock is cut short"};
   std::memcpy(&o.file_size, in.data(), 8);
   in = in.subspan(8);
   EXA_RETURN_IF_ERROR(pf::decode_superblock(in.first(pf::kSuperblockSize), &o.sb));
@@ -364,6 +362,45 @@ Status read_partitioned_root(MpiFile& file, std::vector<uint8_t> slots, OpenedIn
   EXA_RETURN_IF_ERROR(pf::decode_block(in, o.page0[0], o.sb.ndims, root));
   *opened = std::move(o);
   return Status::ok();
+}
+
+}  // namespace
+
+Status read_partitioned_root(MpiFile& file, std::vector<uint8_t> slots, OpenedIndex* opened, pf::Block* root) {
+  std::vector<uint8_t> bytes;
+  Status st;
+  if (file.rank() == 0) st = read_on_root(file, std::move(slots), &bytes);
+  EXA_RETURN_IF_ERROR(agree(file.comm(), st));
+  broadcast_bytes(file.comm(), &bytes);
+  // Every rank decodes what rank 0 checked (the same bytes, the same result).
+  return decode_opened(bytes, opened, root);
+}
+
+Status share_written_root(MpiFile& file, const pf::Superblock& sb, std::span<const uint8_t> table, int root_writer,
+                          std::span<const uint8_t> root_block, OpenedIndex* opened, pf::Block* root) {
+  std::vector<uint8_t> bytes;
+  Status st;
+  if (file.rank() == 0) {
+    int64_t size = 0;
+    uint64_t page_at = 0, page_size = 0;
+    st = file.size(&size);
+    if (st.is_ok() && table.size() < sb.index_head_size) st = {NC_EINTERNAL, "no index table to share"};
+    if (st.is_ok()) st = pf::peek_first_page(table.first(size_t(sb.index_head_size)), &page_at, &page_size);
+    if (st.is_ok() && page_at + page_size > table.size()) st = {NC_EINTERNAL, "index page 0 outside the table"};
+    if (st.is_ok()) {
+      bytes.resize(8);
+      std::memcpy(bytes.data(), &size, 8);
+      const auto sbytes = pf::encode_superblock(sb);
+      bytes.insert(bytes.end(), sbytes.begin(), sbytes.end());
+      bytes.insert(bytes.end(), table.begin(), table.begin() + ptrdiff_t(page_at + page_size));
+    }
+  }
+  EXA_RETURN_IF_ERROR(agree(file.comm(), st));
+  broadcast_bytes(file.comm(), &bytes);
+  std::vector<uint8_t> block(root_block.begin(), root_block.end());
+  broadcast_bytes(file.comm(), &block, root_writer);
+  bytes.insert(bytes.end(), block.begin(), block.end());
+  return agree(file.comm(), decode_opened(bytes, opened, root));
 }
 
 Status share_extents(MpiFile& file, const std::vector<Extent>& need, const ExtentBytesFn& apply,

@@ -82,6 +82,14 @@ struct OpenedIndex {
 Status read_partitioned_root(MpiFile& file, std::vector<uint8_t> slots, OpenedIndex* opened,
                              format::partitioned::Block* root);
 
+// Collective. What read_partitioned_root gives, for a state the ranks just
+// wrote, without reading it back: rank 0's `table` (the whole index table
+// as written) and `sb`, and the root block's bytes from the rank that wrote
+// it (`root_writer`; its `root_block`).
+Status share_written_root(MpiFile& file, const format::partitioned::Superblock& sb, std::span<const uint8_t> table,
+                          int root_writer, std::span<const uint8_t> root_block, OpenedIndex* opened,
+                          format::partitioned::Block* root);
+
 // A region of the file: a page of the index table, a metadata block.
 struct Extent {
   uint64_t offset = 0;

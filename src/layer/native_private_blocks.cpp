@@ -37,7 +37,7 @@ namespace {
 namespace pf = format::partitioned;
 
 // What rank 0 tells every rank after assembling (uint64 words).
-enum PlanWord { kCode, kShared, kNdims, kNvars, kIndexOffset, kIndexSize, kDataEnd, kPlanWords };
+enum PlanWord { kCode, kShared, kNdims, kNvars, kIndexOffset, kIndexSize, kDataEnd, kRootWriter, kPlanWords };
 
 // Step 1 and 2: the summaries to rank 0, its plan back. On rank 0 *a is the
 // whole plan; everywhere `words` holds what every rank needs of it.
@@ -59,6 +59,9 @@ Status assemble_on_rank0(NativeFile& nf, const std::vector<pf::BlockSummary>& mi
     words[kIndexOffset] = uint64_t(a->index_offset);
     words[kIndexSize] = uint64_t(a->index_size);
     words[kDataEnd] = uint64_t(a->data_end);
+    words[kRootWriter] = 0;  // rank 0 if no rank claimed the root block
+    for (size_t r = 0; r < a->placements.size(); ++r)
+      if (!a->placements[r].empty() && a->placements[r][0].block == 0) words[kRootWriter] = r;
   }
   MPI_Bcast(words, kPlanWords, MPI_UINT64_T, 0, nf.comm());
   const int code = int(int64_t(words[kCode]));
@@ -90,32 +93,53 @@ std::vector<pf::BlockPlacement> scatter_placements(NativeFile& nf, const pf::Ass
   return out;
 }
 
-// Step 3: own blocks (and rank 0 the root if no rank claimed it) in one collective write;
-// rank 0 gathers the CRCs and writes the index table. Fills the superblock's
-// index fields.
+// What step 4 needs of what was written: the index table (rank 0) and the
+// root block (the rank that wrote it).
+struct Written {
+  std::vector<uint8_t> table;
+  std::vector<uint8_t> root;
+};
+
+// Step 3: own blocks (and rank 0 the root if no rank claimed it) in one
+// collective write -- blocks that lie back to back encoded into one buffer,
+// so a rank with a contiguous share writes one region from one buffer;
+// rank 0 gathers the CRCs and writes the index table. Fills the
+// superblock's index fields.
 Status write_blocks(NativeFile& nf, const pf::Image& image, const std::vector<size_t>& blocks,
                     const std::vector<pf::BlockSummary>& summaries, const std::vector<pf::BlockPlacement>& placed,
-                    pf::Assembly& a, pf::Superblock* sb) {
-  std::vector<std::vector<uint8_t>> encoded;
+                    pf::Assembly& a, pf::Superblock* sb, Written* out) {
+  std::vector<std::vector<uint8_t>> runs;
   std::vector<io::Segment> segments;
   std::vector<uint32_t> crcs;
   Status st;
-  for (size_t k = 0; k < blocks.size() && st.is_ok(); ++k) {
-    encoded.push_back(pf::encode_block(pf::make_block(nf.ds.header(), image, blocks[k])));
-    if (encoded.back().size() != summaries[k].size)
-      st = {NC_EINTERNAL, "block '" + summaries[k].path + "' encoded to an unplanned size"};
-    crcs.push_back(crc32c(encoded.back().data(), encoded.back().size()));
-    segments.push_back({int64_t(placed[k].offset), int64_t(encoded.back().size()), encoded.back().data()});
+  for (size_t k = 0; k < blocks.size() && st.is_ok();) {
+    // Blocks k .. j-1 lie back to back (placements ascend with the paths).
+    size_t j = k + 1;
+    uint64_t bytes = summaries[k].size;
+    while (j < blocks.size() && placed[j].offset == placed[j - 1].offset + summaries[j - 1].size)
+      bytes += summaries[j++].size;
+    std::vector<uint8_t>& run = runs.emplace_back();
+    run.reserve(size_t(bytes));
+    for (size_t i = k; i < j && st.is_ok(); ++i) {
+      const size_t at = run.size();
+      pf::append_encoded_block(pf::make_block(nf.ds.header(), image, blocks[i]), &run);
+      if (run.size() - at != summaries[i].size)
+        st = {NC_EINTERNAL, "block '" + summaries[i].path + "' encoded to an unplanned size"};
+      crcs.push_back(crc32c(run.data() + at, run.size() - at));
+      if (placed[i].block == 0) out->root.assign(run.begin() + ptrdiff_t(at), run.end());
+    }
+    segments.push_back({int64_t(placed[k].offset), int64_t(run.size()), run.data()});
+    k = j;
   }
   if (nf.file.rank() == 0 && a.root_by_rank0) {
-    encoded.push_back(pf::root_block(nf.ds.header().gatts));
-    a.index.blocks[0].crc = crc32c(encoded.back().data(), encoded.back().size());
-    segments.push_back({int64_t(a.index.blocks[0].offset), int64_t(encoded.back().size()), encoded.back().data()});
+    out->root = pf::root_block(nf.ds.header().gatts);
+    a.index.blocks[0].crc = crc32c(out->root.data(), out->root.size());
+    segments.push_back({int64_t(a.index.blocks[0].offset), int64_t(out->root.size()), out->root.data()});
   }
   if (!st.is_ok()) segments.clear();  // take part in the collective write with nothing
   EXA_RETURN_IF_ERROR(io::agree(nf.comm(), st));
   EXA_RETURN_IF_ERROR(io::agree(nf.comm(), io::write_segments(nf.file, std::move(segments), true)));
-  encoded = {};
+  runs = {};
   // The CRCs, in every rank's summary order, to rank 0.
   const int p = nf.file.nprocs();
   std::vector<int> counts;
@@ -131,9 +155,9 @@ Status write_blocks(NativeFile& nf, const pf::Image& image, const std::vector<si
     for (int r = 0; r < p; ++r)
       for (size_t k = 0; k < a.placements[size_t(r)].size(); ++k)
         a.index.blocks[a.placements[size_t(r)][k].block].crc = all[size_t(displs[size_t(r)]) + k];
-    std::vector<uint8_t> table = pf::encode_index(a.index, pf::kIndexPageEntries, &head[0]);
-    head[1] = crc32c(table.data(), size_t(head[0]));
-    st = nf.file.write_at(a.index_offset, table.data(), int64_t(table.size()));
+    out->table = pf::encode_index(a.index, pf::kIndexPageEntries, &head[0]);
+    head[1] = crc32c(out->table.data(), size_t(head[0]));
+    st = nf.file.write_at(a.index_offset, out->table.data(), int64_t(out->table.size()));
   }
   EXA_RETURN_IF_ERROR(io::agree(nf.comm(), st));
   MPI_Bcast(head, 2, MPI_UINT64_T, 0, nf.comm());
@@ -187,19 +211,27 @@ Status write_private_blocks(NativeFile& nf, const format::LayoutHints& hints, bo
   sb.index_size = words[kIndexSize];
   sb.nblocks = nf.file.rank() == 0 ? a.index.blocks.size() : 0;
   sb.file_end = std::max(words[kDataEnd], words[kIndexOffset] + words[kIndexSize]);
-  EXA_RETURN_IF_ERROR(write_blocks(nf, image, blocks, summaries, placed, a, &sb));
+  Written written;
+  EXA_RETURN_IF_ERROR(write_blocks(nf, image, blocks, summaries, placed, a, &sb, &written));
   MPI_Bcast(&sb.nblocks, 1, MPI_UINT64_T, 0, nf.comm());
   a = {};
-  const auto regions = fill_regions_for_new_vars(nf, 0);  // own variables only
-  EXA_RETURN_IF_ERROR(io::write_own_fill(nf.file, regions));
+  // Fill values of own variables (a sync only if some rank has any: the
+  // superblock's commit syncs anyway).
+  const auto regions = fill_regions_for_new_vars(nf, 0);
+  int any_fill = regions.empty() ? 0 : 1;
+  MPI_Allreduce(MPI_IN_PLACE, &any_fill, 1, MPI_INT, MPI_MAX, nf.comm());
+  if (any_fill) EXA_RETURN_IF_ERROR(io::write_own_fill(nf.file, regions));
   EXA_RETURN_IF_ERROR(io::commit_superblock(nf.file, sb));
 
-  // Step 4: the dataset keeps its own objects, the rest is read on use.
+  // Step 4: the dataset keeps its own objects, the rest is read on use; the
+  // new index's head and page 0 and the root block come from memory.
   std::vector<size_t> own_blocks;
   for (const pf::BlockPlacement& pl : placed) own_blocks.push_back(size_t(pl.block));
   pf::Block root;
   io::OpenedIndex opened;
-  EXA_RETURN_IF_ERROR(io::read_partitioned_root(nf.file, {}, &opened, &root));
+  EXA_RETURN_IF_ERROR(io::share_written_root(nf.file, sb, written.table, int(words[kRootWriter]), written.root,
+                                             &opened, &root));
+  written = {};
   attach_index(nf, std::move(opened));
   st = nf.ds.keep_own_go_lazy(nf.index, std::move(root), block_reader(nf), std::move(dim_positions),
                               std::move(var_positions), own_blocks);

@@ -6,12 +6,21 @@
 namespace exa::model {
 
 IdMap::IdMap(std::vector<int64_t> own) : own_(std::move(own)) {
-  std::vector<int64_t> by_global(own_.size());
-  std::iota(by_global.begin(), by_global.end(), int64_t(0));
-  std::sort(by_global.begin(), by_global.end(), [this](int64_t a, int64_t b) { return own_[size_t(a)] < own_[size_t(b)]; });
-  sorted_.reserve(own_.size());
-  for (int64_t l : by_global) sorted_.push_back(own_[size_t(l)]);
-  sorted_local_ = std::move(by_global);
+  if (std::is_sorted(own_.begin(), own_.end())) {  // defined in file order
+    sorted_ = own_;
+    sorted_local_.resize(own_.size());
+    std::iota(sorted_local_.begin(), sorted_local_.end(), int64_t(0));
+    return;
+  }
+  std::vector<std::pair<int64_t, int64_t>> pairs(own_.size());  // (global, local)
+  for (size_t l = 0; l < own_.size(); ++l) pairs[l] = {own_[l], int64_t(l)};
+  std::sort(pairs.begin(), pairs.end());
+  sorted_.resize(pairs.size());
+  sorted_local_.resize(pairs.size());
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    sorted_[i] = pairs[i].first;
+    sorted_local_[i] = pairs[i].second;
+  }
 }
 
 int64_t IdMap::global(int64_t local) const {

@@ -39,8 +39,10 @@ static MPI_Info compact_info(void) {
 }
 
 /* Sample k: dimensions n (k + 2) and m (MLEN); small(n) int, compact; big(m)
- * double with attribute "sample" = k. Every rank: global attribute "title";
- * rank 0 also "first". Returns this rank's variable ids (small, big per sample). */
+ * double with attribute "sample" = k. The last rank that defines samples also
+ * defines dimension "nsamples" in the root block. Every rank: global
+ * attribute "title"; rank 0 also "first". Returns this rank's variable ids
+ * (small, big per sample). */
 static int define_mine(int ncid, int *ids) {
   int nids = 0;
   char name[64];
@@ -57,6 +59,10 @@ static int define_mine(int ncid, int *ids) {
     CHECK_OK(ncmpi_def_var(ncid, name, NC_DOUBLE, 1, &m, &v));
     ids[nids++] = v;
     CHECK_OK(ncmpi_put_att_int(ncid, v, "sample", NC_INT, 1, &k));
+  }
+  if (rank == definers() - 1) { /* the root block: this rank's (with 4 ranks, not rank 0's) */
+    int n;
+    CHECK_OK(ncmpi_def_dim(ncid, "nsamples", nsamples(), &n));
   }
   CHECK_OK(ncmpi_put_att_text(ncid, NC_GLOBAL, "title", 7, "private"));
   if (rank == 0) CHECK_OK(ncmpi_put_att_text(ncid, NC_GLOBAL, "first", 1, "0"));
@@ -96,7 +102,12 @@ static void write_mine(int ncid) {
 static void check_contents(int ncid, int extra) {
   int nd = -1, nv = -1, ng = -1, unlim = -2;
   CHECK_OK(ncmpi_inq(ncid, &nd, &nv, &ng, &unlim));
-  CHECK(nd == 2 * nsamples() && nv == 2 * nsamples() + extra && ng == 2 && unlim == -1);
+  CHECK(nd == 2 * nsamples() + 1 && nv == 2 * nsamples() + extra && ng == 2 && unlim == -1);
+  int root_dim = -1;
+  MPI_Offset nsamp = -1;
+  CHECK_OK(ncmpi_inq_dimid(ncid, "nsamples", &root_dim));
+  CHECK_OK(ncmpi_inq_dimlen(ncid, root_dim, &nsamp));
+  CHECK(nsamp == nsamples());
   char text[16] = "";
   CHECK_OK(ncmpi_get_att_text(ncid, NC_GLOBAL, "title", text));
   CHECK(strncmp(text, "private", 7) == 0);
@@ -149,10 +160,13 @@ static void test_create_write_reopen(void) {
   }
   exa_enddef_stats stats;
   CHECK_OK(exa_inq_enddef_stats(ncid, &stats));
-  CHECK(stats.new_objects == 2 * nids + 1 + (rank == 0) && stats.merge_exchange == 0.0);
+  CHECK(stats.new_objects == 2 * nids + 1 + (rank == 0) + (rank == definers() - 1) && stats.merge_exchange == 0.0);
   MPI_Offset nblocks = -1;
   CHECK_OK(exa_inq_blocks(ncid, &nblocks));
   CHECK(nblocks == nsamples() + 1);
+  MPI_Offset root_ndims = -1;
+  CHECK_OK(exa_inq_block(ncid, 0, NULL, &root_ndims, NULL, NULL, NULL, NULL));
+  CHECK(root_ndims == 1);
 
   /* Another rank's sample: read from the file on first use only, under the
    * next free local ids; its variable's dimension id is local too. */

@@ -159,6 +159,10 @@ TEST(PartitionedAssembly, ABlockOfTwoRanksVoidsThePlan) {
   s = {plan_rank(rank_header({1}, true)).summaries, plan_rank(rank_header({2}, true)).summaries};
   ASSERT_TRUE(pf::assemble(s, kGatts, 4096, &a).is_ok());
   EXPECT_EQ(a.shared_path, "/");
+  // A rank's list must come in path order (summarize_image's).
+  s = {plan_rank(rank_header({1, 2}, false)).summaries};
+  std::swap(s[0][0], s[0][1]);
+  EXPECT_EQ(pf::assemble(s, kGatts, 4096, &a).code(), NC_EINTERNAL);
 }
 
 TEST(PartitionedAssembly, BadSummaryBytesAreRefused) {
