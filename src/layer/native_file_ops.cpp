@@ -527,7 +527,8 @@ Status NativeConnector::enddef(FileState& f, const format::LayoutHints* explicit
   nf.enddef_now = {};
   Status st;
   bool done = false;
-  if (nf.independent_define && nf.partitioned && nf.never_ended)
+  // (One rank holds the whole file either way: it needs no summaries.)
+  if (nf.independent_define && nf.partitioned && nf.never_ended && nf.file.nprocs() > 1)
     st = enddef_private_blocks(nf, layout_hints(nf, explicit_args), &done);
   if (done || !st.is_ok()) {
     // (each block was one rank's: written without a merge; or it failed)

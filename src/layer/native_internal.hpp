@@ -58,8 +58,8 @@ Status write_file_header(NativeFile& nf);
 // enddef into every rank's dataset (collective; the same outcome on every
 // rank; on error the caller undoes it with model::undo_merge). layer/native_merge.cpp.
 Status merge_independent_definitions(NativeFile& nf);
-// The first enddef of a new partitioned file in independent define mode
-// when every block was defined by one rank only: each rank writes its own
+// The first enddef of a new partitioned file in independent define mode on
+// several ranks when every block was defined by one rank only: each rank writes its own
 // blocks, rank 0 the index table from their summaries, and each rank keeps
 // only its own objects (collective; layer/native_private_blocks.cpp).
 // *done false: the ranks' definitions do not allow it (a block or the root

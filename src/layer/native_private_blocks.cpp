@@ -7,7 +7,7 @@
 //      go into the root block; usually every rank defines the same few);
 //   1. each rank plans its own blocks (format::plan_image on its own
 //      objects) and sends rank 0 one summary per block (gatherv);
-//   2. rank 0 sorts the summaries by path and places blocks, index table
+//   2. rank 0 merges the summaries by path and places blocks, index table
 //      and data (format/partitioned_assembly). A path two ranks sent voids
 //      the plan (a root block with dimensions or variables of two ranks
 //      too): every rank falls back to the merge, nothing was written;
@@ -15,9 +15,14 @@
 //      blocks and all write them in one collective call; rank 0 gathers the
 //      CRCs and writes the index table; each rank writes the fill values of
 //      its own variables; sync, and rank 0 writes the superblock;
-//   4. every rank's dataset keeps its own objects under the ids its define
+//   4. rank 0 broadcasts the new index's head and page 0, the root block's
+//      writer the root block (what an open would read, from memory), and
+//      every rank's dataset keeps its own objects under the ids its define
 //      calls returned and reads everything else from the new index on use,
 //      as after an open (model::Dataset::keep_own_go_lazy).
+// A failure before the superblock leaves nothing on disk that counts (the
+// ranks stay in define mode with their own definitions, as after a failed
+// merge); step 4 only decodes what every rank already has.
 // Rank 0 handles one summary per block; everything else a rank does follows
 // its own objects.
 #include <mpi.h>
@@ -174,7 +179,7 @@ Status merge_gatts(NativeFile& nf, std::vector<format::Attribute>* merged) {
   return model::merge_global_atts(segments, merged);
 }
 
-// Steps 1 to 3; on error or when the plan is void (*done false) the dataset
+// Steps 1 to 4; on error or when the plan is void (*done false) the dataset
 // is as before except for its variables' offsets.
 Status write_private_blocks(NativeFile& nf, const format::LayoutHints& hints, bool* done) {
   double t = MPI_Wtime();

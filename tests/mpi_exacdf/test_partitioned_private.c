@@ -9,7 +9,8 @@
  * merged (and a conflict refused on every rank), compact and non-compact
  * data, fill values, a collective read of another rank's variable, reopen,
  * a later redef, and a crash test (the n-th write of one rank fails at every
- * step; the retried enddef then succeeds). exacdf only.
+ * step; the retried enddef then succeeds). At 1 rank the same checks run
+ * through the ordinary enddef (one rank holds everything anyway). exacdf only.
  */
 #include <exacdf.h>
 
