@@ -45,9 +45,12 @@ extern int exa_inq_io_calls(int ncid, MPI_Offset *ncalls);
 /** Where this rank's last successful ncmpi_enddef (or the enddef inside
  *  ncmpi_close) spent its time, in seconds of MPI_Wtime. */
 typedef struct exa_enddef_stats {
-  double merge_check;    /* independent define: records to the checking ranks, the check, drops back */
-  double merge_exchange; /* independent define: the owners' metadata to every rank, merged */
-  double layout;         /* file layout */
+  double merge_check;    /* independent define: records to the checking ranks, the check, drops back
+                            (a partitioned file whose blocks are each one rank's: global attributes
+                            merged, block summaries to rank 0, placements back) */
+  double merge_exchange; /* independent define: the owners' metadata to every rank, merged (0 for
+                            such a partitioned file: no merge) */
+  double layout;         /* file layout (such a partitioned file: this rank's own blocks) */
   double header_io;      /* header write, data moved by a redef, fill values */
   double total;          /* the whole enddef */
   long long new_objects; /* dimensions, variables and global attributes this rank defined */

@@ -518,6 +518,18 @@ Status finish_define(NativeFile& nf, const format::LayoutHints* explicit_args) {
   return Status::ok();
 }
 
+// Independent define mode: the merge, then the rest of the enddef. Undoes
+// the merge if anything after it fails: the rank keeps its own definitions
+// and stays in define mode.
+Status merge_and_finish_define(NativeFile& nf, const format::LayoutHints* explicit_args) {
+  model::MergeMark mark = model::mark_for_merge(nf.ds);
+  nf.own_end = {nf.ds.ndims(), nf.ds.nvars(), 0};
+  Status st = merge_independent_definitions(nf);
+  if (st.is_ok()) st = finish_define(nf, explicit_args);
+  if (!st.is_ok()) model::undo_merge(nf.ds, std::move(mark));
+  return st;
+}
+
 }  // namespace
 
 Status NativeConnector::enddef(FileState& f, const format::LayoutHints* explicit_args) {
@@ -525,25 +537,14 @@ Status NativeConnector::enddef(FileState& f, const format::LayoutHints* explicit
   if (!nf.define_mode) return {NC_ENOTINDEFINE, "not in define mode"};
   const double start = MPI_Wtime();
   nf.enddef_now = {};
-  Status st;
+  // A new partitioned file whose blocks are each one rank's needs no merge
+  // (on one rank there is nothing to merge anyway).
   bool done = false;
-  // (One rank holds the whole file either way: it needs no summaries.)
   if (nf.independent_define && nf.partitioned && nf.never_ended && nf.file.nprocs() > 1)
-    st = enddef_private_blocks(nf, layout_hints(nf, explicit_args), &done);
-  if (done || !st.is_ok()) {
-    // (each block was one rank's: written without a merge; or it failed)
-  } else if (nf.independent_define) {
-    // Undo the merge if anything after it fails: the rank keeps its own
-    // definitions and stays in define mode.
-    model::MergeMark mark = model::mark_for_merge(nf.ds);
-    nf.own_end = {nf.ds.ndims(), nf.ds.nvars(), 0};
-    st = merge_independent_definitions(nf);
-    if (st.is_ok()) st = finish_define(nf, explicit_args);
-    if (!st.is_ok()) model::undo_merge(nf.ds, std::move(mark));
-  } else {
-    st = finish_define(nf, explicit_args);
-  }
-  EXA_RETURN_IF_ERROR(st);
+    EXA_RETURN_IF_ERROR(enddef_private_blocks(nf, layout_hints(nf, explicit_args), &done));
+  if (!done)
+    EXA_RETURN_IF_ERROR(nf.independent_define ? merge_and_finish_define(nf, explicit_args)
+                                              : finish_define(nf, explicit_args));
   nf.enddef_now.total = MPI_Wtime() - start;
   nf.last_enddef = nf.enddef_now;
   nf.define_mode = false;
