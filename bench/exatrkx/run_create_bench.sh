@@ -15,6 +15,11 @@
 # Usage: bench/exatrkx/run_create_bench.sh
 #        RANKS="1 2" REPS=1 DATASET=98M bench/exatrkx/run_create_bench.sh
 #        BIG_RANKS="1 2" ...   ranks for dataset_1G with (b), (c) and (a)-exacdf ("" skips)
+#        BIG_PART_RANKS="8" ...  ranks for dataset_1G with (c) only (where (a) and (b),
+#                                which hold the whole header on every rank, do not fit in memory)
+#        BIG_REPS=3 ...          repetitions of the dataset_1G runs (default 1)
+# Every run starts after a `sync` (not timed): the previous run's file is
+# written back first.
 # Writes OUT_DIR (default docs/perf)/exatrkx_create.{json,md,png} and the raw
 # JSON lines in exatrkx_create.raw.jsonl.
 set -euo pipefail
@@ -25,6 +30,8 @@ source "$ROOT/scripts/env.sh"
 OUT_DIR="${OUT_DIR:-$ROOT/docs/perf}"
 RANKS="${RANKS:-1 2 4 8}"
 BIG_RANKS="${BIG_RANKS-1 2}"
+BIG_PART_RANKS="${BIG_PART_RANKS-}"
+BIG_REPS="${BIG_REPS:-1}"
 REPS="${REPS:-3}"
 DATASET="${DATASET:-98M}"
 RUN_TIMEOUT="${RUN_TIMEOUT:-2400}"
@@ -43,6 +50,9 @@ RAW="$OUT_DIR/exatrkx_create.raw.jsonl"
 run() { # dataset ranks program [program options]
   local ds=$1 np=$2 prog=$3 line
   shift 3
+  # The previous run's file is still being written back (1 GB for
+  # dataset_1G): let it land first, so that it does not slow this run.
+  sync
   if line=$(timeout "$RUN_TIMEOUT" mpiexec -n "$np" "$BIN/$prog" --dataset "$ds" --json "$@" \
               --out "$SCRATCH/$prog.nc" | tail -1); then
     echo "$line" >> "$RAW"
@@ -65,10 +75,18 @@ for np in $RANKS; do
 done
 for np in $BIG_RANKS; do
   echo "dataset_1G at $np ranks"
-  run 1G "$np" indep_exacdf
-  run 1G "$np" indep_exacdf --format partitioned
-  run 1G "$np" baseline_pnetcdf_exacdf
+  for ((rep = 0; rep < BIG_REPS; rep++)); do
+    run 1G "$np" indep_exacdf
+    run 1G "$np" indep_exacdf --format partitioned
+    run 1G "$np" baseline_pnetcdf_exacdf
+  done
 done
-CMD="bench/exatrkx/run_create_bench.sh (RANKS=\"$RANKS\" BIG_RANKS=\"$BIG_RANKS\" REPS=$REPS DATASET=$DATASET)"
+for np in $BIG_PART_RANKS; do
+  echo "dataset_1G at $np ranks, partitioned only"
+  for ((rep = 0; rep < BIG_REPS; rep++)); do
+    run 1G "$np" indep_exacdf --format partitioned
+  done
+done
+CMD="bench/exatrkx/run_create_bench.sh (RANKS=\"$RANKS\" BIG_RANKS=\"$BIG_RANKS\" BIG_PART_RANKS=\"$BIG_PART_RANKS\" REPS=$REPS BIG_REPS=$BIG_REPS DATASET=$DATASET)"
 python_bin="$ROOT/.venv/bin/python"; [[ -x "$python_bin" ]] || python_bin=python3
 "$python_bin" "$HERE/create_report.py" "$RAW" "$OUT_DIR" "$CMD" "$(git -C "$ROOT" rev-parse --short HEAD)"
