@@ -32,11 +32,18 @@ static void name_of(char *out, size_t n, int k, const char *obj) { snprintf(out,
 static double big_value(int k, int i) { return k + i / 100.0; }
 static int written_big(int k) { return k % 3 != 2; } /* the others read as the fill value */
 
-static MPI_Info compact_info(void) {
+/* A new partitioned file (exa_compact_max 64, fill mode on), in independent
+ * define mode unless `collective`. */
+static int create_file(const char *path, int collective) {
   MPI_Info info;
   MPI_Info_create(&info);
   MPI_Info_set(info, "exa_compact_max", "64");
-  return info;
+  int ncid = -1;
+  CHECK_OK(ncmpi_create(MPI_COMM_WORLD, path, NC_CLOBBER | EXA_FORMAT_PARTITIONED | (collective ? 0 : EXA_INDEP_DEFINE),
+                        info, &ncid));
+  MPI_Info_free(&info);
+  CHECK_OK(ncmpi_set_fill(ncid, NC_FILL, NULL));
+  return ncid;
 }
 
 /* Sample k: dimensions n (k + 2) and m (MLEN); small(n) int, compact; big(m)
@@ -137,11 +144,8 @@ static void check_contents(int ncid, int extra) {
 
 static void test_create_write_reopen(void) {
   const char *path = mpi_test_path("part_private.nc");
-  MPI_Info info = compact_info();
-  int ncid, ids[4 * PER_RANK];
-  CHECK_OK(ncmpi_create(MPI_COMM_WORLD, path, NC_CLOBBER | EXA_FORMAT_PARTITIONED | EXA_INDEP_DEFINE, info, &ncid));
-  MPI_Info_free(&info);
-  CHECK_OK(ncmpi_set_fill(ncid, NC_FILL, NULL));
+  int ids[4 * PER_RANK];
+  int ncid = create_file(path, 0);
   const int nids = define_mine(ncid, ids);
   CHECK_OK(ncmpi_enddef(ncid));
 
@@ -240,11 +244,7 @@ static void test_same_bytes_as_the_merge(void) {
   const char *merged_path = mpi_test_path("part_merged_bytes.nc");
   int ncid, ids[4 * PER_RANK];
   for (int collective = 0; collective < 2; collective++) {
-    MPI_Info info = compact_info();
-    CHECK_OK(ncmpi_create(MPI_COMM_WORLD, collective ? merged_path : private_path,
-                          NC_CLOBBER | EXA_FORMAT_PARTITIONED | (collective ? 0 : EXA_INDEP_DEFINE), info, &ncid));
-    MPI_Info_free(&info);
-    CHECK_OK(ncmpi_set_fill(ncid, NC_FILL, NULL));
+    ncid = create_file(collective ? merged_path : private_path, collective);
     if (collective) { /* each rank's samples in turn, as the merge orders them */
       const int me = rank;
       for (rank = 0; rank < nprocs; rank++) define_mine(ncid, ids);
@@ -275,11 +275,8 @@ static void test_same_bytes_as_the_merge(void) {
 static void test_conflicting_global_attribute(void) {
   if (nprocs < 2) return;
   const char *path = mpi_test_path("part_private_conflict.nc");
-  MPI_Info info = compact_info();
-  int ncid, ids[4 * PER_RANK];
-  CHECK_OK(ncmpi_create(MPI_COMM_WORLD, path, NC_CLOBBER | EXA_FORMAT_PARTITIONED | EXA_INDEP_DEFINE, info, &ncid));
-  MPI_Info_free(&info);
-  CHECK_OK(ncmpi_set_fill(ncid, NC_FILL, NULL));
+  int ids[4 * PER_RANK];
+  int ncid = create_file(path, 0);
   define_mine(ncid, ids);
   if (rank == 1) CHECK_OK(ncmpi_put_att_text(ncid, NC_GLOBAL, "title", 7, "PRIVATE"));
   CHECK_ERR(ncmpi_enddef(ncid), NC_EMULTIDEFINE_ATTR_VAL);
@@ -302,11 +299,8 @@ static void crash_at_every_step(int victim) {
   const char *path = mpi_test_path("part_private_crash.nc");
   int steps = 0;
   for (int n = 1; n <= 32; n++) {
-    MPI_Info info = compact_info();
-    int ncid, ids[4 * PER_RANK], other;
-    CHECK_OK(ncmpi_create(MPI_COMM_WORLD, path, NC_CLOBBER | EXA_FORMAT_PARTITIONED | EXA_INDEP_DEFINE, info, &ncid));
-    MPI_Info_free(&info);
-    CHECK_OK(ncmpi_set_fill(ncid, NC_FILL, NULL));
+    int ids[4 * PER_RANK], other;
+    int ncid = create_file(path, 0);
     define_mine(ncid, ids);
     exa_debug_fail_write(rank == victim ? n : 0);
     int st = ncmpi_enddef(ncid);
