@@ -292,7 +292,7 @@ static void test_conflicting_global_attribute(void) {
   CHECK_OK(ncmpi_close(ncid));
 }
 
-/* The n-th write of one rank fails, for n = 1, 2, ... until the enddef
+/* The n-th write of one rank (`victim`) fails, for n = 1, 2, ... until the enddef
  * succeeds: every rank gets NC_EWRITE, the file does not open (no superblock
  * yet), and the enddef retried at once succeeds and gives the whole file. */
 static void crash_at_every_step(int victim) {
@@ -333,6 +333,7 @@ int main(int argc, char **argv) {
   test_same_bytes_as_the_merge();
   test_conflicting_global_attribute();
   crash_at_every_step(0);
-  if (nprocs > 1) crash_at_every_step(nprocs - 2); /* the last rank that defines blocks */
+  if (definers() > 1) crash_at_every_step(definers() - 1); /* another rank with blocks (the root's) */
+  if (nprocs > 1) crash_at_every_step(nprocs - 1);          /* a rank without blocks */
   return mpi_test_finish();
 }
