@@ -294,3 +294,38 @@ TEST(DefineMerge, OldObjectDigestSeesChanges) {
 }
 
 }  // namespace
+
+// Global attributes alone (the private-blocks enddef): each name where the
+// lowest rank defined it, then in definition order; a name defined
+// differently on two ranks gives the matching NC_EMULTIDEFINE_ATTR_* code.
+TEST(DefineMerge, GlobalAttributesAlone) {
+  auto merged = [](std::vector<Dataset>& ranks, std::vector<exa::format::Attribute>* out) {
+    std::vector<std::vector<uint8_t>> payloads;
+    for (const Dataset& ds : ranks) payloads.push_back(exa::model::encode_global_atts(ds));
+    std::vector<std::span<const uint8_t>> segments(payloads.begin(), payloads.end());
+    return exa::model::merge_global_atts(segments, out);
+  };
+  std::vector<Dataset> ranks(3, Dataset(Version::kCdf5));
+  ASSERT_TRUE(ranks[0].put_att(NC_GLOBAL, "title", NC_CHAR, 2, {'h', 'i'}, true).is_ok());
+  ASSERT_TRUE(ranks[1].put_att(NC_GLOBAL, "rank1", NC_INT, 1, be32(1), true).is_ok());
+  ASSERT_TRUE(ranks[1].put_att(NC_GLOBAL, "title", NC_CHAR, 2, {'h', 'i'}, true).is_ok());
+  ASSERT_TRUE(ranks[2].put_att(NC_GLOBAL, "rank2", NC_INT, 1, be32(2), true).is_ok());
+  std::vector<exa::format::Attribute> out;
+  ASSERT_TRUE(merged(ranks, &out).is_ok());
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].name, "title");
+  EXPECT_EQ(out[1].name, "rank1");
+  EXPECT_EQ(out[2].name, "rank2");
+
+  ASSERT_TRUE(ranks[2].put_att(NC_GLOBAL, "title", NC_CHAR, 2, {'h', 'o'}, true).is_ok());
+  EXPECT_EQ(merged(ranks, &out).code(), NC_EMULTIDEFINE_ATTR_VAL);
+  ASSERT_TRUE(ranks[2].put_att(NC_GLOBAL, "title", NC_CHAR, 3, {'h', 'i', '!'}, true).is_ok());
+  EXPECT_EQ(merged(ranks, &out).code(), NC_EMULTIDEFINE_ATTR_LEN);
+  ASSERT_TRUE(ranks[2].put_att(NC_GLOBAL, "title", NC_BYTE, 2, {'h', 'i'}, true).is_ok());
+  EXPECT_EQ(merged(ranks, &out).code(), NC_EMULTIDEFINE_ATTR_TYPE);
+  // A cut payload is refused, not read past its end.
+  std::vector<uint8_t> cut = exa::model::encode_global_atts(ranks[0]);
+  cut.resize(cut.size() - 1);
+  std::vector<std::span<const uint8_t>> one = {cut};
+  EXPECT_EQ(exa::model::merge_global_atts(one, &out).code(), NC_EINTERNAL);
+}
