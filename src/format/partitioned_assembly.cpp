@@ -95,7 +95,7 @@ Status assemble(const std::vector<std::vector<BlockSummary>>& per_rank, const st
                 int64_t align, Assembly* out) {
   align = std::max<int64_t>(4, xdr::round4(align));
   Assembly a;
-  // Every block as (rank, position in its list), sorted by path.
+  // A block as (its summary, rank, position in that rank's list).
   struct Ref {
     const BlockSummary* s;
     uint32_t rank;

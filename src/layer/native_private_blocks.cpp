@@ -42,7 +42,7 @@ namespace {
 namespace pf = format::partitioned;
 
 // What rank 0 tells every rank after assembling (uint64 words).
-enum PlanWord { kCode, kShared, kNdims, kNvars, kIndexOffset, kIndexSize, kDataEnd, kRootWriter, kPlanWords };
+enum PlanWord { kCode, kShared, kNdims, kNvars, kNblocks, kIndexOffset, kIndexSize, kDataEnd, kRootWriter, kPlanWords };
 
 // Step 1 and 2: the summaries to rank 0, its plan back. On rank 0 *a is the
 // whole plan; everywhere `words` holds what every rank needs of it.
@@ -61,6 +61,7 @@ Status assemble_on_rank0(NativeFile& nf, const std::vector<pf::BlockSummary>& mi
     words[kShared] = a->shared_path.empty() ? 0 : 1;
     words[kNdims] = a->ndims;
     words[kNvars] = a->nvars;
+    words[kNblocks] = a->index.blocks.size();
     words[kIndexOffset] = uint64_t(a->index_offset);
     words[kIndexSize] = uint64_t(a->index_size);
     words[kDataEnd] = uint64_t(a->data_end);
@@ -214,11 +215,10 @@ Status write_private_blocks(NativeFile& nf, const format::LayoutHints& hints, bo
   sb.nvars = words[kNvars];
   sb.index_offset = words[kIndexOffset];
   sb.index_size = words[kIndexSize];
-  sb.nblocks = nf.file.rank() == 0 ? a.index.blocks.size() : 0;
+  sb.nblocks = words[kNblocks];
   sb.file_end = std::max(words[kDataEnd], words[kIndexOffset] + words[kIndexSize]);
   Written written;
   EXA_RETURN_IF_ERROR(write_blocks(nf, image, blocks, summaries, placed, a, &sb, &written));
-  MPI_Bcast(&sb.nblocks, 1, MPI_UINT64_T, 0, nf.comm());
   a = {};
   // Fill values of own variables (a sync only if some rank has any: the
   // superblock's commit syncs anyway).
