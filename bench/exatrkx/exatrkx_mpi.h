@@ -33,16 +33,33 @@ static long peak_rss_kib(void)
 
 /* The partitioned-format name of a generator name: "<parent>_grp_<sample>_<key>"
  * -> "/<parent>_grp_<sample>/<key>" (one metadata block per sample);
- * dimension names likewise. Needs <string.h>. */
+ * dimension names likewise; cut to n-1 bytes. Built with memcpy: it runs once
+ * per object in the timed define loop, where snprintf cost ~8% of a 1-rank
+ * partitioned run (more than some library calls). Needs <string.h>. */
 static inline void block_name(const char *classic, const char *sample, char *out, size_t n)
 {
     const char *at = strstr(classic, sample);
     size_t group = at ? (size_t)(at - classic) + strlen(sample) : 0;
+    size_t len = strlen(classic), k = 0;
+    if (n == 0)
+        return;
     if (!at || classic[group] != '_') {
-        snprintf(out, n, "%s", classic);
+        k = len < n - 1 ? len : n - 1;
+        memcpy(out, classic, k);
+        out[k] = '\0';
         return;
     }
-    snprintf(out, n, "/%.*s/%s", (int)group, classic, classic + group + 1);
+    /* "/" + classic[0, group) + "/" + classic[group+1, len) */
+    const char *parts[3] = {"/", classic, classic + group + 1};
+    size_t sizes[3] = {1, group, len - group - 1};
+    for (int i = 0; i < 3; ++i) {
+        size_t m = sizes[i] < n - 1 - k ? sizes[i] : n - 1 - k;
+        memcpy(out + k, parts[i], m);
+        k += m;
+        if (i == 1 && k < n - 1)
+            out[k++] = '/';
+    }
+    out[k] = '\0';
 }
 
 /* The name to define an object by: the generator's, or its partitioned form
