@@ -20,7 +20,7 @@
 #include "format/partitioned.hpp"
 #include "format/partitioned_index.hpp"
 #include "model/id_map.hpp"
-#include "model/name_index.hpp"
+#include "model/path_name_index.hpp"
 #include "util/status.hpp"
 
 namespace exa::model {
@@ -247,11 +247,13 @@ class Dataset {
   // Every object of a lazy dataset, in id order, as one header.
   format::Header materialize() const;
   bool load_block_of_name(std::string_view name) const;
+  template <typename NameOf>
+  bool add_name(PathNameIndex& index, std::string_view name, int id, const NameOf& name_of);
   bool fail_lazily(Status st) const;
   Status apply_block(size_t block, format::partitioned::Block b) const;
   std::shared_ptr<Lazy> lazy_;
-  mutable NameIndex dim_index_;
-  mutable NameIndex var_index_;
+  mutable PathNameIndex dim_index_;
+  mutable PathNameIndex var_index_;
   std::vector<uint8_t> var_no_fill_;
   std::vector<int> dim_order_;  // file position -> local id; empty: identity
   std::vector<int> var_order_;

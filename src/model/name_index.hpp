@@ -19,25 +19,33 @@ class NameIndex {
   // Id of `name`, or -1. name_of(id) returns the name of an indexed id.
   template <typename NameOf>
   int find(std::string_view name, const NameOf& name_of) const {
+    return find_hashed(hash_of(name), name, name_of);
+  }
+  // The same given h = hash_of(name) (callers that hash once and look up twice).
+  template <typename NameOf>
+  int find_hashed(uint32_t h, std::string_view name, const NameOf& name_of) const {
     if (slots_.empty()) return -1;
-    const uint32_t h = hash_of(name);
     for (size_t pos = h & mask(); slots_[pos].id >= 0; pos = (pos + 1) & mask())
       if (slots_[pos].hash == h && name_of(slots_[pos].id) == name) return slots_[pos].id;
     return -1;
   }
 
   // Adds a name that is not in the index.
-  void insert(std::string_view name, int id) {
+  void insert(std::string_view name, int id) { insert_hashed(hash_of(name), id); }
+  void insert_hashed(uint32_t h, int id) {
     if ((count_ + 1) * 2 > slots_.size()) grow();
-    place({hash_of(name), id});
+    place({h, id});
     ++count_;
   }
 
   // Removes a name (no-op if absent).
   template <typename NameOf>
   void erase(std::string_view name, const NameOf& name_of) {
+    erase_hashed(hash_of(name), name, name_of);
+  }
+  template <typename NameOf>
+  void erase_hashed(uint32_t h, std::string_view name, const NameOf& name_of) {
     if (slots_.empty()) return;
-    const uint32_t h = hash_of(name);
     size_t pos = h & mask();
     for (; slots_[pos].id >= 0; pos = (pos + 1) & mask())
       if (slots_[pos].hash == h && name_of(slots_[pos].id) == name) break;
@@ -66,14 +74,15 @@ class NameIndex {
   }
   size_t size() const { return count_; }
 
+  static uint32_t hash_of(std::string_view name) {
+    return static_cast<uint32_t>(hash_string(name, 0x696e646578ULL));
+  }
+
  private:
   struct Slot {
     uint32_t hash;
     int32_t id;  // -1: empty
   };
-  static uint32_t hash_of(std::string_view name) {
-    return static_cast<uint32_t>(hash_string(name, 0x696e646578ULL));
-  }
   size_t mask() const { return slots_.size() - 1; }
   void place(Slot s) {
     size_t pos = s.hash & mask();
