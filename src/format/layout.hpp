@@ -47,10 +47,17 @@ int64_t record_elements(const Header& header, const Variable& var);
 
 // Whether a variable's first dimension is the unlimited one.
 bool is_record_var(const Header& header, const Variable& var);
+// Id of the header's unlimited dimension, or -1 (one scan of the dimensions),
+// and the same test given it: for loops over many variables.
+int record_dim(const Header& header);
+inline bool is_record_var(const Variable& var, int record_dim) {
+  return record_dim >= 0 && !var.dimids.empty() && var.dimids[0] == record_dim;
+}
 
 // Bytes of the variable (of one record for a record variable), without
 // padding: record_elements * external_size. Saturates at INT64_MAX.
 int64_t var_bytes(const Header& header, const Variable& var);
+int64_t var_bytes(const Header& header, const Variable& var, bool record);
 // The same given whether it is a record variable and its dimensions'
 // lengths by id (a negative length: no such dimension, skipped).
 int64_t record_elements(const Variable& var, bool record, const std::function<int64_t(int)>& length);

@@ -85,7 +85,30 @@ int64_t record_elements(const Header& header, const Variable& var) {
 }
 
 int64_t var_bytes(const Header& header, const Variable& var) {
-  return var_bytes(var, is_record_var(header, var), lengths_of(header));
+  return var_bytes(header, var, is_record_var(header, var));
+}
+
+int64_t var_bytes(const Header& header, const Variable& var, bool record) {
+  // record_elements without the std::function: this runs for every variable
+  // at enddef, more than once.
+  int64_t product = 1;
+  for (size_t i = record ? 1 : 0; i < var.dimids.size(); ++i) {
+    const Dimension* d = dim_of(header, var.dimids[i]);
+    if (d == nullptr) continue;
+    if (__builtin_mul_overflow(product, d->length, &product)) {
+      product = kInt64Max;  // saturated, as record_elements
+      break;
+    }
+  }
+  int64_t bytes = 0;
+  if (__builtin_mul_overflow(product, external_size(var.type), &bytes)) return kInt64Max;
+  return bytes;
+}
+
+int record_dim(const Header& header) {
+  for (size_t i = 0; i < header.dims.size(); ++i)
+    if (header.dims[i].length == 0) return int(i);
+  return -1;
 }
 
 Status check_var_sizes(const Header& header, std::span<const int> var_order) {

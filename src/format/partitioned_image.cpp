@@ -208,14 +208,16 @@ Status place_metadata(const Header& header, Image& img, int64_t at, int64_t alig
 // begin and vsize in the header.
 Status lay_out_vars(Header& header, const Image& img, size_t keep, Layout* l) {
   int64_t cursor = img.data_begin;
+  const int rec = record_dim(header);
   for (int pass = 0; pass < 2; ++pass) {
     const bool record = pass == 1;
     if (record) l->begin_rec = cursor;
     int64_t in_record = 0;
     for (int id : img.var_order) {
+      if (record && rec < 0) break;  // no record variables
       Variable& v = header.vars[size_t(id)];
-      if (is_record_var(header, v) != record) continue;
-      const int64_t bytes = var_bytes(header, v);
+      if (is_record_var(v, rec) != record) continue;
+      const int64_t bytes = var_bytes(header, v, record);
       if (bytes > INT64_MAX - 3) return too_large();
       if (is_compact(img, id)) {  // its data is in the block
         v.begin = 0;

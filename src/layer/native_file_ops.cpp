@@ -337,7 +337,8 @@ Status compact_variables(const NativeFile& nf, int first_new, std::vector<uint8_
   const auto& h = nf.ds.header();
   compact->assign(h.vars.size(), 0);
   bool any_record = false, any_old_compact = false;
-  for (int id = 0; id < nf.ds.nvars(); ++id) any_record = any_record || nf.ds.is_record_var(id);
+  for (int id = 0; id < nf.ds.nvars() && nf.ds.unlimited_dim() >= 0; ++id)
+    any_record = any_record || nf.ds.is_record_var(id);
   namespace pf = format::partitioned;
   for (int id = 0; id < first_new; ++id) {
     // Compact on disk: rewritten with all its data (the fill value if never written).
@@ -350,7 +351,7 @@ Status compact_variables(const NativeFile& nf, int first_new, std::vector<uint8_
   if (any_record || most <= 0) return Status::ok();
   // New ones carry no data until some rank writes it (the first commit).
   for (int id = first_new; id < nf.ds.nvars(); ++id)
-    if (format::var_bytes(h, h.vars[size_t(id)]) <= most) (*compact)[size_t(id)] = pf::kCompactPending;
+    if (format::var_bytes(h, h.vars[size_t(id)], false) <= most) (*compact)[size_t(id)] = pf::kCompactPending;
   return Status::ok();
 }
 
