@@ -12,7 +12,7 @@
 //      the plan (a root block with dimensions or variables of two ranks
 //      too): every rank falls back to the merge, nothing was written;
 //   3. rank 0 scatters each rank its placements; each rank encodes its own
-//      blocks and all write them in one collective call; rank 0 gathers the
+//      blocks and writes them (independently, at the same time); rank 0 gathers the
 //      CRCs and writes the index table; each rank writes the fill values of
 //      its own variables; sync, and rank 0 writes the superblock;
 //   4. rank 0 broadcasts the new index's head and page 0, the root block's
@@ -107,7 +107,7 @@ struct Written {
 };
 
 // Step 3: own blocks (and rank 0 the root if no rank claimed it) in one
-// collective write -- blocks that lie back to back encoded into one buffer,
+// write per rank -- blocks that lie back to back encoded into one buffer,
 // so a rank with a contiguous share writes one region from one buffer;
 // rank 0 gathers the CRCs and writes the index table. Fills the
 // superblock's index fields.
@@ -142,9 +142,12 @@ Status write_blocks(NativeFile& nf, const pf::Image& image, const std::vector<si
     a.index.blocks[0].crc = crc32c(out->root.data(), out->root.size());
     segments.push_back({int64_t(a.index.blocks[0].offset), int64_t(out->root.size()), out->root.data()});
   }
-  if (!st.is_ok()) segments.clear();  // take part in the collective write with nothing
   EXA_RETURN_IF_ERROR(io::agree(nf.comm(), st));
-  EXA_RETURN_IF_ERROR(io::agree(nf.comm(), io::write_segments(nf.file, std::move(segments), true)));
+  // Independent writes: each rank's runs are large, disjoint and mostly one
+  // contiguous region, so MPI-IO's two-phase collective buffering only adds
+  // a copy of every byte through the aggregators (measured: 1.5-1.8 s
+  // against 2.1-2.2 s for dataset_1G's 808 MB at 8 ranks on 2 cores).
+  EXA_RETURN_IF_ERROR(io::agree(nf.comm(), io::write_segments(nf.file, std::move(segments), false)));
   runs = {};
   // The CRCs, in every rank's summary order, to rank 0.
   const int p = nf.file.nprocs();
