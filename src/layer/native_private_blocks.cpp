@@ -12,7 +12,7 @@
 //      the plan (a root block with dimensions or variables of two ranks
 //      too): every rank falls back to the merge, nothing was written;
 //   3. rank 0 scatters each rank its placements; each rank encodes its own
-//      blocks and writes them (independently, at the same time); rank 0 gathers the
+//      blocks and writes them (independently, a chunk at a time); rank 0 gathers the
 //      CRCs and writes the index table; each rank writes the fill values of
 //      its own variables; sync, and rank 0 writes the superblock;
 //   4. rank 0 broadcasts the new index's head and page 0, the root block's
@@ -106,49 +106,52 @@ struct Written {
   std::vector<uint8_t> root;
 };
 
-// Step 3: own blocks (and rank 0 the root if no rank claimed it) in one
-// write per rank -- blocks that lie back to back encoded into one buffer,
-// so a rank with a contiguous share writes one region from one buffer;
-// rank 0 gathers the CRCs and writes the index table. Fills the
-// superblock's index fields.
+// Step 3: own blocks (and rank 0 the root if no rank claimed it), each rank
+// on its own: blocks that lie back to back are encoded into one buffer of
+// up to kWriteChunk bytes, which is written and reused -- a rank's memory
+// for this step is one chunk, not its whole share (~100 MB per rank for
+// dataset_1G at 8 ranks). Independent writes: the runs are large and
+// disjoint, so MPI-IO's collective buffering would only copy every byte
+// once more through the aggregators (dataset_1G at 8 ranks on 2 cores:
+// 1.5-1.8 s against 2.1-2.2 s for its 808 MB). Rank 0 gathers the CRCs and
+// writes the index table. Fills the superblock's index fields. A failure
+// leaves blocks written that nothing points at yet (no superblock).
+constexpr size_t kWriteChunk = size_t(8) << 20;
+
 Status write_blocks(NativeFile& nf, const pf::Image& image, const std::vector<size_t>& blocks,
                     const std::vector<pf::BlockSummary>& summaries, const std::vector<pf::BlockPlacement>& placed,
                     pf::Assembly& a, pf::Superblock* sb, Written* out) {
-  std::vector<std::vector<uint8_t>> runs;
-  std::vector<io::Segment> segments;
+  std::vector<uint8_t> run;  // encoded blocks from file offset run_at on
+  int64_t run_at = 0;
   std::vector<uint32_t> crcs;
   Status st;
-  for (size_t k = 0; k < blocks.size() && st.is_ok();) {
-    // Blocks k .. j-1 lie back to back (placements ascend with the paths).
-    size_t j = k + 1;
-    uint64_t bytes = summaries[k].size;
-    while (j < blocks.size() && placed[j].offset == placed[j - 1].offset + summaries[j - 1].size)
-      bytes += summaries[j++].size;
-    std::vector<uint8_t>& run = runs.emplace_back();
-    run.reserve(size_t(bytes));
-    for (size_t i = k; i < j && st.is_ok(); ++i) {
-      const size_t at = run.size();
-      pf::append_encoded_block(pf::make_block(nf.ds.header(), image, blocks[i]), &run);
-      if (run.size() - at != summaries[i].size)
-        st = {NC_EINTERNAL, "block '" + summaries[i].path + "' encoded to an unplanned size"};
-      crcs.push_back(crc32c(run.data() + at, run.size() - at));
-      if (placed[i].block == 0) out->root.assign(run.begin() + ptrdiff_t(at), run.end());
+  auto flush = [&] {
+    if (!run.empty() && st.is_ok()) st = nf.file.write_at(run_at, run.data(), int64_t(run.size()));
+    run.clear();
+  };
+  for (size_t i = 0; i < blocks.size() && st.is_ok(); ++i) {
+    const bool follows = int64_t(placed[i].offset) == run_at + int64_t(run.size());
+    if (!run.empty() && (!follows || run.size() + summaries[i].size > kWriteChunk)) flush();
+    if (!st.is_ok()) break;
+    if (run.empty()) {
+      run_at = int64_t(placed[i].offset);
+      run.reserve(std::max(kWriteChunk, size_t(summaries[i].size)));
     }
-    segments.push_back({int64_t(placed[k].offset), int64_t(run.size()), run.data()});
-    k = j;
+    const size_t at = run.size();
+    pf::append_encoded_block(pf::make_block(nf.ds.header(), image, blocks[i]), &run);
+    if (run.size() - at != summaries[i].size)
+      st = {NC_EINTERNAL, "block '" + summaries[i].path + "' encoded to an unplanned size"};
+    crcs.push_back(crc32c(run.data() + at, run.size() - at));
+    if (placed[i].block == 0) out->root.assign(run.begin() + ptrdiff_t(at), run.end());
   }
-  if (nf.file.rank() == 0 && a.root_by_rank0) {
+  flush();
+  run = {};
+  if (st.is_ok() && nf.file.rank() == 0 && a.root_by_rank0) {
     out->root = pf::root_block(nf.ds.header().gatts);
     a.index.blocks[0].crc = crc32c(out->root.data(), out->root.size());
-    segments.push_back({int64_t(a.index.blocks[0].offset), int64_t(out->root.size()), out->root.data()});
+    st = nf.file.write_at(int64_t(a.index.blocks[0].offset), out->root.data(), int64_t(out->root.size()));
   }
   EXA_RETURN_IF_ERROR(io::agree(nf.comm(), st));
-  // Independent writes: each rank's runs are large, disjoint and mostly one
-  // contiguous region, so MPI-IO's two-phase collective buffering only adds
-  // a copy of every byte through the aggregators (measured: 1.5-1.8 s
-  // against 2.1-2.2 s for dataset_1G's 808 MB at 8 ranks on 2 cores).
-  EXA_RETURN_IF_ERROR(io::agree(nf.comm(), io::write_segments(nf.file, std::move(segments), false)));
-  runs = {};
   // The CRCs, in every rank's summary order, to rank 0.
   const int p = nf.file.nprocs();
   std::vector<int> counts;
