@@ -131,7 +131,8 @@ md.append("(a) is seed 000's application-level baseline (section 3.1): allgather
 md.append("(c) writes the same objects in the partitioned format (docs/format.md), one metadata block "
           "per sample (`/<parent>_grp_<sample>/<key>`), every variable compact (its data would go in "
           "its block; nothing is written here, as with NC_NOFILL in (a) and (b)). Each block is "
-          "written by the rank that defined it, in one collective write.\n")
+          "written by the rank that defined it (at 1 rank in one collective write; on the private-blocks "
+          "path below each rank writes its own blocks independently, 8 MiB at a time).\n")
 md.append("(c) takes the private-blocks enddef (docs/architecture.md): every sample is one rank's, so "
           "there is no merge. Phases of (c): \"consistency check\" is the merge of global attributes "
           "plus the gather of block summaries to rank 0, its placement of every block and the scatter "

@@ -13,7 +13,7 @@
 # rank count (one run takes minutes).
 #
 # Usage: bench/exatrkx/run_create_bench.sh
-#        RANKS="1 2" REPS=1 DATASET=98M bench/exatrkx/run_create_bench.sh
+#        RANKS="1 2" REPS=1 DATASET=98M bench/exatrkx/run_create_bench.sh   (RANKS="": no dataset_98M runs)
 #        BIG_RANKS="1 2" ...   ranks for dataset_1G with (b), (c) and (a)-exacdf ("" skips)
 #        BIG_PART_RANKS="8" ...  ranks for dataset_1G with (c) only (where (a) and (b),
 #                                which hold the whole header on every rank, do not fit in memory)
@@ -28,7 +28,7 @@ ROOT="$(cd "$HERE/../.." && pwd)"
 # shellcheck source=/dev/null
 source "$ROOT/scripts/env.sh"
 OUT_DIR="${OUT_DIR:-$ROOT/docs/perf}"
-RANKS="${RANKS:-1 2 4 8}"
+RANKS="${RANKS-1 2 4 8}"
 BIG_RANKS="${BIG_RANKS-1 2}"
 BIG_PART_RANKS="${BIG_PART_RANKS-}"
 BIG_REPS="${BIG_REPS:-1}"
