@@ -352,14 +352,6 @@ Status Dataset::end_lazy() {
   return Status::ok();
 }
 
-// Indexes a new object's name unless it is in use (a lazy dataset first
-// loads the block the name's path points at).
-template <typename NameOf>
-bool Dataset::add_name(PathNameIndex& index, std::string_view name, int id, const NameOf& name_of) {
-  if (lazy_) (void)load_block_of_name(name);  // as find_dim/find_var
-  return index.insert_new(name, id, name_of);
-}
-
 bool Dataset::is_record_var(int varid) const {
   const auto& v = var(varid);
   return !v.dimids.empty() && v.dimids[0] == unlimited_dim_ && unlimited_dim_ >= 0;
@@ -371,8 +363,10 @@ Status Dataset::def_dim(std::string_view name, int64_t length, int* id) {
     return {NC_EDIMSIZE, "dimension length out of range for the format"};
   if (length == NC_UNLIMITED && unlimited_dim_ >= 0)
     return {NC_EUNLIMIT, "a second unlimited dimension"};
+  if (lazy_) (void)load_block_of_name(name);  // as find_dim: the names of the block
   const int new_id = ndims();
-  if (!add_name(dim_index_, name, new_id, dim_name_of())) return {NC_ENAMEINUSE, "dimension name in use"};
+  // The lookup and the insert in one.
+  if (!dim_index_.insert_new(name, new_id, dim_name_of())) return {NC_ENAMEINUSE, "dimension name in use"};
   header_.dims.push_back({std::string(name), length});
   if (length == NC_UNLIMITED) unlimited_dim_ = new_id;
   if (id) *id = new_id;
@@ -388,8 +382,9 @@ Status Dataset::def_var(std::string_view name, nc_type type, std::span<const int
     if (i > 0 && dimids[i] == unlimited_dim_)
       return {NC_EUNLIMPOS, "unlimited dimension must be the first"};
   }
+  if (lazy_) (void)load_block_of_name(name);  // as find_var
   const int new_id = nvars();
-  if (!add_name(var_index_, name, new_id, var_name_of())) return {NC_ENAMEINUSE, "variable name in use"};
+  if (!var_index_.insert_new(name, new_id, var_name_of())) return {NC_ENAMEINUSE, "variable name in use"};
   format::Variable& var = header_.vars.emplace_back();
   var.name = std::string(name);
   var.type = type;

@@ -247,8 +247,6 @@ class Dataset {
   // Every object of a lazy dataset, in id order, as one header.
   format::Header materialize() const;
   bool load_block_of_name(std::string_view name) const;
-  template <typename NameOf>
-  bool add_name(PathNameIndex& index, std::string_view name, int id, const NameOf& name_of);
   bool fail_lazily(Status st) const;
   Status apply_block(size_t block, format::partitioned::Block b) const;
   std::shared_ptr<Lazy> lazy_;
