@@ -28,7 +28,7 @@
 #include <mpi.h>
 
 #include "format/partitioned_assembly.hpp"
-#include "io/aggregate.hpp"
+#include "io/fill.hpp"
 #include "io/collective.hpp"
 #include "io/exchange.hpp"
 #include "layer/native_internal.hpp"
