@@ -93,7 +93,7 @@ class PathNameIndex {
 
   static std::pair<std::string_view, std::string_view> split(std::string_view name) {
     const size_t slash = name.rfind('/');
-    if (slash == std::string_view::npos) return {std::string_view(), name};
+    if (slash == std::string_view::npos) return {name.substr(0, 0), name};
     return {name.substr(0, slash + 1), name.substr(slash + 1)};
   }
 

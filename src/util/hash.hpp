@@ -29,7 +29,7 @@ inline uint64_t hash_bytes(const void* data, size_t n, uint64_t seed = 0) {
     h = mix64(h ^ w) + 0x632be59bd9b4e019ULL;
   }
   uint64_t tail = 0;
-  std::memcpy(&tail, p, n);
+  if (n > 0) std::memcpy(&tail, p, n);  // p may be null when n is 0 (an empty string_view)
   return mix64(h ^ tail ^ (uint64_t{n} << 56));
 }
 
