@@ -69,9 +69,6 @@ class NameIndex {
     slots_.shrink_to_fit();
     count_ = 0;
   }
-  void reserve(size_t n) {
-    while (slots_.size() < 2 * n) grow();
-  }
   size_t size() const { return count_; }
 
   static uint32_t hash_of(std::string_view name) {
