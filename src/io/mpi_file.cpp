@@ -35,7 +35,7 @@ void zero_unread(const MPI_Status& status, void* buf, int64_t nbytes) {
   if (got < nbytes) std::memset(static_cast<char*>(buf) + got, 0, static_cast<size_t>(nbytes - got));
 }
 
-MpiFile::~MpiFile() { close(); }
+MpiFile::~MpiFile() { close().set_aside("destructor: a handle still open here was abandoned after an error"); }
 
 Status MpiFile::open_impl(MPI_Comm comm, const std::string& path, int amode, MPI_Info info,
                           bool create) {

@@ -8,6 +8,7 @@
 #include "io/aggregate.hpp"
 #include "io/collective.hpp"
 #include "io/exchange.hpp"
+#include "io/mpi_errors.hpp"
 #include "util/crc32c.hpp"
 
 namespace exa::io {
@@ -270,23 +271,29 @@ Status commit_superblock(MpiFile& file, const pf::Superblock& sb) {
 }
 
 Status probe_partitioned(MpiFile& file, bool* partitioned, std::vector<uint8_t>* slots) {
-  int yes = 0;
+  // Rank 0's answer: 1 partitioned, 0 not, or minus the NC_* code of a failed read.
+  int answer = 0;
   std::vector<uint8_t> head;
+  Status st;
   if (file.rank() == 0) {
     // One read of the first bytes: the magic of either superblock slot (and
     // both slots, for read_partitioned_root).
     int64_t size = 0;
-    if (file.size(&size).is_ok()) {
+    st = file.size(&size);
+    if (st.is_ok()) {
       head.resize(size_t(std::min<int64_t>(size, pf::kSuperblockSlots[1] + pf::kSuperblockSize)));
-      if (!file.read_at(0, head.data(), int64_t(head.size())).is_ok()) head.clear();
+      st = file.read_at(0, head.data(), int64_t(head.size()));
     }
     for (int64_t at : pf::kSuperblockSlots)
-      if (int64_t(head.size()) >= at + 8 &&
+      if (st.is_ok() && int64_t(head.size()) >= at + 8 &&
           std::equal(pf::kMagic.begin(), pf::kMagic.end(), head.begin() + at))
-        yes = 1;
+        answer = 1;
+    if (!st.is_ok()) answer = st.code() < 0 ? st.code() : NC_EREAD;
   }
-  MPI_Bcast(&yes, 1, MPI_INT, 0, file.comm());
-  *partitioned = yes != 0;
+  EXA_RETURN_IF_ERROR(from_mpi(MPI_Bcast(&answer, 1, MPI_INT, 0, file.comm()), MpiOp::kOther,
+                               "MPI_Bcast"));
+  if (answer < 0) return st.is_ok() ? Status{answer, "reading the file's first bytes failed"} : st;
+  *partitioned = answer == 1;
   *slots = std::move(head);
   return Status::ok();
 }

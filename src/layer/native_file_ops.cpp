@@ -10,6 +10,7 @@
 #include "io/data_mover.hpp"
 #include "io/fill.hpp"
 #include "io/header_io.hpp"
+#include "io/mpi_errors.hpp"
 #include "io/partitioned_io.hpp"
 #include "layer/native_connector.hpp"
 #include "layer/native_internal.hpp"
@@ -149,7 +150,11 @@ Status NativeConnector::open(MPI_Comm comm, const std::string& path, int omode, 
   EXA_RETURN_IF_ERROR(st);
   bool partitioned = false;
   std::vector<uint8_t> slots;  // what the probe read (rank 0)
-  io::probe_partitioned(nf->file, &partitioned, &slots);
+  st = io::probe_partitioned(nf->file, &partitioned, &slots);
+  if (!st.is_ok()) {
+    nf->file.close().set_aside("open failed: the probe's error is reported");
+    return st;
+  }
   if (partitioned) {
     // The superblock, the index table's head and first page, and the root
     // block now; other pages and blocks when used.
@@ -161,7 +166,7 @@ Status NativeConnector::open(MPI_Comm comm, const std::string& path, int omode, 
       st = nf->ds.open_lazily(nf->index, std::move(root), block_reader(*nf));
     }
     if (!st.is_ok()) {
-      nf->file.close();
+      nf->file.close().set_aside("open failed: the index's error is reported");
       return st;
     }
     set_partitioned_layout(*nf);
@@ -169,7 +174,7 @@ Status NativeConnector::open(MPI_Comm comm, const std::string& path, int omode, 
   } else {
     format::DecodeResult decoded = io::read_header(nf->file, nf->hints.header_read_chunk);
     if (!decoded.status.is_ok()) {
-      nf->file.close();
+      nf->file.close().set_aside("open failed: the header's error is reported");
       return decoded.status;
     }
     nf->ds = model::Dataset(std::move(decoded.header));
@@ -636,7 +641,7 @@ Status NativeConnector::close(FileState& f) {
   if (nf.define_mode) st = enddef(f, nullptr);
   // A new file whose first enddef failed holds no header: remove it, as abort would.
   if (!st.is_ok() && nf.never_ended) {
-    abort(f);
+    abort(f).set_aside("close failed: the enddef's error is reported");
     return st;
   }
   if (st.is_ok() && nf.indep_mode) st = end_indep(f);
@@ -652,15 +657,27 @@ Status NativeConnector::close(FileState& f) {
 Status NativeConnector::abort(FileState& f) {
   auto& nf = native(f);
   bool remove = nf.never_ended;
-  nf.indep.close();
+  Status st = nf.indep.close();
   int rank = nf.file.rank();
+  // The file's communicator goes with the handle; the barrier that keeps ranks from
+  // returning before the new file is removed needs one of its own.
   MPI_Comm comm = MPI_COMM_NULL;
-  MPI_Comm_dup(nf.comm(), &comm);
-  nf.file.close();
-  if (remove && rank == 0) MPI_File_delete(nf.path.c_str(), MPI_INFO_NULL);
-  MPI_Barrier(comm);
-  MPI_Comm_free(&comm);
-  return Status::ok();
+  Status dup = io::from_mpi(MPI_Comm_dup(nf.comm(), &comm), io::MpiOp::kOther, "MPI_Comm_dup");
+  Status closed = nf.file.close();
+  if (st.is_ok()) st = closed;
+  if (remove && rank == 0) {
+    Status removed = io::from_mpi(MPI_File_delete(nf.path.c_str(), MPI_INFO_NULL),
+                                  io::MpiOp::kOther, "MPI_File_delete");
+    if (st.is_ok()) st = removed;
+  }
+  if (dup.is_ok()) {
+    Status waited = io::from_mpi(MPI_Barrier(comm), io::MpiOp::kOther, "MPI_Barrier");
+    Status freed = io::from_mpi(MPI_Comm_free(&comm), io::MpiOp::kOther, "MPI_Comm_free");
+    if (st.is_ok()) st = waited.is_ok() ? freed : waited;
+  } else if (st.is_ok()) {
+    st = dup;
+  }
+  return st;
 }
 
 Status NativeConnector::set_fill(FileState& f, int fill_mode, int* old_mode) {

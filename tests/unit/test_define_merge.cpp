@@ -185,69 +185,69 @@ int conflict_code(void (*rank0)(Dataset&), void (*rank1)(Dataset&)) {
 }
 
 TEST(DefineMerge, ConflictCodes) {
-  auto dim5 = [](Dataset& ds) { ds.def_dim("d", 5, nullptr); };
-  auto dim6 = [](Dataset& ds) { ds.def_dim("d", 6, nullptr); };
+  auto dim5 = [](Dataset& ds) { EXPECT_TRUE(ds.def_dim("d", 5, nullptr).is_ok()); };
+  auto dim6 = [](Dataset& ds) { EXPECT_TRUE(ds.def_dim("d", 6, nullptr).is_ok()); };
   EXPECT_EQ(conflict_code(dim5, dim6), NC_EMULTIDEFINE_DIM_SIZE);
-  auto float_var = [](Dataset& ds) { ds.def_var("v", NC_FLOAT, {}, nullptr); };
-  auto double_var = [](Dataset& ds) { ds.def_var("v", NC_DOUBLE, {}, nullptr); };
+  auto float_var = [](Dataset& ds) { EXPECT_TRUE(ds.def_var("v", NC_FLOAT, {}, nullptr).is_ok()); };
+  auto double_var = [](Dataset& ds) { EXPECT_TRUE(ds.def_var("v", NC_DOUBLE, {}, nullptr).is_ok()); };
   EXPECT_EQ(conflict_code(float_var, double_var), NC_EMULTIDEFINE_VAR_TYPE);
   auto one_dim = [](Dataset& ds) {
     int d[2];
-    ds.def_dim("a", 2, &d[0]);
-    ds.def_dim("b", 2, &d[1]);
-    ds.def_var("v", NC_INT, std::span<const int>(d, 1), nullptr);
+    EXPECT_TRUE(ds.def_dim("a", 2, &d[0]).is_ok());
+    EXPECT_TRUE(ds.def_dim("b", 2, &d[1]).is_ok());
+    EXPECT_TRUE(ds.def_var("v", NC_INT, std::span<const int>(d, 1), nullptr).is_ok());
   };
   auto two_dims = [](Dataset& ds) {
     int d[2];
-    ds.def_dim("a", 2, &d[0]);
-    ds.def_dim("b", 2, &d[1]);
-    ds.def_var("v", NC_INT, std::span<const int>(d, 2), nullptr);
+    EXPECT_TRUE(ds.def_dim("a", 2, &d[0]).is_ok());
+    EXPECT_TRUE(ds.def_dim("b", 2, &d[1]).is_ok());
+    EXPECT_TRUE(ds.def_var("v", NC_INT, std::span<const int>(d, 2), nullptr).is_ok());
   };
   auto other_dim = [](Dataset& ds) {
     int d[2];
-    ds.def_dim("a", 2, &d[0]);
-    ds.def_dim("b", 2, &d[1]);
-    ds.def_var("v", NC_INT, std::span<const int>(d + 1, 1), nullptr);
+    EXPECT_TRUE(ds.def_dim("a", 2, &d[0]).is_ok());
+    EXPECT_TRUE(ds.def_dim("b", 2, &d[1]).is_ok());
+    EXPECT_TRUE(ds.def_var("v", NC_INT, std::span<const int>(d + 1, 1), nullptr).is_ok());
   };
   EXPECT_EQ(conflict_code(one_dim, two_dims), NC_EMULTIDEFINE_VAR_NDIMS);
   EXPECT_EQ(conflict_code(one_dim, other_dim), NC_EMULTIDEFINE_VAR_DIMIDS);
   auto att1 = [](Dataset& ds) {
     int v;
-    ds.def_var("v", NC_INT, {}, &v);
-    ds.put_att(v, "k", NC_INT, 1, be32(1), true);
+    EXPECT_TRUE(ds.def_var("v", NC_INT, {}, &v).is_ok());
+    EXPECT_TRUE(ds.put_att(v, "k", NC_INT, 1, be32(1), true).is_ok());
   };
   auto att2 = [](Dataset& ds) {
     int v;
-    ds.def_var("v", NC_INT, {}, &v);
-    ds.put_att(v, "k", NC_INT, 1, be32(2), true);
+    EXPECT_TRUE(ds.def_var("v", NC_INT, {}, &v).is_ok());
+    EXPECT_TRUE(ds.put_att(v, "k", NC_INT, 1, be32(2), true).is_ok());
   };
   EXPECT_EQ(conflict_code(att1, att2), NC_EMULTIDEFINE_ATTR_VAL);
   EXPECT_EQ(conflict_code(att1, float_var), NC_EMULTIDEFINE_VAR_TYPE);
-  auto int_var = [](Dataset& ds) { ds.def_var("v", NC_INT, {}, nullptr); };
+  auto int_var = [](Dataset& ds) { EXPECT_TRUE(ds.def_var("v", NC_INT, {}, nullptr).is_ok()); };
   EXPECT_EQ(conflict_code(att1, int_var), NC_EMULTIDEFINE_ATTR_NUM);
   auto no_fill = [](Dataset& ds) {
     int v;
-    ds.def_var("v", NC_INT, {}, &v);
+    EXPECT_TRUE(ds.def_var("v", NC_INT, {}, &v).is_ok());
     ds.set_var_no_fill(v, true);
   };
   EXPECT_EQ(conflict_code(int_var, no_fill), NC_EMULTIDEFINE_VAR_FILL_MODE);
-  auto g1 = [](Dataset& ds) { ds.put_att(NC_GLOBAL, "g", NC_INT, 1, be32(1), true); };
-  auto g2 = [](Dataset& ds) { ds.put_att(NC_GLOBAL, "g", NC_INT, 1, be32(2), true); };
-  auto gshort = [](Dataset& ds) { ds.put_att(NC_GLOBAL, "g", NC_SHORT, 2, {0, 1, 0, 0}, true); };
+  auto g1 = [](Dataset& ds) { EXPECT_TRUE(ds.put_att(NC_GLOBAL, "g", NC_INT, 1, be32(1), true).is_ok()); };
+  auto g2 = [](Dataset& ds) { EXPECT_TRUE(ds.put_att(NC_GLOBAL, "g", NC_INT, 1, be32(2), true).is_ok()); };
+  auto gshort = [](Dataset& ds) { EXPECT_TRUE(ds.put_att(NC_GLOBAL, "g", NC_SHORT, 2, {0, 1, 0, 0}, true).is_ok()); };
   auto glong = [](Dataset& ds) {
     std::vector<uint8_t> two = be32(1);
     two.insert(two.end(), {0, 0, 0, 1});
-    ds.put_att(NC_GLOBAL, "g", NC_INT, 2, two, true);
+    EXPECT_TRUE(ds.put_att(NC_GLOBAL, "g", NC_INT, 2, two, true).is_ok());
   };
   EXPECT_EQ(conflict_code(g1, g2), NC_EMULTIDEFINE_ATTR_VAL);
   EXPECT_EQ(conflict_code(g1, gshort), NC_EMULTIDEFINE_ATTR_TYPE);
   EXPECT_EQ(conflict_code(g1, glong), NC_EMULTIDEFINE_ATTR_LEN);
-  auto unlim_t = [](Dataset& ds) { ds.def_dim("t", NC_UNLIMITED, nullptr); };
-  auto unlim_u = [](Dataset& ds) { ds.def_dim("u", NC_UNLIMITED, nullptr); };
+  auto unlim_t = [](Dataset& ds) { EXPECT_TRUE(ds.def_dim("t", NC_UNLIMITED, nullptr).is_ok()); };
+  auto unlim_u = [](Dataset& ds) { EXPECT_TRUE(ds.def_dim("u", NC_UNLIMITED, nullptr).is_ok()); };
   EXPECT_EQ(conflict_code(unlim_t, unlim_u), NC_EUNLIMIT);
   EXPECT_EQ(conflict_code(unlim_t, unlim_t), NC_NOERR);
   // Different kinds do not clash: a dimension and a variable may share a name.
-  auto var_d = [](Dataset& ds) { ds.def_var("d", NC_INT, {}, nullptr); };
+  auto var_d = [](Dataset& ds) { EXPECT_TRUE(ds.def_var("d", NC_INT, {}, nullptr).is_ok()); };
   EXPECT_EQ(conflict_code(dim5, var_d), NC_NOERR);
 }
 
