@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "io/mpi_errors.hpp"
+
 namespace exa::io {
 
 Status agree(MPI_Comm comm, const Status& local) {
@@ -15,13 +17,15 @@ Status agree(MPI_Comm comm, const Status& local) {
   return {worst, "error reported by another rank"};
 }
 
-void broadcast_bytes(MPI_Comm comm, std::vector<uint8_t>* bytes, int root) {
+Status broadcast_bytes(MPI_Comm comm, std::vector<uint8_t>* bytes, int root) {
   int64_t n = static_cast<int64_t>(bytes->size());
-  MPI_Bcast(&n, 1, MPI_INT64_T, root, comm);
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(&n, 1, MPI_INT64_T, root, comm)));
   bytes->resize(static_cast<size_t>(n));
-  for (int64_t off = 0; off < n; off += INT_MAX)
-    MPI_Bcast(bytes->data() + off, static_cast<int>(std::min<int64_t>(n - off, INT_MAX)), MPI_BYTE, root,
-              comm);
+  for (int64_t off = 0; off < n; off += INT_MAX) {
+    const int piece = static_cast<int>(std::min<int64_t>(n - off, INT_MAX));
+    EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(bytes->data() + off, piece, MPI_BYTE, root, comm)));
+  }
+  return Status::ok();
 }
 
 }  // namespace exa::io

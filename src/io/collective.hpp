@@ -15,7 +15,7 @@ namespace exa::io {
 // allreduce); a rank whose own status is that code keeps its message.
 Status agree(MPI_Comm comm, const Status& local);
 
-// Rank `root`'s bytes on every rank (any size: pieces below INT_MAX).
-void broadcast_bytes(MPI_Comm comm, std::vector<uint8_t>* bytes, int root = 0);
+// Rank `root`'s bytes on every rank (any size: pieces below INT_MAX). Collective.
+Status broadcast_bytes(MPI_Comm comm, std::vector<uint8_t>* bytes, int root = 0);
 
 }  // namespace exa::io

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "io/collective.hpp"
+#include "io/mpi_errors.hpp"
 
 namespace exa::io {
 
@@ -69,15 +70,19 @@ std::vector<Move> slice(const Round& round, int64_t lo, int64_t hi) {
 Status move_data(MpiFile& file, std::vector<Move> moves, int64_t bytes_per_rank) {
   // Bytes past the end of the file were never written: there is nothing to
   // move, and copying them would only lengthen the file.
+  // Every rank must plan the same rounds: rank 0's view of the size, or its failure
+  // to get one (then every rank returns it before moving anything).
   int64_t file_size = 0;
-  Status sized = file.size(&file_size);
-  // Every rank must plan the same rounds: use rank 0's view of the size.
-  MPI_Bcast(&file_size, 1, MPI_INT64_T, 0, file.comm());
+  Status sized = file.rank() == 0 ? file.size(&file_size) : Status::ok();
+  int64_t answer[2] = {file_size, sized.code()};
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(answer, 2, MPI_INT64_T, 0, file.comm())));
+  if (answer[1] != NC_NOERR)
+    return sized.is_ok() ? Status{int(answer[1]), "rank 0 could not get the file size"} : sized;
+  file_size = answer[0];
   for (Move& m : moves) m.len = std::max<int64_t>(0, std::min(m.len, file_size - m.src));
   moves.erase(std::remove_if(moves.begin(), moves.end(),
                              [](const Move& m) { return m.len <= 0 || m.src == m.dst; }),
               moves.end());
-  if (!sized.is_ok()) moves.clear();
   const int64_t nprocs = file.nprocs();
   Status st;
   std::vector<uint8_t> buffer;
@@ -90,7 +95,9 @@ Status move_data(MpiFile& file, std::vector<Move> moves, int64_t bytes_per_rank)
       if (st.is_ok()) st = file.read_at(p.src, buffer.data() + at, p.len);
       at += p.len;
     }
-    MPI_Barrier(file.comm());  // every read of the round precedes every write
+    // Every read of the round precedes every write.
+    Status waited = EXA_MPI(MPI_Barrier(file.comm()));
+    if (st.is_ok()) st = waited;
     at = 0;
     for (const Move& p : mine) {
       if (st.is_ok()) st = file.write_at(p.dst, buffer.data() + at, p.len);
@@ -99,7 +106,7 @@ Status move_data(MpiFile& file, std::vector<Move> moves, int64_t bytes_per_rank)
     Status synced = file.sync_all();
     if (st.is_ok()) st = synced;
   }
-  return agree(file.comm(), st.is_ok() ? sized : st);
+  return agree(file.comm(), st);
 }
 
 }  // namespace exa::io

@@ -3,19 +3,29 @@
 #include <climits>
 #include <cstring>
 
+#include "io/mpi_errors.hpp"
+
 namespace exa::io {
 
 namespace {
 
-// A contiguous MPI type of `bytes` bytes (the caller frees it).
-MPI_Datatype unit_type(int bytes) {
-  MPI_Datatype t;
-  MPI_Type_contiguous(bytes, MPI_BYTE, &t);
-  MPI_Type_commit(&t);
-  return t;
+// A committed contiguous MPI type of `bytes` bytes (the caller frees it).
+Status unit_type(int bytes, MPI_Datatype* t) {
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Type_contiguous(bytes, MPI_BYTE, t)));
+  Status st = EXA_MPI(MPI_Type_commit(t));
+  if (!st.is_ok()) EXA_MPI(MPI_Type_free(t)).set_aside("the commit's error is reported");
+  return st;
 }
 
-Status mpi_failed(const char* what) { return {NC_EINTERNAL, what}; }
+// Runs one exchange over a unit type of `bytes` bytes and frees the type.
+template <typename Exchange>
+Status with_unit_type(int bytes, Exchange&& exchange) {
+  MPI_Datatype t;
+  EXA_RETURN_IF_ERROR(unit_type(bytes, &t));
+  Status st = exchange(t);
+  Status freed = EXA_MPI(MPI_Type_free(&t));
+  return st.is_ok() ? freed : st;
+}
 
 }  // namespace
 
@@ -32,16 +42,16 @@ std::vector<int> displacements(const std::vector<int>& counts) {
 Status exchange_counts(MPI_Comm comm, const std::vector<int>& counts, std::vector<int>* recv_counts,
                        int64_t* total) {
   int nprocs = 0;
-  MPI_Comm_size(comm, &nprocs);
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_size(comm, &nprocs)));
   recv_counts->assign(static_cast<size_t>(nprocs), 0);
-  if (MPI_Alltoall(counts.data(), 1, MPI_INT, recv_counts->data(), 1, MPI_INT, comm) != MPI_SUCCESS)
-    return mpi_failed("MPI_Alltoall failed");
+  EXA_RETURN_IF_ERROR(
+      EXA_MPI(MPI_Alltoall(counts.data(), 1, MPI_INT, recv_counts->data(), 1, MPI_INT, comm)));
   int64_t sent = 0, got = 0;
   for (int c : counts) sent += c;
   for (int c : *recv_counts) got += c;
   // Displacements are ints, in records: at most INT_MAX records per rank.
   int too_many = sent > INT_MAX || got > INT_MAX ? 1 : 0;
-  MPI_Allreduce(MPI_IN_PLACE, &too_many, 1, MPI_INT, MPI_MAX, comm);
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(MPI_IN_PLACE, &too_many, 1, MPI_INT, MPI_MAX, comm)));
   if (too_many) return {NC_ENOMEM, "more than 2^31 records for one rank"};
   *total = got;
   return Status::ok();
@@ -51,11 +61,10 @@ Status exchange_payload(MPI_Comm comm, int record_size, const void* send,
                         const std::vector<int>& counts, const std::vector<int>& recv_counts,
                         void* recv) {
   std::vector<int> sdispl = displacements(counts), rdispl = displacements(recv_counts);
-  MPI_Datatype t = unit_type(record_size);
-  int rc = MPI_Alltoallv(send, counts.data(), sdispl.data(), t, recv, recv_counts.data(),
-                         rdispl.data(), t, comm);
-  MPI_Type_free(&t);
-  return rc == MPI_SUCCESS ? Status::ok() : mpi_failed("MPI_Alltoallv failed");
+  return with_unit_type(record_size, [&](MPI_Datatype t) {
+    return EXA_MPI(MPI_Alltoallv(send, counts.data(), sdispl.data(), t, recv, recv_counts.data(),
+                                 rdispl.data(), t, comm));
+  });
 }
 
 namespace {
@@ -64,11 +73,12 @@ namespace {
 Status gather_payloads(MPI_Comm comm, int root, std::span<const uint8_t> mine, std::vector<uint8_t>* all,
                        std::vector<std::span<const uint8_t>>* segments) {
   int nprocs = 0, rank = 0;
-  MPI_Comm_size(comm, &nprocs);
-  MPI_Comm_rank(comm, &rank);
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_size(comm, &nprocs)));
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_rank(comm, &rank)));
   int64_t size = static_cast<int64_t>(mine.size());
   std::vector<int64_t> sizes(static_cast<size_t>(nprocs));
-  MPI_Allgather(&size, 1, MPI_INT64_T, sizes.data(), 1, MPI_INT64_T, comm);
+  EXA_RETURN_IF_ERROR(
+      EXA_MPI(MPI_Allgather(&size, 1, MPI_INT64_T, sizes.data(), 1, MPI_INT64_T, comm)));
   int64_t total = 0;
   for (int64_t s : sizes) total += s;
   // Counts are ints: past 2 GiB, exchange in units of 4 KiB (segments padded).
@@ -91,13 +101,13 @@ Status gather_payloads(MPI_Comm comm, int root, std::span<const uint8_t> mine, s
     if (!mine.empty()) std::memcpy(padded.data(), mine.data(), mine.size());
     send = padded.data();
   }
-  MPI_Datatype t = unit_type(static_cast<int>(unit));
-  int rc = root < 0 ? MPI_Allgatherv(send, counts[static_cast<size_t>(rank)], t, all->data(), counts.data(),
-                                     displs.data(), t, comm)
-                    : MPI_Gatherv(send, counts[static_cast<size_t>(rank)], t, all->data(), counts.data(),
-                                  displs.data(), t, root, comm);
-  MPI_Type_free(&t);
-  if (rc != MPI_SUCCESS) return mpi_failed(root < 0 ? "MPI_Allgatherv failed" : "MPI_Gatherv failed");
+  EXA_RETURN_IF_ERROR(with_unit_type(static_cast<int>(unit), [&](MPI_Datatype t) {
+    const int n = counts[static_cast<size_t>(rank)];
+    return root < 0 ? EXA_MPI(MPI_Allgatherv(send, n, t, all->data(), counts.data(), displs.data(),
+                                             t, comm))
+                    : EXA_MPI(MPI_Gatherv(send, n, t, all->data(), counts.data(), displs.data(), t,
+                                          root, comm));
+  }));
   segments->clear();
   if (!receives) return Status::ok();
   for (size_t r = 0; r < sizes.size(); ++r)

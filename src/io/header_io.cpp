@@ -52,7 +52,8 @@ format::DecodeResult read_header(MpiFile& file, int64_t chunk) {
   format::DecodeResult result;
   result.status = agree(file.comm(), st);
   if (!result.status.is_ok()) return result;
-  broadcast_bytes(file.comm(), &bytes);
+  result.status = broadcast_bytes(file.comm(), &bytes);
+  if (!result.status.is_ok()) return result;
   return format::decode(bytes);
 }
 

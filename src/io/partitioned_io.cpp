@@ -68,15 +68,15 @@ Status write_blocks_and_index(MpiFile& file, const format::Header& header, const
   // Rank 0 gathers the CRCs and writes the index table.
   int n = int(crcs.size());
   std::vector<int> counts(static_cast<size_t>(p)), displs(static_cast<size_t>(p));
-  MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, file.comm());
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, file.comm())));
   int total = 0;
   for (int i = 0; i < p; ++i) {
     displs[size_t(i)] = total;
     total += counts[size_t(i)];
   }
   std::vector<uint32_t> all(size_t(r == 0 ? total : 0));
-  MPI_Gatherv(crcs.data(), n, MPI_UINT32_T, all.data(), counts.data(), displs.data(), MPI_UINT32_T, 0,
-              file.comm());
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Gatherv(crcs.data(), n, MPI_UINT32_T, all.data(), counts.data(),
+                                          displs.data(), MPI_UINT32_T, 0, file.comm())));
   std::vector<uint8_t> table;
   pf::IndexTable index = image.index;
   uint64_t head[2] = {0, 0};  // head size, head CRC
@@ -87,13 +87,14 @@ Status write_blocks_and_index(MpiFile& file, const format::Header& header, const
     head[1] = crc32c(table.data(), size_t(head[0]));
   }
   EXA_RETURN_IF_ERROR(agree(file.comm(), st));
-  MPI_Bcast(head, 2, MPI_UINT64_T, 0, file.comm());
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(head, 2, MPI_UINT64_T, 0, file.comm())));
   sb->index_head_size = head[0];
   sb->index_crc = uint32_t(head[1]);
   std::vector<uint32_t> block_crcs(index.blocks.size());
   for (size_t i = 0; i < block_crcs.size(); ++i) block_crcs[i] = index.blocks[i].crc;
   if (!block_crcs.empty())
-    MPI_Bcast(block_crcs.data(), int(block_crcs.size()), MPI_UINT32_T, 0, file.comm());
+    EXA_RETURN_IF_ERROR(EXA_MPI(
+        MPI_Bcast(block_crcs.data(), int(block_crcs.size()), MPI_UINT32_T, 0, file.comm())));
   for (size_t i = 0; i < block_crcs.size(); ++i) index.blocks[i].crc = block_crcs[i];
   *index_out = std::move(index);
   sb->index_offset = uint64_t(image.index_offset);
@@ -214,9 +215,9 @@ Status commit_compact_pieces(MpiFile& file, const std::vector<CompactPiece>& min
     block = pf::Block{};  // the decoded copy is not needed any more
   }
   int64_t before = 0, all = 0;
-  MPI_Exscan(&bytes, &before, 1, MPI_INT64_T, MPI_SUM, file.comm());
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Exscan(&bytes, &before, 1, MPI_INT64_T, MPI_SUM, file.comm())));
   if (file.rank() == 0) before = 0;
-  MPI_Allreduce(&bytes, &all, 1, MPI_INT64_T, MPI_SUM, file.comm());
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(&bytes, &all, 1, MPI_INT64_T, MPI_SUM, file.comm())));
   const int64_t base = int64_t(sb->file_end + 7) / 8 * 8;
   std::vector<Segment> segments;
   std::vector<uint64_t> entries;  // (block, offset, size, crc) of this rank's
@@ -378,7 +379,7 @@ Status read_partitioned_root(MpiFile& file, std::vector<uint8_t> slots, OpenedIn
   Status st;
   if (file.rank() == 0) st = read_on_root(file, std::move(slots), &bytes);
   EXA_RETURN_IF_ERROR(agree(file.comm(), st));
-  broadcast_bytes(file.comm(), &bytes);
+  EXA_RETURN_IF_ERROR(broadcast_bytes(file.comm(), &bytes));
   // Every rank decodes what rank 0 checked (the same bytes, the same result).
   return decode_opened(bytes, opened, root);
 }
@@ -403,9 +404,9 @@ Status share_written_root(MpiFile& file, const pf::Superblock& sb, std::span<con
     }
   }
   EXA_RETURN_IF_ERROR(agree(file.comm(), st));
-  broadcast_bytes(file.comm(), &bytes);
+  EXA_RETURN_IF_ERROR(broadcast_bytes(file.comm(), &bytes));
   std::vector<uint8_t> block(root_block.begin(), root_block.end());
-  broadcast_bytes(file.comm(), &block, root_writer);
+  EXA_RETURN_IF_ERROR(broadcast_bytes(file.comm(), &block, root_writer));
   bytes.insert(bytes.end(), block.begin(), block.end());
   return agree(file.comm(), decode_opened(bytes, opened, root));
 }
@@ -440,8 +441,8 @@ Status share_extents(MpiFile& file, const std::vector<Extent>& need, const Exten
     }
     EXA_RETURN_IF_ERROR(agree(file.comm(), st));
     std::vector<uint8_t> all(static_cast<size_t>(bytes));
-    MPI_Allgatherv(mine.data(), counts[size_t(r)], MPI_BYTE, all.data(), counts.data(), displs.data(), MPI_BYTE,
-                   file.comm());
+    EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allgatherv(mine.data(), counts[size_t(r)], MPI_BYTE, all.data(),
+                                               counts.data(), displs.data(), MPI_BYTE, file.comm())));
     // Extent k sits in rank k % p's part, after that rank's earlier ones.
     std::vector<int64_t> cursor(displs.begin(), displs.end());
     for (size_t k = lo; k < hi && st.is_ok(); ++k) {

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "io/collective.hpp"
+#include "io/mpi_errors.hpp"
 #include "io/partitioned_io.hpp"
 #include "layer/native_connector.hpp"
 #include "layer/native_internal.hpp"
@@ -114,7 +115,7 @@ Status CompactStore::write(NativeFile& nf, int varid, std::span<const io::Segmen
 
 Status CompactStore::commit(NativeFile& nf) {
   int any = dirty_.empty() ? 0 : 1;
-  MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, nf.comm());
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, nf.comm())));
   if (!any) return Status::ok();
   // The whole index table: the commit writes it anew. (Every page a dirty
   // variable's block is in was loaded when the variable was looked up.)
@@ -131,7 +132,8 @@ Status CompactStore::commit(NativeFile& nf) {
     if (st.is_ok()) writer[b] = nf.file.rank();
   }
   EXA_RETURN_IF_ERROR(io::agree(nf.comm(), st));
-  MPI_Allreduce(MPI_IN_PLACE, writer.data(), int(writer.size()), MPI_INT, MPI_MIN, nf.comm());
+  EXA_RETURN_IF_ERROR(EXA_MPI(
+      MPI_Allreduce(MPI_IN_PLACE, writer.data(), int(writer.size()), MPI_INT, MPI_MIN, nf.comm())));
   std::vector<io::CompactPiece> mine;
   for (auto& [pos, pieces] : dirty_) {
     const auto [b, first] = where[pos];

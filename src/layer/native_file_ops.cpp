@@ -203,12 +203,20 @@ std::vector<size_t> distinct(const std::vector<int64_t>& values) {
 }
 
 // The distinct non-negative values the ranks give, sorted (the same list on every rank).
-std::vector<size_t> union_of(MPI_Comm comm, int64_t mine) {
+Status union_of(MPI_Comm comm, int64_t mine, std::vector<size_t>* out) {
   int p = 1;
-  MPI_Comm_size(comm, &p);
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_size(comm, &p)));
   std::vector<int64_t> all(size_t(p), -1);
-  MPI_Allgather(&mine, 1, MPI_INT64_T, all.data(), 1, MPI_INT64_T, comm);
-  return distinct(all);
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allgather(&mine, 1, MPI_INT64_T, all.data(), 1, MPI_INT64_T, comm)));
+  *out = distinct(all);
+  return Status::ok();
+}
+
+// The minimum over the ranks of each flag (1: this rank has it), in place.
+Status on_every_rank(MPI_Comm comm, std::vector<uint8_t>* flags) {
+  if (flags->empty()) return Status::ok();
+  return EXA_MPI(
+      MPI_Allreduce(MPI_IN_PLACE, flags->data(), int(flags->size()), MPI_UINT8_T, MPI_MIN, comm));
 }
 
 // Of these pages (the same list on every rank), those some rank has not
@@ -217,8 +225,7 @@ Status share_pages(NativeFile& nf, const std::vector<size_t>& pages) {
   format::partitioned::PagedIndex& index = *nf.index;
   std::vector<uint8_t> loaded(pages.size());
   for (size_t i = 0; i < pages.size(); ++i) loaded[i] = index.page_loaded(pages[i]) ? 1 : 0;
-  if (!loaded.empty())
-    MPI_Allreduce(MPI_IN_PLACE, loaded.data(), int(loaded.size()), MPI_UINT8_T, MPI_MIN, nf.comm());
+  EXA_RETURN_IF_ERROR(on_every_rank(nf.comm(), &loaded));
   std::vector<size_t> need;
   std::vector<io::Extent> extents;
   for (size_t i = 0; i < pages.size(); ++i) {
@@ -264,8 +271,7 @@ Status load_every_block(NativeFile& nf) {
   format::partitioned::IndexTable table;
   EXA_RETURN_IF_ERROR(load_whole_index(nf, &table));
   std::vector<uint8_t> loaded = nf.ds.loaded_blocks();
-  if (!loaded.empty())
-    MPI_Allreduce(MPI_IN_PLACE, loaded.data(), int(loaded.size()), MPI_UINT8_T, MPI_MIN, nf.comm());
+  EXA_RETURN_IF_ERROR(on_every_rank(nf.comm(), &loaded));
   std::vector<size_t> need;
   for (size_t b = 0; b < loaded.size(); ++b)
     if (!loaded[b]) need.push_back(b);
@@ -284,7 +290,8 @@ Status share_blocks_of_var(NativeFile& nf, int varid) {
     mine[1] = nf.index->page_loaded(k) ? nf.ds.unloaded_block_of_var(varid) : -2;
   }
   std::vector<int64_t> all(2 * size_t(nf.file.nprocs()));
-  MPI_Allgather(mine, 2, MPI_INT64_T, all.data(), 2, MPI_INT64_T, nf.comm());
+  EXA_RETURN_IF_ERROR(
+      EXA_MPI(MPI_Allgather(mine, 2, MPI_INT64_T, all.data(), 2, MPI_INT64_T, nf.comm())));
   std::vector<int64_t> pages, blocks;
   bool unknown = false;
   for (size_t i = 0; i < all.size(); i += 2) {
@@ -293,7 +300,11 @@ Status share_blocks_of_var(NativeFile& nf, int varid) {
     unknown = unknown || all[i + 1] == -2;
   }
   EXA_RETURN_IF_ERROR(share_pages(nf, distinct(pages)));
-  if (unknown) return share_blocks(nf, union_of(nf.comm(), nf.ds.unloaded_block_of_var(varid)), false);
+  if (unknown) {
+    std::vector<size_t> wanted;
+    EXA_RETURN_IF_ERROR(union_of(nf.comm(), nf.ds.unloaded_block_of_var(varid), &wanted));
+    return share_blocks(nf, wanted, false);
+  }
   return share_blocks(nf, distinct(blocks), false);
 }
 
@@ -366,7 +377,7 @@ namespace {
 // lowest rank that defined a new object of the block in this phase (a block
 // no rank added to, or collective mode where every rank defined everything:
 // the ranks in turn).
-std::vector<int> block_writers(NativeFile& nf, const format::partitioned::Image& image) {
+Status block_writers(NativeFile& nf, const format::partitioned::Image& image, std::vector<int>* out) {
   const int p = nf.file.nprocs();
   const size_t nblocks = image.index.blocks.size();
   std::vector<int> writer(nblocks, INT_MAX);
@@ -386,11 +397,13 @@ std::vector<int> block_writers(NativeFile& nf, const format::partitioned::Image&
       if (mine) writer[b] = nf.file.rank();
     }
     if (!writer.empty())
-      MPI_Allreduce(MPI_IN_PLACE, writer.data(), int(writer.size()), MPI_INT, MPI_MIN, nf.comm());
+      EXA_RETURN_IF_ERROR(EXA_MPI(
+          MPI_Allreduce(MPI_IN_PLACE, writer.data(), int(writer.size()), MPI_INT, MPI_MIN, nf.comm())));
   }
   for (size_t b = 0; b < writer.size(); ++b)
     if (writer[b] == INT_MAX) writer[b] = int(b % size_t(p));
-  return writer;
+  *out = std::move(writer);
+  return Status::ok();
 }
 
 // The partitioned format: groups the objects into blocks and lays the data
@@ -454,8 +467,10 @@ Status finish_define_partitioned(NativeFile& nf, const format::LayoutHints& hint
     }
     return Status::ok();
   };
+  std::vector<int> writers;
+  EXA_RETURN_IF_ERROR(block_writers(nf, image, &writers));
   EXA_RETURN_IF_ERROR(
-      io::write_blocks_and_index(nf.file, nf.ds.header(), image, block_writers(nf, image), complete, &sb, &index));
+      io::write_blocks_and_index(nf.file, nf.ds.header(), image, writers, complete, &sb, &index));
   if (nf.in_redef) {
     // The records move to the new record section; their old copies stay
     // valid (the current state's) until the commit.
@@ -600,8 +615,11 @@ Status NativeConnector::sync(FileState& f) {
   if (nf.define_mode) return {NC_EINDEFINE, "in define mode"};
   EXA_RETURN_IF_ERROR(sync_numrecs(f));
   if (nf.partitioned) EXA_RETURN_IF_ERROR(nf.compact.commit(nf));
-  if (nf.indep.handle() != MPI_FILE_NULL) MPI_File_sync(nf.indep.handle());
-  return io::agree(nf.comm(), nf.file.sync_all());
+  Status st;
+  if (nf.indep.handle() != MPI_FILE_NULL)
+    st = io::from_mpi(MPI_File_sync(nf.indep.handle()), io::MpiOp::kWrite, "MPI_File_sync");
+  Status synced = nf.file.sync_all();
+  return io::agree(nf.comm(), st.is_ok() ? synced : st);
 }
 
 Status NativeConnector::flush(FileState& f) {
@@ -627,9 +645,12 @@ Status NativeConnector::end_indep(FileState& f) {
   if (nf.define_mode) return {NC_EINDEFINE, "in define mode"};
   if (!nf.indep_mode) return Status::ok();  // PnetCDF: no error, nothing to do
   // Make what this rank wrote independently visible to the collective handle.
-  if (nf.indep.handle() != MPI_FILE_NULL && nf.file.writable()) MPI_File_sync(nf.indep.handle());
+  Status st;
+  if (nf.indep.handle() != MPI_FILE_NULL && nf.file.writable())
+    st = io::from_mpi(MPI_File_sync(nf.indep.handle()), io::MpiOp::kWrite, "MPI_File_sync");
   nf.indep_mode = false;
-  return sync_numrecs(f);
+  Status numrecs = sync_numrecs(f);
+  return st.is_ok() ? numrecs : st;
 }
 
 Status NativeConnector::close(FileState& f) {

@@ -13,6 +13,7 @@
 
 #include "io/collective.hpp"
 #include "io/exchange.hpp"
+#include "io/mpi_errors.hpp"
 #include "layer/native_internal.hpp"
 
 namespace exa::layer {
@@ -21,11 +22,11 @@ namespace {
 
 Status check_old_objects(NativeFile& nf) {
   int touched = nf.old_touched ? 1 : 0;
-  MPI_Allreduce(MPI_IN_PLACE, &touched, 1, MPI_INT, MPI_MAX, nf.comm());
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(MPI_IN_PLACE, &touched, 1, MPI_INT, MPI_MAX, nf.comm())));
   if (!touched) return Status::ok();
   uint64_t d = model::digest_old_objects(nf.ds, nf.define_base);
   uint64_t both[2] = {d, ~d};
-  MPI_Allreduce(MPI_IN_PLACE, both, 2, MPI_UINT64_T, MPI_MAX, nf.comm());
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(MPI_IN_PLACE, both, 2, MPI_UINT64_T, MPI_MAX, nf.comm())));
   if (both[0] != ~both[1])
     return {NC_EMULTIDEFINE, "ranks changed objects of an earlier define phase differently"};
   return Status::ok();

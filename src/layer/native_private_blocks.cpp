@@ -31,6 +31,7 @@
 #include "io/fill.hpp"
 #include "io/collective.hpp"
 #include "io/exchange.hpp"
+#include "io/mpi_errors.hpp"
 #include "layer/native_internal.hpp"
 #include "model/define_merge.hpp"
 #include "util/crc32c.hpp"
@@ -69,14 +70,15 @@ Status assemble_on_rank0(NativeFile& nf, const std::vector<pf::BlockSummary>& mi
     for (size_t r = 0; r < a->placements.size(); ++r)
       if (!a->placements[r].empty() && a->placements[r][0].block == 0) words[kRootWriter] = r;
   }
-  MPI_Bcast(words, kPlanWords, MPI_UINT64_T, 0, nf.comm());
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(words, kPlanWords, MPI_UINT64_T, 0, nf.comm())));
   const int code = int(int64_t(words[kCode]));
   if (code != NC_NOERR) return {code, nf.file.rank() == 0 ? st.message() : "rank 0 could not place the blocks"};
   return Status::ok();
 }
 
 // Step 3: rank 0 sends each rank its placements (in its summaries' order).
-std::vector<pf::BlockPlacement> scatter_placements(NativeFile& nf, const pf::Assembly& a, size_t mine) {
+Status scatter_placements(NativeFile& nf, const pf::Assembly& a, size_t mine,
+                          std::vector<pf::BlockPlacement>* placed) {
   const int p = nf.file.nprocs();
   std::vector<uint64_t> flat;
   std::vector<int> counts, displs;
@@ -89,14 +91,14 @@ std::vector<pf::BlockPlacement> scatter_placements(NativeFile& nf, const pf::Ass
     displs = io::displacements(counts);
   }
   std::vector<uint64_t> got(mine * pf::kPlacementWords);
-  MPI_Scatterv(flat.data(), counts.data(), displs.data(), MPI_UINT64_T, got.data(), int(got.size()), MPI_UINT64_T,
-               0, nf.comm());
-  std::vector<pf::BlockPlacement> out(mine);
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Scatterv(flat.data(), counts.data(), displs.data(), MPI_UINT64_T,
+                                           got.data(), int(got.size()), MPI_UINT64_T, 0, nf.comm())));
+  placed->resize(mine);
   for (size_t k = 0; k < mine; ++k) {
     const uint64_t* w = got.data() + k * pf::kPlacementWords;
-    out[k] = {w[0], w[1], w[2], w[3], w[4]};
+    (*placed)[k] = {w[0], w[1], w[2], w[3], w[4]};
   }
-  return out;
+  return Status::ok();
 }
 
 // What step 4 needs of what was written: the index table (rank 0) and the
@@ -160,8 +162,8 @@ Status write_blocks(NativeFile& nf, const pf::Image& image, const std::vector<si
     for (int r = 0; r < p; ++r) counts.push_back(int(a.placements[size_t(r)].size()));
   std::vector<int> displs = io::displacements(counts);
   all.resize(nf.file.rank() == 0 ? size_t(a.index.blocks.size()) : 0);
-  MPI_Gatherv(crcs.data(), int(crcs.size()), MPI_UINT32_T, all.data(), counts.data(), displs.data(), MPI_UINT32_T, 0,
-              nf.comm());
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Gatherv(crcs.data(), int(crcs.size()), MPI_UINT32_T, all.data(),
+                                          counts.data(), displs.data(), MPI_UINT32_T, 0, nf.comm())));
   uint64_t head[2] = {0, 0};  // head size, head CRC
   if (nf.file.rank() == 0) {
     for (int r = 0; r < p; ++r)
@@ -172,7 +174,7 @@ Status write_blocks(NativeFile& nf, const pf::Image& image, const std::vector<si
     st = nf.file.write_at(a.index_offset, out->table.data(), int64_t(out->table.size()));
   }
   EXA_RETURN_IF_ERROR(io::agree(nf.comm(), st));
-  MPI_Bcast(head, 2, MPI_UINT64_T, 0, nf.comm());
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(head, 2, MPI_UINT64_T, 0, nf.comm())));
   sb->index_head_size = head[0];
   sb->index_crc = uint32_t(head[1]);
   return Status::ok();
@@ -207,7 +209,8 @@ Status write_private_blocks(NativeFile& nf, const format::LayoutHints& hints, bo
   uint64_t words[kPlanWords] = {};
   EXA_RETURN_IF_ERROR(assemble_on_rank0(nf, summaries, align, &a, words));
   if (words[kShared]) return Status::ok();  // a block of several ranks: merge
-  std::vector<pf::BlockPlacement> placed = scatter_placements(nf, a, summaries.size());
+  std::vector<pf::BlockPlacement> placed;
+  EXA_RETURN_IF_ERROR(scatter_placements(nf, a, summaries.size(), &placed));
   std::vector<int64_t> dim_positions, var_positions;
   EXA_RETURN_IF_ERROR(io::agree(nf.comm(), pf::apply_placements(nf.ds.mutable_header(), image, blocks, placed,
                                                                &dim_positions, &var_positions)));
@@ -230,7 +233,7 @@ Status write_private_blocks(NativeFile& nf, const format::LayoutHints& hints, bo
   // superblock's commit syncs anyway).
   const auto regions = fill_regions_for_new_vars(nf, 0);
   int any_fill = regions.empty() ? 0 : 1;
-  MPI_Allreduce(MPI_IN_PLACE, &any_fill, 1, MPI_INT, MPI_MAX, nf.comm());
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(MPI_IN_PLACE, &any_fill, 1, MPI_INT, MPI_MAX, nf.comm())));
   if (any_fill) EXA_RETURN_IF_ERROR(io::write_own_fill(nf.file, regions));
   EXA_RETURN_IF_ERROR(io::commit_superblock(nf.file, sb));
 
@@ -260,7 +263,7 @@ Status enddef_private_blocks(NativeFile& nf, const format::LayoutHints& hints, b
   *done = false;
   // Record variables (an unlimited dimension) take the merge.
   int fit = nf.ds.unlimited_dim() < 0 ? 1 : 0;
-  MPI_Allreduce(MPI_IN_PLACE, &fit, 1, MPI_INT, MPI_MIN, nf.comm());
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(MPI_IN_PLACE, &fit, 1, MPI_INT, MPI_MIN, nf.comm())));
   if (!fit) return Status::ok();
   const int64_t own_objects = nf.ds.ndims() + nf.ds.nvars() + int64_t(nf.ds.header().gatts.size());
   const double t = MPI_Wtime();
