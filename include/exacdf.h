@@ -74,6 +74,17 @@ extern int exa_inq_block(int ncid, MPI_Offset index, char *path, MPI_Offset *ndi
                          MPI_Offset *nvars, MPI_Offset *natts, MPI_Offset *offset,
                          MPI_Offset *size);
 
+/** Partitioned files: the generation of the current superblock (counts
+ *  commits: 1 after the first enddef; 0 before it), and in *newer_damaged
+ *  whether the open passed over a newer generation whose superblock slot
+ *  (or the metadata it points at) is damaged or incomplete: the file reads
+ *  as it was before that commit (after a crash or a full disk that is the
+ *  expected state; otherwise the file was damaged). It stays set until this
+ *  process commits a new generation. EXACDF_VERBOSE=1 prints what was passed
+ *  over at the open. Either pointer may be NULL. Local, the same on every
+ *  rank. NC_ENOTSUPPORT for a classic file. */
+extern int exa_inq_generation(int ncid, long long *generation, int *newer_damaged);
+
 /** Testing hook for crash tests: the nth MPI-IO write of this process from
  *  now on (positioned or collective: header, metadata blocks, index table,
  *  superblock, numrecs, fill values, data moved by a redef, variable data)

@@ -1,7 +1,11 @@
 // `exacdf verify FILE`: opens the file -- which checks the superblocks,
 // index table, block checksums and structure of a partitioned file, or the
 // header of a classic one -- then reads every value of every variable (each
-// rank its share). Prints OK, or what is wrong, and exits 1.
+// rank its share). Prints OK (with the generation checked, for a partitioned
+// file), or what is wrong, and exits 1. A partitioned file whose newest
+// generation is damaged or incomplete (a crash or a full disk while it was
+// committed look the same as later damage) opens at the previous one: if
+// that one is sound, verify prints a warning naming both and exits 3.
 #include <exacdf.h>
 
 #include <cstdio>
@@ -22,7 +26,8 @@ int verify_main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
   const std::string path = argv[1];
-  int ncid = -1, failed = 0;
+  int ncid = -1, failed = 0, newer_damaged = 0;
+  long long generation = 0;
   std::string what;
   // Collective calls stay matched across ranks whatever fails: a read error
   // is kept and the loop goes on to the collective end.
@@ -32,6 +37,7 @@ int verify_main(int argc, char** argv) {
     what = std::string("metadata: ") + ncmpi_strerror(st);
     ncid = -1;
   } else {
+    if (exa_inq_generation(ncid, &generation, &newer_damaged) != NC_NOERR) generation = -1;  // classic
     int nvars = 0;
     ncmpi_inq_nvars(ncid, &nvars);
     ncmpi_begin_indep_data(ncid);
@@ -56,8 +62,15 @@ int verify_main(int argc, char** argv) {
   MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (ncid >= 0) ncmpi_close(ncid);
   if (failed) std::fprintf(stderr, "exacdf verify: %s: %s\n", path.c_str(), what.c_str());
-  if (!any && rank == 0) std::printf("%s: OK\n", path.c_str());
-  return any ? 1 : 0;
+  if (any) return 1;
+  if (rank == 0 && generation >= 0) std::printf("%s: OK (generation %lld)\n", path.c_str(), generation);
+  if (rank == 0 && generation < 0) std::printf("%s: OK\n", path.c_str());
+  if (newer_damaged && rank == 0)
+    std::fprintf(stderr,
+                 "exacdf verify: %s: warning: a newer generation than %lld is damaged or incomplete (a crash, "
+                 "a full disk or damage); generation %lld was checked\n",
+                 path.c_str(), generation, generation);
+  return newer_damaged ? 3 : 0;
 }
 
 }  // namespace exa::tool

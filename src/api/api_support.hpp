@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <new>
 
 #include "api/handles.hpp"
@@ -12,6 +13,8 @@
 namespace exa::api {
 
 // Prints a diagnostic to stderr when EXACDF_VERBOSE=1 (the failing call's message).
+// Prints a warning about a call that succeeded when EXACDF_VERBOSE=1.
+void warn(const char* function, const std::string& what);
 void report(const char* function, const Status& st);
 
 // Runs fn() and returns its NC_* code; no exception crosses the C ABI.

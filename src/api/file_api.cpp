@@ -25,6 +25,8 @@ int open_or_create(const char* fn, MPI_Comm comm, const char* path, int mode, MP
     Status st = create ? file->connector->create(comm, path, mode, info, &file->state)
                        : file->connector->open(comm, path, mode, info, &file->state);
     EXA_RETURN_IF_ERROR(st);
+    const exa::layer::FileFacts facts = file->connector->facts(*file->state);
+    if (!facts.generation_problem.empty()) exa::api::warn(fn, path + std::string(": ") + facts.generation_problem);
     *ncidp = exa::api::add_file(std::move(file));
     return Status::ok();
   });

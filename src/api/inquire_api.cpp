@@ -298,6 +298,16 @@ int exa_inq_blocks(int ncid, MPI_Offset* nblocks) {
   });
 }
 
+int exa_inq_generation(int ncid, long long* generation, int* newer_damaged) {
+  return with_file("exa_inq_generation", ncid, [&](OpenFile& f) {
+    const exa::layer::FileFacts facts = f.connector->facts(*f.state);
+    if (!f.connector->dataset(*f.state).partitioned()) return Status{NC_ENOTSUPPORT, "not a partitioned file"};
+    if (generation) *generation = facts.generation;
+    if (newer_damaged) *newer_damaged = facts.newer_damaged ? 1 : 0;
+    return Status::ok();
+  });
+}
+
 int exa_inq_block(int ncid, MPI_Offset index, char* path, MPI_Offset* ndims, MPI_Offset* nvars,
                   MPI_Offset* natts, MPI_Offset* offset, MPI_Offset* size) {
   return with_file("exa_inq_block", ncid, [&](OpenFile& f) {

@@ -219,6 +219,34 @@ Status pick_superblock(std::span<const uint8_t> slot0, std::span<const uint8_t> 
   return sa.code() != NC_ENOTNC ? sa : sb;
 }
 
+Status scan_superblocks(std::span<const uint8_t> slot0, std::span<const uint8_t> slot1, SlotScan* out) {
+  SlotScan scan;
+  Status first_damage;
+  for (std::span<const uint8_t> bytes : {slot0, slot1}) {
+    Superblock sb;
+    Status st = decode_superblock(bytes, &sb);
+    if (st.is_ok()) {
+      scan.valid.push_back(sb);
+      continue;
+    }
+    if (st.code() == NC_ENOTNC) continue;  // never written (or not this format)
+    if (!scan.damaged) first_damage = st;
+    scan.damaged = true;
+    scan.damage = st.message();
+    // The generation field (after magic, version and flags), unchecked.
+    if (bytes.size() >= 24) scan.damaged_generation = uint64_t(be32(bytes.data() + 16)) << 32 | be32(bytes.data() + 20);
+  }
+  if (scan.valid.size() == 2 && scan.valid[1].generation > scan.valid[0].generation)
+    std::swap(scan.valid[0], scan.valid[1]);
+  if (scan.valid.empty()) {
+    // Neither is valid: name the damage of a slot that has the magic, if any.
+    if (scan.damaged) return first_damage;
+    return {NC_ENOTNC, "not an exacdf partitioned file (magic)"};
+  }
+  *out = std::move(scan);
+  return Status::ok();
+}
+
 // --- index table --------------------------------------------------------------------------
 
 bool is_valid_path(std::string_view path) {

@@ -62,6 +62,18 @@ Status decode_superblock(std::span<const uint8_t> bytes, Superblock* out);
 Status pick_superblock(std::span<const uint8_t> slot0, std::span<const uint8_t> slot1,
                        Superblock* out, int* slot);
 
+// Both slots examined: the valid superblocks, newest first, and a slot that
+// has the magic but does not decode (a torn write and later damage look
+// alike). NC_ENOTNC / NC_EFILEMETA / NC_ETRUNC as pick_superblock when no
+// slot is valid.
+struct SlotScan {
+  std::vector<Superblock> valid;         // newest first; 1 or 2
+  bool damaged = false;                  // a slot with the magic failed to decode
+  uint64_t damaged_generation = 0;       // its generation field, unchecked
+  std::string damage;                    // what is wrong with it
+};
+Status scan_superblocks(std::span<const uint8_t> slot0, std::span<const uint8_t> slot1, SlotScan* out);
+
 // One metadata block as the index table lists it.
 struct BlockEntry {
   std::string path;   // "/" or "/a/b": netCDF names joined by '/'

@@ -37,9 +37,12 @@ void split_name(std::string_view full, std::string_view* path, std::string_view*
 }
 
 bool is_valid_full_name(std::string_view full) {
+  if (full.find('/') == std::string_view::npos) return is_valid_name(full);  // the root block's
   std::string_view path, local;
   split_name(full, &path, &local);
-  return is_valid_name(local) && is_valid_path(path);
+  // With a '/', the name must have a group: "/x" and "//x" would be stored
+  // as the root block's "x" and could not be found again by the name given.
+  return path != "/" && is_valid_path(path) && is_valid_name(local);
 }
 
 std::string full_name(std::string_view path, std::string_view local) {
@@ -146,7 +149,7 @@ Status plan_image(const Header& header, Image* out, const std::vector<uint8_t>* 
     std::string_view path, local;
     split_name(header.dims[i].name, &path, &local);
     auto& ids = group(path).first;
-    if (!is_valid_name(local) || bad_path)
+    if (bad_path || !is_valid_full_name(header.dims[i].name))
       return {NC_EBADNAME, "dimension name '" + header.dims[i].name + "' is not a valid path and name"};
     ids.push_back(int(i));
   }
@@ -155,7 +158,7 @@ Status plan_image(const Header& header, Image* out, const std::vector<uint8_t>* 
     std::string_view path, local;
     split_name(header.vars[i].name, &path, &local);
     auto& ids = group(path).second;
-    if (!is_valid_name(local) || bad_path)
+    if (bad_path || !is_valid_full_name(header.vars[i].name))
       return {NC_EBADNAME, "variable name '" + header.vars[i].name + "' is not a valid path and name"};
     ids.push_back(int(i));
   }

@@ -16,7 +16,9 @@ namespace exa::format::partitioned {
 
 // "/a/b/x" -> ("/a/b", "x"); "x" and "/x" -> ("/", "x").
 void split_name(std::string_view full, std::string_view* path, std::string_view* local);
-// Whether a full object name is valid: a name, or a path and a name.
+// Whether a full object name is valid: a name (of the root block), or a
+// path of at least one group and a name ("/a/b/x"). The one rule for object
+// names of partitioned files: "/x", "//x", "/a//x", "/a/" are not valid.
 bool is_valid_full_name(std::string_view full);
 // The full name of an object of a block ("x" for the root block's "x").
 std::string full_name(std::string_view path, std::string_view local);

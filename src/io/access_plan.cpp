@@ -163,10 +163,12 @@ Status transfer(MpiFile& file, const VarGeometry& var, const Selection& sel, boo
   if (mem.owned) MPI_Type_free(&mem.type);
   if (!write && err == MPI_SUCCESS && nbytes > 0) zero_unread(status, buf, nbytes);
   MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
-  if (err == MPI_SUCCESS) write ? file.count_written(nbytes) : file.count_read(nbytes);
+  Status moved = write ? check_written(err, status, nbytes, "MPI-IO data write")
+                       : from_mpi(err, MpiOp::kRead, "MPI-IO data read");
+  if (moved.is_ok()) write ? file.count_written(nbytes) : file.count_read(nbytes);
   if (ftype != MPI_BYTE) MPI_Type_free(&ftype);
   if (!st.is_ok()) return st;
-  return from_mpi(err, write ? MpiOp::kWrite : MpiOp::kRead, "MPI-IO data transfer");
+  return moved;
 }
 
 }  // namespace exa::io

@@ -112,8 +112,10 @@ Status transfer_runs(MpiFile& file, Runs& fruns, Runs& mruns, bool write, bool c
   if (fruns.owned) MPI_Type_free(&fruns.type);
   if (mruns.owned) MPI_Type_free(&mruns.type);
   if (fail) return {NC_EWRITE, "write failed (injected by exa_debug_fail_write)"};
-  if (err == MPI_SUCCESS) write ? file.count_written(fruns.bytes) : file.count_read(fruns.bytes);
-  return from_mpi(err, write ? MpiOp::kWrite : MpiOp::kRead, "aggregated MPI-IO transfer");
+  Status st = write ? check_written(err, status, count > 0 ? fruns.bytes : 0, "aggregated MPI-IO write")
+                    : from_mpi(err, MpiOp::kRead, "aggregated MPI-IO read");
+  if (st.is_ok()) write ? file.count_written(fruns.bytes) : file.count_read(fruns.bytes);
+  return st;
 }
 
 }  // namespace

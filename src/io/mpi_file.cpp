@@ -3,6 +3,7 @@
 #include <atomic>
 #include <climits>
 #include <cstring>
+#include <string>
 
 #include "io/collective.hpp"
 #include "io/mpi_errors.hpp"
@@ -33,6 +34,17 @@ void zero_unread(const MPI_Status& status, void* buf, int64_t nbytes) {
   MPI_Get_elements_x(&copy, MPI_BYTE, &got);
   if (got == MPI_UNDEFINED || got < 0) got = 0;
   if (got < nbytes) std::memset(static_cast<char*>(buf) + got, 0, static_cast<size_t>(nbytes - got));
+}
+
+Status check_written(int mpi_err, const MPI_Status& status, int64_t expected, const char* what) {
+  if (mpi_err != MPI_SUCCESS) return from_mpi(mpi_err, MpiOp::kWrite, what);
+  if (expected <= 0) return Status::ok();
+  MPI_Count got = 0;
+  MPI_Status copy = status;
+  if (MPI_Get_elements_x(&copy, MPI_BYTE, &got) != MPI_SUCCESS || got == MPI_UNDEFINED) got = 0;
+  if (got >= expected) return Status::ok();
+  return {NC_EWRITE, std::string(what) + ": wrote " + std::to_string(got) + " of " + std::to_string(expected) +
+                         " bytes (is the file system full?)"};
 }
 
 MpiFile::~MpiFile() { close().set_aside("destructor: a handle still open here was abandoned after an error"); }
@@ -102,8 +114,9 @@ Status MpiFile::write_at(int64_t offset, const void* buf, int64_t nbytes) {
   return in_pieces(offset, nbytes, [&](int64_t off, int64_t n) {
     MPI_Status status;
     int err = MPI_File_write_at(fh_, off, p + (off - offset), static_cast<int>(n), MPI_BYTE, &status);
-    if (err == MPI_SUCCESS) count_written(n);
-    return from_mpi(err, MpiOp::kWrite, "MPI_File_write_at");
+    Status st = check_written(err, status, n, "MPI_File_write_at");
+    if (st.is_ok()) count_written(n);
+    return st;
   });
 }
 

@@ -17,6 +17,11 @@ namespace exa::io {
 // unfilled (a read of nbytes into buf that returned `status`).
 void zero_unread(const MPI_Status& status, void* buf, int64_t nbytes);
 
+// The Status of a finished MPI-IO write of `expected` bytes: MPI's error,
+// or NC_EWRITE when it moved fewer bytes than asked (Open MPI's ompio
+// reports success with a short count when the file system is full).
+Status check_written(int mpi_err, const MPI_Status& status, int64_t expected, const char* what);
+
 // Crash tests (exa_debug_fail_write): the nth positioned write of this
 // process from now on fails with NC_EWRITE without writing; 0 disarms.
 void fail_nth_write(int nth);

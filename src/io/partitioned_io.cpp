@@ -301,21 +301,36 @@ Status probe_partitioned(MpiFile& file, bool* partitioned, std::vector<uint8_t>*
 
 namespace {
 
-// Rank 0: [file size 8][superblock 128][index head][index page 0][root block], checked.
-Status read_on_root(MpiFile& file, std::vector<uint8_t> slots, std::vector<uint8_t>* out) {
-  int64_t size = 0;
-  EXA_RETURN_IF_ERROR(file.size(&size));
-  if (slots.empty()) {
-    slots.resize(size_t(std::min<int64_t>(size, pf::kSuperblockSlots[1] + pf::kSuperblockSize)));
-    EXA_RETURN_IF_ERROR(file.read_at(0, slots.data(), int64_t(slots.size())));
-  }
-  std::span<const uint8_t> all(slots);
-  std::span<const uint8_t> s0 = all.first(std::min<size_t>(all.size(), pf::kSuperblockSize));
-  std::span<const uint8_t> s1 = all.size() > size_t(pf::kSuperblockSlots[1]) ? all.subspan(pf::kSuperblockSlots[1])
-                                                                           : std::span<const uint8_t>();
-  pf::Superblock sb;
-  int slot = 0;
-  EXA_RETURN_IF_ERROR(pf::pick_superblock(s0, s1, &sb, &slot));
+// The header of what rank 0 shares at an open: the file size, then flags.
+constexpr size_t kOpenedPrefix = 16;
+constexpr uint64_t kNewerDamaged = 1;
+
+// What read_generation gives (the file size, flags, the superblock, the
+// index table's head and page 0, the root block), decoded.
+Status decode_opened(std::span<const uint8_t> in, OpenedIndex* opened, pf::Block* root) {
+  OpenedIndex o;
+  if (in.size() < kOpenedPrefix + size_t(pf::kSuperblockSize)) return {NC_EFILEMETA, "the superblock is cut short"};
+  uint64_t flags = 0;
+  std::memcpy(&o.file_size, in.data(), 8);
+  std::memcpy(&flags, in.data() + 8, 8);
+  o.newer_damaged = (flags & kNewerDamaged) != 0;
+  in = in.subspan(kOpenedPrefix);
+  EXA_RETURN_IF_ERROR(pf::decode_superblock(in.first(pf::kSuperblockSize), &o.sb));
+  in = in.subspan(pf::kSuperblockSize);
+  EXA_RETURN_IF_ERROR(pf::decode_index_head(in.first(o.sb.index_head_size), o.sb, o.file_size, &o.head));
+  if (o.head.pages.empty() || o.head.pages[0].first_path != "/") return {NC_EFILEMETA, "the root block is missing"};
+  const pf::PageRef& p0 = o.head.pages[0];
+  if (p0.offset + p0.size > in.size()) return {NC_EFILEMETA, "index page 0 not where the head says"};
+  EXA_RETURN_IF_ERROR(pf::decode_index_page(in.subspan(p0.offset, p0.size), o.sb, o.head, 0, o.file_size, &o.page0));
+  in = in.subspan(p0.offset + p0.size);
+  EXA_RETURN_IF_ERROR(pf::decode_block(in, o.page0[0], o.sb.ndims, root));
+  *opened = std::move(o);
+  return Status::ok();
+}
+
+// Rank 0: [file size 8][flags 8][superblock 128][index head][index page 0][root block]
+// of the generation `sb` describes, located (decode_opened checks them).
+Status read_generation(MpiFile& file, int64_t size, const pf::Superblock& sb, std::vector<uint8_t>* out) {
   if (sb.index_offset > uint64_t(size) || sb.index_size > uint64_t(size) - sb.index_offset)
     return {NC_ETRUNC, "index table beyond the end of the file"};
   // The head and, in the same read, what is likely page 0 (it follows the
@@ -338,7 +353,7 @@ Status read_on_root(MpiFile& file, std::vector<uint8_t> slots, std::vector<uint8
   EXA_RETURN_IF_ERROR(pf::peek_first_block(std::span<const uint8_t>(table).subspan(size_t(page_at)), &root_at, &root_size));
   if (root_at > uint64_t(size) || root_size > uint64_t(size) - root_at)
     return {NC_ETRUNC, "the root block lies beyond the end of the file"};
-  out->resize(8);
+  out->assign(kOpenedPrefix, 0);
   std::memcpy(out->data(), &size, 8);
   auto bytes = pf::encode_superblock(sb);
   out->insert(out->end(), bytes.begin(), bytes.end());
@@ -348,28 +363,53 @@ Status read_on_root(MpiFile& file, std::vector<uint8_t> slots, std::vector<uint8
   return file.read_at(int64_t(root_at), out->data() + at, int64_t(root_size));
 }
 
-}  // namespace
+// Whether a failed generation is worth passing over for the previous one:
+// its metadata is missing or damaged (not: a read failed).
+bool is_unusable_metadata(const Status& st) { return st.code() == NC_ETRUNC || st.code() == NC_EFILEMETA; }
 
-namespace {
-
-// What read_on_root gives (the file size, the superblock, the index table's
-// head and page 0, the root block), decoded.
-Status decode_opened(std::span<const uint8_t> in, OpenedIndex* opened, pf::Block* root) {
-  OpenedIndex o;
-  if (in.size() < 8 + size_t(pf::kSuperblockSize)) return {NC_EFILEMETA, "the superblock is cut short"};
-  std::memcpy(&o.file_size, in.data(), 8);
-  in = in.subspan(8);
-  EXA_RETURN_IF_ERROR(pf::decode_superblock(in.first(pf::kSuperblockSize), &o.sb));
-  in = in.subspan(pf::kSuperblockSize);
-  EXA_RETURN_IF_ERROR(pf::decode_index_head(in.first(o.sb.index_head_size), o.sb, o.file_size, &o.head));
-  if (o.head.pages.empty() || o.head.pages[0].first_path != "/") return {NC_EFILEMETA, "the root block is missing"};
-  const pf::PageRef& p0 = o.head.pages[0];
-  if (p0.offset + p0.size > in.size()) return {NC_EFILEMETA, "index page 0 not where the head says"};
-  EXA_RETURN_IF_ERROR(pf::decode_index_page(in.subspan(p0.offset, p0.size), o.sb, o.head, 0, o.file_size, &o.page0));
-  in = in.subspan(p0.offset + p0.size);
-  EXA_RETURN_IF_ERROR(pf::decode_block(in, o.page0[0], o.sb.ndims, root));
-  *opened = std::move(o);
-  return Status::ok();
+// Rank 0: read_generation of the newest generation whose superblock, index
+// head, page 0 and root block are intact; the previous one when the newest
+// is unusable (a crash or a full disk while it was committed, or damage).
+// *problem says what was passed over, if anything.
+Status read_on_root(MpiFile& file, std::vector<uint8_t> slots, std::vector<uint8_t>* out, std::string* problem) {
+  int64_t size = 0;
+  EXA_RETURN_IF_ERROR(file.size(&size));
+  if (slots.empty()) {
+    slots.resize(size_t(std::min<int64_t>(size, pf::kSuperblockSlots[1] + pf::kSuperblockSize)));
+    EXA_RETURN_IF_ERROR(file.read_at(0, slots.data(), int64_t(slots.size())));
+  }
+  std::span<const uint8_t> all(slots);
+  std::span<const uint8_t> s0 = all.first(std::min<size_t>(all.size(), pf::kSuperblockSize));
+  std::span<const uint8_t> s1 = all.size() > size_t(pf::kSuperblockSlots[1]) ? all.subspan(pf::kSuperblockSlots[1])
+                                                                           : std::span<const uint8_t>();
+  pf::SlotScan scan;
+  EXA_RETURN_IF_ERROR(pf::scan_superblocks(s0, s1, &scan));
+  Status newest;
+  for (size_t k = 0; k < scan.valid.size(); ++k) {
+    const pf::Superblock& sb = scan.valid[k];
+    Status st = read_generation(file, size, sb, out);
+    if (st.is_ok()) {
+      OpenedIndex check;
+      pf::Block root;
+      st = decode_opened(*out, &check, &root);
+    }
+    if (k == 0) newest = st;
+    if (!st.is_ok() && is_unusable_metadata(st)) continue;
+    if (!st.is_ok()) return st;
+    // A damaged slot is a newer generation's unless it still claims an older one.
+    if (k > 0)
+      *problem = "generation " + std::to_string(scan.valid[0].generation) + " is unusable (" + newest.message() +
+                 "); opened generation " + std::to_string(sb.generation);
+    else if (scan.damaged && scan.damaged_generation >= sb.generation)
+      *problem = "the superblock slot of a newer generation is damaged (" + scan.damage + "); opened generation " +
+                 std::to_string(sb.generation);
+    if (!problem->empty()) {
+      const uint64_t flags = kNewerDamaged;
+      std::memcpy(out->data() + 8, &flags, 8);
+    }
+    return Status::ok();
+  }
+  return newest;
 }
 
 }  // namespace
@@ -377,11 +417,14 @@ Status decode_opened(std::span<const uint8_t> in, OpenedIndex* opened, pf::Block
 Status read_partitioned_root(MpiFile& file, std::vector<uint8_t> slots, OpenedIndex* opened, pf::Block* root) {
   std::vector<uint8_t> bytes;
   Status st;
-  if (file.rank() == 0) st = read_on_root(file, std::move(slots), &bytes);
+  std::string problem;
+  if (file.rank() == 0) st = read_on_root(file, std::move(slots), &bytes, &problem);
   EXA_RETURN_IF_ERROR(agree(file.comm(), st));
   EXA_RETURN_IF_ERROR(broadcast_bytes(file.comm(), &bytes));
   // Every rank decodes what rank 0 checked (the same bytes, the same result).
-  return decode_opened(bytes, opened, root);
+  EXA_RETURN_IF_ERROR(decode_opened(bytes, opened, root));
+  opened->newer_problem = std::move(problem);
+  return Status::ok();
 }
 
 Status share_written_root(MpiFile& file, const pf::Superblock& sb, std::span<const uint8_t> table, int root_writer,
@@ -396,7 +439,7 @@ Status share_written_root(MpiFile& file, const pf::Superblock& sb, std::span<con
     if (st.is_ok()) st = pf::peek_first_page(table.first(size_t(sb.index_head_size)), &page_at, &page_size);
     if (st.is_ok() && page_at + page_size > table.size()) st = {NC_EINTERNAL, "index page 0 outside the table"};
     if (st.is_ok()) {
-      bytes.resize(8);
+      bytes.assign(kOpenedPrefix, 0);
       std::memcpy(bytes.data(), &size, 8);
       const auto sbytes = pf::encode_superblock(sb);
       bytes.insert(bytes.end(), sbytes.begin(), sbytes.end());

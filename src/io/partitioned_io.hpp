@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 #include <span>
 
 #include "format/partitioned_image.hpp"
@@ -72,6 +73,10 @@ struct OpenedIndex {
   format::partitioned::IndexHead head;
   std::vector<format::partitioned::BlockEntry> page0;
   uint64_t file_size = 0;
+  // A newer generation than sb's was found damaged or unusable (its
+  // superblock slot, or the metadata it points at) and passed over.
+  bool newer_damaged = false;
+  std::string newer_problem;  // what was passed over (rank 0 only)
 };
 
 // Collective. Rank 0 reads the superblock pair (unless probe_partitioned's

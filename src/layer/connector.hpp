@@ -46,6 +46,12 @@ struct FileFacts {
   EnddefStats last_enddef;
   // Partitioned files once written (loads its pages on use); null otherwise.
   format::partitioned::PagedIndex* blocks = nullptr;
+  // Partitioned files: the generation of the current superblock (0 before
+  // the first enddef, and for classic files), and whether the open passed
+  // over a newer generation that is damaged (what: generation_problem, rank 0).
+  int64_t generation = 0;
+  bool newer_damaged = false;
+  std::string generation_problem;
 };
 
 // One data access: a variable, a selection, a memory buffer. Pointers not

@@ -63,6 +63,10 @@ class NativeFile : public FileState {
   // The partitioned format (docs/format.md): the current superblock.
   bool partitioned = false;
   format::partitioned::Superblock superblock;
+  // The generation an open settled on when it passed over a newer, damaged
+  // one (0: none); what it passed over (rank 0). A commit overwrites that slot.
+  uint64_t opened_below_damage = 0;
+  std::string damage_passed_over;
   // The index table as on disk: a reader's loads its pages on use; the
   // dataset of a lazily opened file shares it.
   std::shared_ptr<format::partitioned::PagedIndex> index;

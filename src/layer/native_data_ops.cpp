@@ -264,7 +264,8 @@ Status NativeConnector::vard(FileState& f, int varid, MPI_Datatype filetype, voi
                 : (collective ? MPI_File_read_all(fh, external.data(), count, MPI_BYTE, &status)
                               : MPI_File_read(fh, external.data(), count, MPI_BYTE, &status));
   MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
-  if (st.is_ok()) st = io::from_mpi(err, put ? io::MpiOp::kWrite : io::MpiOp::kRead, "vard");
+  if (st.is_ok())
+    st = put ? io::check_written(err, status, bytes, "vard write") : io::from_mpi(err, io::MpiOp::kRead, "vard");
   if (st.is_ok()) put ? file.count_written(bytes) : file.count_read(bytes);
   int64_t recs = 0;
   if (put && st.is_ok() && bytes > 0 && nf.ds.is_record_var(varid) && nf.ds.layout().recsize > 0)

@@ -78,6 +78,8 @@ void attach_index(NativeFile& nf, io::OpenedIndex opened) {
   namespace pf = format::partitioned;
   NativeFile* file = &nf;
   nf.superblock = opened.sb;
+  nf.opened_below_damage = opened.newer_damaged ? opened.sb.generation : 0;
+  nf.damage_passed_over = opened.newer_problem;
   nf.index = std::make_shared<pf::PagedIndex>(opened.sb, std::move(opened.head), opened.file_size,
                                               [file](uint64_t offset, uint64_t size, std::vector<uint8_t>* bytes) {
                                                 EXA_RETURN_IF_ERROR(open_indep_handle(*file));
@@ -563,6 +565,10 @@ Status NativeConnector::enddef(FileState& f, const format::LayoutHints* explicit
   bool done = false;
   if (nf.independent_define && nf.partitioned && nf.never_ended && nf.file.nprocs() > 1)
     EXA_RETURN_IF_ERROR(enddef_private_blocks(nf, layout_hints(nf, explicit_args), &done));
+  // Collective define mode: each rank lays out the partitioned file from its
+  // own definitions; different ones must not reach the disk.
+  if (!nf.independent_define && nf.partitioned && nf.file.nprocs() > 1)
+    EXA_RETURN_IF_ERROR(check_same_definitions(nf));
   if (!done)
     EXA_RETURN_IF_ERROR(nf.independent_define ? merge_and_finish_define(nf, explicit_args)
                                               : finish_define(nf, explicit_args));
@@ -762,6 +768,9 @@ FileFacts NativeConnector::facts(FileState& f) {
   out.io_calls = nf.file.io_calls() + nf.indep.io_calls();
   out.last_enddef = nf.last_enddef;
   if (nf.partitioned) out.blocks = nf.index.get();
+  if (nf.partitioned) out.generation = int64_t(nf.superblock.generation);
+  out.newer_damaged = nf.opened_below_damage != 0 && nf.opened_below_damage == nf.superblock.generation;
+  if (out.newer_damaged) out.generation_problem = nf.damage_passed_over;
   return out;
 }
 

@@ -58,6 +58,11 @@ Status write_file_header(NativeFile& nf);
 // enddef into every rank's dataset (collective; the same outcome on every
 // rank; on error the caller undoes it with model::undo_merge). layer/native_merge.cpp.
 Status merge_independent_definitions(NativeFile& nf);
+// Collective define mode of a partitioned file on several ranks: that every
+// rank defined the file alike (each lays out and writes blocks from its own
+// definitions). The first difference as its NC_EMULTIDEFINE_* code, on every
+// rank; one allreduce.
+Status check_same_definitions(NativeFile& nf);
 // The first enddef of a new partitioned file in independent define mode on
 // several ranks when every block was defined by one rank only: each rank writes its own
 // blocks, rank 0 the index table from their summaries, and each rank keeps

@@ -11,9 +11,12 @@
 // Global ids: rank order, then each rank's definition order.
 #include <mpi.h>
 
+#include <array>
+
 #include "io/collective.hpp"
 #include "io/exchange.hpp"
 #include "io/mpi_errors.hpp"
+#include "model/define_merge.hpp"
 #include "layer/native_internal.hpp"
 
 namespace exa::layer {
@@ -99,6 +102,22 @@ Status exchange_objects(NativeFile& nf, const model::OwnObjects& own) {
 }
 
 }  // namespace
+
+Status check_same_definitions(NativeFile& nf) {
+  const auto digests = model::digest_definitions(nf.ds);
+  // Per aspect the largest digest and the largest complement: equal on
+  // every rank exactly when max == ~max(~d), i.e. max == min.
+  std::array<uint64_t, 2 * model::kDefinitionAspects> both;
+  for (size_t k = 0; k < digests.size(); ++k) {
+    both[k] = digests[k];
+    both[digests.size() + k] = ~digests[k];
+  }
+  EXA_RETURN_IF_ERROR(
+      EXA_MPI(MPI_Allreduce(MPI_IN_PLACE, both.data(), int(both.size()), MPI_UINT64_T, MPI_MAX, nf.comm())));
+  for (size_t k = 0; k < digests.size(); ++k)
+    if (both[k] != ~both[digests.size() + k]) return model::definition_conflict(k);
+  return Status::ok();
+}
 
 Status merge_independent_definitions(NativeFile& nf) {
   if (nf.file.nprocs() == 1) {

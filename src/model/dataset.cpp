@@ -38,8 +38,9 @@ Status Dataset::check_object_name(std::string_view name) const {
   if (!partitioned_) return check_name(name);
   std::string_view path, local;
   format::partitioned::split_name(name, &path, &local);
-  EXA_RETURN_IF_ERROR(check_name(local));  // (is_valid_full_name = a valid local name and path)
-  if (!format::partitioned::is_valid_path(path)) return {NC_EBADNAME, "not a valid path and name"};
+  EXA_RETURN_IF_ERROR(check_name(local));  // (its length: NC_EMAXNAME)
+  if (!format::partitioned::is_valid_full_name(name))
+    return {NC_EBADNAME, "not a valid name or '/group/name' path (no empty part, no '/' alone before a root name)"};
   return Status::ok();
 }
 

@@ -218,6 +218,49 @@ uint64_t digest_old_objects(const Dataset& ds, const NewObjectBase& base) {
   return digest_atts(std::span(h.gatts).first(old_gatts), d);
 }
 
+std::array<uint64_t, kDefinitionAspects> digest_definitions(const Dataset& ds) {
+  const auto& h = ds.header();
+  std::array<uint64_t, kDefinitionAspects> d;
+  d.fill(kDigestSeed);
+  d[0] = hash_value(h.dims.size(), d[0]);
+  for (const auto& dim : h.dims) {
+    d[1] = hash_string(dim.name, d[1]);
+    d[2] = hash_value(dim.length, d[2]);
+  }
+  d[3] = hash_value(h.vars.size(), d[3]);
+  d[9] = hash_value(h.gatts.size(), d[9]);
+  for (size_t id = 0; id < h.vars.size(); ++id) {
+    const auto& v = h.vars[id];
+    d[4] = hash_string(v.name, d[4]);
+    d[5] = hash_value(v.dimids.size(), d[5]);
+    d[6] = hash_value(v.type, d[6]);
+    for (int dim : v.dimids) d[7] = hash_value(dim, d[7]);
+    d[8] = hash_value(ds.var_no_fill(int(id)), d[8]);
+    d[9] = hash_value(v.atts.size(), d[9]);
+    d[10] = digest_atts(v.atts, d[10]);
+  }
+  d[10] = digest_atts(h.gatts, d[10]);
+  return d;
+}
+
+Status definition_conflict(size_t aspect) {
+  static constexpr std::pair<int, const char*> kConflicts[kDefinitionAspects] = {
+      {NC_EMULTIDEFINE_DIM_NUM, "ranks defined different numbers of dimensions"},
+      {NC_EMULTIDEFINE_DIM_NAME, "ranks defined dimensions with different names"},
+      {NC_EMULTIDEFINE_DIM_SIZE, "ranks defined a dimension with different lengths"},
+      {NC_EMULTIDEFINE_VAR_NUM, "ranks defined different numbers of variables"},
+      {NC_EMULTIDEFINE_VAR_NAME, "ranks defined variables with different names"},
+      {NC_EMULTIDEFINE_VAR_NDIMS, "ranks defined a variable with different numbers of dimensions"},
+      {NC_EMULTIDEFINE_VAR_TYPE, "ranks defined a variable with different types"},
+      {NC_EMULTIDEFINE_VAR_DIMIDS, "ranks defined a variable over different dimensions"},
+      {NC_EMULTIDEFINE_VAR_FILL_MODE, "ranks set different fill modes on a variable"},
+      {NC_EMULTIDEFINE_ATTR_NUM, "ranks defined different numbers of attributes"},
+      {NC_EMULTIDEFINE_ATTR_VAL, "ranks defined attributes differently"},
+  };
+  if (aspect >= kDefinitionAspects) return {NC_EMULTIDEFINE, "ranks defined the file differently"};
+  return {kConflicts[aspect].first, kConflicts[aspect].second};
+}
+
 int checking_rank(const ObjectRecord& record, int nprocs) {
   return static_cast<int>(record.name_hash[0] % static_cast<uint64_t>(nprocs));
 }

@@ -12,6 +12,7 @@
 // would give. The MPI half is layer/native_merge.cpp.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -61,6 +62,15 @@ std::vector<ObjectRecord> describe_new_objects(const Dataset& ds, const NewObjec
 // Digest of the objects that existed at the last enddef, in file order, with
 // their current names, attributes and fill settings.
 uint64_t digest_old_objects(const Dataset& ds, const NewObjectBase& base);
+
+// Collective define mode: every rank defined the whole file, and all must
+// have defined it alike. One digest per aspect, in the order they are
+// checked; definition_conflict(k) is the NC_EMULTIDEFINE_* code of aspect k
+// (DIM_NUM, DIM_NAME, DIM_SIZE, VAR_NUM, VAR_NAME, VAR_NDIMS, VAR_TYPE,
+// VAR_DIMIDS, VAR_FILL_MODE, ATTR_NUM, ATTR_VAL).
+inline constexpr size_t kDefinitionAspects = 11;
+std::array<uint64_t, kDefinitionAspects> digest_definitions(const Dataset& ds);
+Status definition_conflict(size_t aspect);
 
 // The rank that checks a record.
 int checking_rank(const ObjectRecord& record, int nprocs);
