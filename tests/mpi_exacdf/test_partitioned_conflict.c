@@ -1,6 +1,7 @@
 /*
  * Ranks that define a dimension with different lengths in a partitioned
- * file (collective define mode, no safe mode): the enddef that merges the
+ * file (collective define mode, no safe mode; and independent define mode,
+ * EXA_INDEP_DEFINE, where the merge compares them): the enddef that sees the
  * definitions reports NC_EMULTIDEFINE_DIM_SIZE on every rank, and nothing
  * written before is lost -- the data of the earlier define phase reads back
  * in the same open and after a reopen. At 1 rank there is nothing to
@@ -10,8 +11,7 @@
 
 #include "mpi_test.h"
 
-int main(int argc, char **argv) {
-  mpi_test_init(&argc, &argv);
+static void run(int mode) {
   const int rank = mpi_test_rank, conflict = mpi_test_nprocs > 1;
   const int want = conflict ? NC_EMULTIDEFINE_DIM_SIZE : NC_NOERR;
   char path[1200];
@@ -19,7 +19,7 @@ int main(int argc, char **argv) {
   int ncid, dn, dt, dm, vx, vt, vy;
 
   /* Generation 1: x(4) and three records of t, the same on every rank. */
-  CHECK_OK(ncmpi_create(MPI_COMM_WORLD, path, NC_CLOBBER | EXA_FORMAT_PARTITIONED, MPI_INFO_NULL, &ncid));
+  CHECK_OK(ncmpi_create(MPI_COMM_WORLD, path, NC_CLOBBER | EXA_FORMAT_PARTITIONED | mode, MPI_INFO_NULL, &ncid));
   CHECK_OK(ncmpi_def_dim(ncid, "n", 4, &dn));
   CHECK_OK(ncmpi_def_dim(ncid, "time", NC_UNLIMITED, &dt));
   CHECK_OK(ncmpi_def_var(ncid, "x", NC_INT, 1, &dn, &vx));
@@ -40,7 +40,7 @@ int main(int argc, char **argv) {
   CHECK_ERR(ncmpi_close(ncid), want);
 
   /* Everything of generation 1 is there; the conflicting phase is not. */
-  CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_NOWRITE, MPI_INFO_NULL, &ncid));
+  CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_NOWRITE | mode, MPI_INFO_NULL, &ncid));
   int got[4] = {0};
   CHECK_OK(ncmpi_inq_varid(ncid, "x", &vx));
   CHECK_OK(ncmpi_get_var_int_all(ncid, vx, got));
@@ -60,9 +60,15 @@ int main(int argc, char **argv) {
 
   /* The first enddef of a new file: the conflict there, and no file that
    * opens as something else. */
-  CHECK_OK(ncmpi_create(MPI_COMM_WORLD, path, NC_CLOBBER | EXA_FORMAT_PARTITIONED, MPI_INFO_NULL, &ncid));
+  CHECK_OK(ncmpi_create(MPI_COMM_WORLD, path, NC_CLOBBER | EXA_FORMAT_PARTITIONED | mode, MPI_INFO_NULL, &ncid));
   CHECK_OK(ncmpi_def_dim(ncid, "/a/n", 3 + rank, &dn));
   CHECK_ERR(ncmpi_enddef(ncid), want);
   CHECK_ERR(ncmpi_close(ncid), want);
+}
+
+int main(int argc, char **argv) {
+  mpi_test_init(&argc, &argv);
+  run(0);
+  run(EXA_INDEP_DEFINE);
   return mpi_test_finish();
 }
