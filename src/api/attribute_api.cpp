@@ -27,9 +27,17 @@ int get_att_as(const char* fn, int ncid, int varid, const char* name, void* valu
   });
 }
 
-// Finds an attribute for the inquiry calls.
+// The owner of an attribute: NC_GLOBAL or a variable (NC_ENOTVAR).
+Status att_owner(OpenFile& f, int varid) {
+  const std::vector<exa::format::Attribute>* list = nullptr;
+  return f.connector->dataset(*f.state).att_list(varid, &list);
+}
+
+// Finds an attribute for the inquiry calls: the owner is checked before the
+// name, as PnetCDF does.
 Status find_att(OpenFile& f, int varid, const char* name, const exa::format::Attribute** att,
                 int* attnum = nullptr) {
+  EXA_RETURN_IF_ERROR(att_owner(f, varid));
   if (name == nullptr) return {NC_EBADNAME, "null name"};
   return f.connector->dataset(*f.state).find_att(varid, name, att, attnum);
 }
@@ -108,6 +116,11 @@ int ncmpi_copy_att(int ncid_in, int varid_in, const char* name, int ncid_out, in
   nc_type type = NC_NAT;
   MPI_Offset nelems = 0;
   int rc = with_file("ncmpi_copy_att", ncid_in, [&](OpenFile& f) -> Status {
+    // PnetCDF checks both ids and both owners before the name and the attribute.
+    OpenFile* out = exa::api::find_file(ncid_out);
+    if (out == nullptr) return {NC_EBADID, "not an open file id"};
+    EXA_RETURN_IF_ERROR(att_owner(f, varid_in));
+    EXA_RETURN_IF_ERROR(att_owner(*out, varid_out));
     const exa::format::Attribute* att = nullptr;
     EXA_RETURN_IF_ERROR(find_att(f, varid_in, name, &att));
     type = att->type;

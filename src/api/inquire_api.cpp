@@ -40,6 +40,7 @@ Status dim_length(const Dataset& ds, int dimid, MPI_Offset* lenp) {
 }
 
 Status var_of(const Dataset& ds, int varid, const exa::format::Variable** out) {
+  if (varid == NC_GLOBAL) return {NC_EGLOBAL, "NC_GLOBAL is not a variable"};
   if (!ds.valid_var(varid)) return {NC_ENOTVAR, "invalid variable id"};
   *out = &ds.var(varid);
   return Status::ok();
@@ -152,6 +153,9 @@ int ncmpi_inq_dimlen(int ncid, int dimid, MPI_Offset* lenp) {
 
 int ncmpi_inq_var(int ncid, int varid, char* name, nc_type* xtypep, int* ndimsp, int* dimidsp,
                   int* nattsp) {
+  // As PnetCDF: NC_GLOBAL asked only for its number of attributes answers it.
+  if (varid == NC_GLOBAL && !name && !xtypep && !ndimsp && !dimidsp)
+    return ncmpi_inq_natts(ncid, nattsp);
   return with_dataset("ncmpi_inq_var", ncid, [&](const Dataset& ds) -> Status {
     const exa::format::Variable* v = nullptr;
     EXA_RETURN_IF_ERROR(var_of(ds, varid, &v));

@@ -26,12 +26,12 @@ int post_call(const char* fn, int ncid, const RequestArgs& a, PostKind kind, int
   });
 }
 
-// The request of a varn call (num subarrays whose elements follow one another).
-Status varn_request(int varid, int num, MPI_Offset* const* starts, MPI_Offset* const* counts,
-                    const void* buf, MPI_Offset bufcount, MPI_Datatype buftype, nc_type memtype,
-                    exa::layer::DataRequest* r) {
-  if (num < 0) return {NC_EINVAL, "negative number of subarrays"};
-  if (num > 0 && (starts == nullptr || counts == nullptr)) return {NC_ENULLSTART, "null starts"};
+// The request of a varn call (num subarrays whose elements follow one another);
+// the layer checks it (plan_pieces), in PnetCDF's order.
+void varn_request(int varid, int num, MPI_Offset* const* starts, MPI_Offset* const* counts,
+                  const void* buf, MPI_Offset bufcount, MPI_Datatype buftype, nc_type memtype,
+                  exa::layer::DataRequest* r) {
+  r->varn = true;
   r->varid = varid;
   r->buf = const_cast<void*>(buf);
   r->bufcount = bufcount;
@@ -40,7 +40,6 @@ Status varn_request(int varid, int num, MPI_Offset* const* starts, MPI_Offset* c
   r->npieces = num;
   r->starts = starts;
   r->counts = counts;
-  return Status::ok();
 }
 
 int post_varn(const char* fn, int ncid, int varid, int num, MPI_Offset* const* starts,
@@ -48,21 +47,25 @@ int post_varn(const char* fn, int ncid, int varid, int num, MPI_Offset* const* s
               MPI_Datatype buftype, nc_type memtype, PostKind kind, int* req) {
   return with_file(fn, ncid, [&](OpenFile& f) -> Status {
     exa::layer::DataRequest r;
-    EXA_RETURN_IF_ERROR(varn_request(varid, num, starts, counts, buf, bufcount, buftype, memtype, &r));
+    varn_request(varid, num, starts, counts, buf, bufcount, buftype, memtype, &r);
     return f.connector->post(*f.state, r, kind, req);
   });
 }
 
-// A blocking call made of requests: check the data mode, post, then wait on
-// exactly the requests posted here (collectively for _all, where a rank
-// whose post failed still takes part with nothing).
+// A blocking call made of requests: check the data mode (unless posting
+// checks it: `post_checks_mode`), post, then wait on exactly the requests
+// posted here (collectively for _all, where a rank whose post failed still
+// takes part with nothing).
 template <typename PostFn>
-int blocking_via_requests(const char* fn, int ncid, bool collective, PostFn&& post_all) {
+int blocking_via_requests(const char* fn, int ncid, bool collective, bool post_checks_mode,
+                          PostFn&& post_all) {
   return with_file(fn, ncid, [&](OpenFile& f) -> Status {
     auto facts = f.connector->facts(*f.state);
-    if (facts.define_mode) return {NC_EINDEFINE, "in define mode"};
-    if (collective && facts.indep_mode) return {NC_EINDEP, "collective call in independent mode"};
-    if (!collective && !facts.indep_mode) return {NC_ENOTINDEP, "independent call in collective mode"};
+    if (!post_checks_mode) {
+      if (facts.define_mode) return {NC_EINDEFINE, "in define mode"};
+      if (collective && facts.indep_mode) return {NC_EINDEP, "collective call in independent mode"};
+      if (!collective && !facts.indep_mode) return {NC_ENOTINDEP, "independent call in collective mode"};
+    }
     std::vector<int> ids;
     Status posted = post_all(f, &ids);
     std::vector<int> statuses(ids.size(), NC_NOERR);
@@ -79,10 +82,12 @@ int blocking_via_requests(const char* fn, int ncid, bool collective, PostFn&& po
 int varn_blocking(const char* fn, int ncid, int varid, int num, MPI_Offset* const* starts,
                   MPI_Offset* const* counts, const void* buf, MPI_Offset bufcount,
                   MPI_Datatype buftype, nc_type memtype, bool put, bool collective) {
-  return blocking_via_requests(fn, ncid, collective, [&](OpenFile& f, std::vector<int>* ids) -> Status {
+  return blocking_via_requests(fn, ncid, collective, true, [&](OpenFile& f, std::vector<int>* ids) -> Status {
     exa::layer::DataRequest r;
     if (collective) f.connector->prepare_collective(*f.state, varid);
-    EXA_RETURN_IF_ERROR(varn_request(varid, num, starts, counts, buf, bufcount, buftype, memtype, &r));
+    varn_request(varid, num, starts, counts, buf, bufcount, buftype, memtype, &r);
+    r.blocking = true;
+    r.collective = collective;
     int id = NC_REQ_NULL;
     EXA_RETURN_IF_ERROR(f.connector->post(*f.state, r, put ? PostKind::kIput : PostKind::kIget, &id));
     ids->push_back(id);
@@ -96,7 +101,7 @@ int multi_blocking(const char* fn, int ncid, int num, const int* varids, Kind ki
                    MPI_Offset* const* strides, MPI_Offset* const* imaps, void* const* bufs,
                    const MPI_Offset* bufcounts, const MPI_Datatype* types, nc_type memtype,
                    bool put, bool collective) {
-  return blocking_via_requests(fn, ncid, collective, [&](OpenFile& f, std::vector<int>* ids) -> Status {
+  return blocking_via_requests(fn, ncid, collective, false, [&](OpenFile& f, std::vector<int>* ids) -> Status {
     if (num < 0) return {NC_EINVAL, "negative number of variables"};
     if (num > 0 && (varids == nullptr || bufs == nullptr)) return {NC_EINVAL, "null arrays"};
     Status first;

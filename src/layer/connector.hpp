@@ -69,9 +69,12 @@ struct DataRequest {
   bool collective = true;
   // varn: npieces subarrays (starts[i], counts[i]) whose elements follow one
   // another in the buffer; start/count are then unused.
+  bool varn = false;
   int npieces = 0;
   MPI_Offset* const* starts = nullptr;
   MPI_Offset* const* counts = nullptr;
+  // A blocking call made of requests (varn): posting checks the data mode too.
+  bool blocking = false;
 };
 
 // The kinds of nonblocking request (ncmpi_iput_*, ncmpi_iget_*, ncmpi_bput_*).

@@ -55,24 +55,34 @@ Status name_arg(const char* name) {
   return Status::ok();
 }
 
+// The owner of an attribute: NC_GLOBAL or a variable (NC_ENOTVAR).
+Status att_owner(const NativeFile& nf, int varid) {
+  const std::vector<format::Attribute>* list = nullptr;
+  return nf.ds.att_list(varid, &list);
+}
+
+// A variable id where NC_GLOBAL is not allowed (NC_EGLOBAL, then NC_ENOTVAR).
+Status var_arg(const NativeFile& nf, int varid) {
+  if (varid == NC_GLOBAL) return {NC_EGLOBAL, "NC_GLOBAL is not a variable"};
+  return nf.ds.check_var(varid);
+}
+
 }  // namespace
 
 Status NativeConnector::def_dim(FileState& f, const char* name, MPI_Offset len, int* id) {
   auto& nf = native(f);
-  EXA_RETURN_IF_ERROR(name_arg(name));
   EXA_RETURN_IF_ERROR(need_define_mode(nf));
+  EXA_RETURN_IF_ERROR(name_arg(name));
   return nf.ds.def_dim(name, len, id);
 }
 
 Status NativeConnector::def_var(FileState& f, const char* name, nc_type type, int ndims,
                                 const int* dimids, int* id) {
   auto& nf = native(f);
-  EXA_RETURN_IF_ERROR(name_arg(name));
   EXA_RETURN_IF_ERROR(need_define_mode(nf));
-  if (ndims < 0) return {NC_EINVAL, "negative number of dimensions"};
-  if (ndims > 0 && dimids == nullptr) return {NC_EINVAL, "null dimension ids"};
+  EXA_RETURN_IF_ERROR(name_arg(name));
   int new_id = -1;
-  EXA_RETURN_IF_ERROR(nf.ds.def_var(name, type, {dimids, static_cast<size_t>(ndims)}, &new_id));
+  EXA_RETURN_IF_ERROR(nf.ds.def_var(name, type, ndims, dimids, &new_id));
   nf.ds.set_var_no_fill(new_id, nf.fill_mode == NC_NOFILL);
   if (id) *id = new_id;
   return Status::ok();
@@ -81,7 +91,7 @@ Status NativeConnector::def_var(FileState& f, const char* name, nc_type type, in
 Status NativeConnector::def_var_fill(FileState& f, int varid, int no_fill, const void* fill_value) {
   auto& nf = native(f);
   EXA_RETURN_IF_ERROR(need_define_mode(nf));
-  if (!nf.ds.valid_var(varid)) return {NC_ENOTVAR, "invalid variable id"};
+  EXA_RETURN_IF_ERROR(var_arg(nf, varid));
   // The fill setting of a variable that already went through an enddef is fixed.
   if (nf.in_redef && varid < static_cast<int>(nf.before_redef.vars.size()))
     return {NC_ELATEFILL, "variable was defined before the last enddef"};
@@ -95,8 +105,8 @@ Status NativeConnector::def_var_fill(FileState& f, int varid, int no_fill, const
 
 Status NativeConnector::rename_dim(FileState& f, int dimid, const char* name) {
   auto& nf = native(f);
-  EXA_RETURN_IF_ERROR(name_arg(name));
   EXA_RETURN_IF_ERROR(need_writable(nf));
+  EXA_RETURN_IF_ERROR(name_arg(name));
   EXA_RETURN_IF_ERROR(nf.ds.rename_dim(dimid, name, nf.define_mode));
   if (nf.define_mode && dimid < nf.define_base.ndims) nf.old_touched = true;
   return persist_if_data_mode(nf);
@@ -104,8 +114,9 @@ Status NativeConnector::rename_dim(FileState& f, int dimid, const char* name) {
 
 Status NativeConnector::rename_var(FileState& f, int varid, const char* name) {
   auto& nf = native(f);
-  EXA_RETURN_IF_ERROR(name_arg(name));
   EXA_RETURN_IF_ERROR(need_writable(nf));
+  EXA_RETURN_IF_ERROR(var_arg(nf, varid));
+  EXA_RETURN_IF_ERROR(name_arg(name));
   EXA_RETURN_IF_ERROR(nf.ds.rename_var(varid, name, nf.define_mode));
   note_old_var(nf, varid);
   return persist_if_data_mode(nf);
@@ -114,13 +125,15 @@ Status NativeConnector::rename_var(FileState& f, int varid, const char* name) {
 Status NativeConnector::put_att(FileState& f, int varid, const char* name, nc_type xtype,
                                 MPI_Offset nelems, const void* values, nc_type memtype) {
   auto& nf = native(f);
-  EXA_RETURN_IF_ERROR(name_arg(name));
+  // PnetCDF's order: permission, owner, name, type, memory type, length, values;
+  // define-mode rules (a new or larger attribute) come last, in Dataset::put_att.
   EXA_RETURN_IF_ERROR(need_writable(nf));
-  if (varid != NC_GLOBAL && !nf.ds.valid_var(varid)) return {NC_ENOTVAR, "invalid variable id"};
+  EXA_RETURN_IF_ERROR(att_owner(nf, varid));
+  EXA_RETURN_IF_ERROR(name_arg(name));
+  EXA_RETURN_IF_ERROR(nf.ds.check_att_args(varid, name, xtype));
+  EXA_RETURN_IF_ERROR(convert::check_convertible(memtype, xtype));
   if (nelems < 0) return {NC_EINVAL, "negative attribute length"};
   if (nelems > 0 && values == nullptr) return {NC_EINVAL, "null attribute values"};
-  if (xtype < NC_BYTE || xtype > NC_UINT64) return {NC_EBADTYPE, "bad attribute type"};
-  EXA_RETURN_IF_ERROR(convert::check_convertible(memtype, xtype));
   int64_t xsize = format::external_size(xtype);
   if (xsize == 0) return {NC_EBADTYPE, "bad attribute type"};
   if (nelems > (INT64_MAX / 2) / xsize) return {NC_EINVAL, "attribute too large"};
@@ -138,8 +151,11 @@ Status NativeConnector::put_att(FileState& f, int varid, const char* name, nc_ty
 
 Status NativeConnector::del_att(FileState& f, int varid, const char* name) {
   auto& nf = native(f);
-  EXA_RETURN_IF_ERROR(name_arg(name));
+  // PnetCDF's order: permission, define mode, owner, name, existence.
+  EXA_RETURN_IF_ERROR(need_writable(nf));
   EXA_RETURN_IF_ERROR(need_define_mode(nf));
+  EXA_RETURN_IF_ERROR(att_owner(nf, varid));
+  EXA_RETURN_IF_ERROR(name_arg(name));
   int index = varid == NC_GLOBAL ? gatt_index(nf, name) : -1;
   note_old_att(nf, varid, name);
   EXA_RETURN_IF_ERROR(nf.ds.del_att(varid, name));
@@ -150,9 +166,10 @@ Status NativeConnector::del_att(FileState& f, int varid, const char* name) {
 Status NativeConnector::rename_att(FileState& f, int varid, const char* name,
                                    const char* new_name) {
   auto& nf = native(f);
+  EXA_RETURN_IF_ERROR(need_writable(nf));
+  EXA_RETURN_IF_ERROR(att_owner(nf, varid));
   EXA_RETURN_IF_ERROR(name_arg(name));
   EXA_RETURN_IF_ERROR(name_arg(new_name));
-  EXA_RETURN_IF_ERROR(need_writable(nf));
   note_old_att(nf, varid, name);
   EXA_RETURN_IF_ERROR(nf.ds.rename_att(varid, name, new_name, nf.define_mode));
   return persist_if_data_mode(nf);
@@ -161,6 +178,7 @@ Status NativeConnector::rename_att(FileState& f, int varid, const char* name,
 Status NativeConnector::get_att(FileState& f, int varid, const char* name, void* values,
                                 nc_type memtype) {
   auto& nf = native(f);
+  EXA_RETURN_IF_ERROR(att_owner(nf, varid));
   EXA_RETURN_IF_ERROR(name_arg(name));
   const format::Attribute* att = nullptr;
   EXA_RETURN_IF_ERROR(nf.ds.find_att(varid, name, &att));

@@ -619,6 +619,9 @@ Status NativeConnector::sync_numrecs(FileState& f) {
 Status NativeConnector::sync(FileState& f) {
   auto& nf = native(f);
   if (nf.define_mode) return {NC_EINDEFINE, "in define mode"};
+  // A read-only file has nothing to flush (PnetCDF returns NC_NOERR; MPI_File_sync
+  // on a read-only handle fails with an access error).
+  if (!nf.file.writable()) return Status::ok();
   EXA_RETURN_IF_ERROR(sync_numrecs(f));
   if (nf.partitioned) EXA_RETURN_IF_ERROR(nf.compact.commit(nf));
   Status st;

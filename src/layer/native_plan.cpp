@@ -25,6 +25,33 @@ Status resolve_memtype(const DataRequest& req, const format::Variable& var, Plan
   return io::element_type_of(req.buftype, &plan->memtype, per_buftype);
 }
 
+// The coordinates of a non-scalar variable, as PnetCDF checks them: a null start
+// is an invalid coordinate, a null count (vara/vars/varm; var1 and var come with
+// theirs) an edge error once the start is known valid.
+Status check_coordinates(const NativeFile& nf, const DataRequest& req, bool write, Plan* plan) {
+  size_t n = plan->geo.shape.size();
+  if (n == 0) return Status::ok();
+  if (req.start == nullptr) return {NC_EINVALCOORDS, "start is a NULL pointer"};
+  if (req.count == nullptr) {
+    plan->sel.count.assign(n, 1);  // the start is checked as for one element
+    EXA_RETURN_IF_ERROR(io::check_selection(plan->geo, plan->sel, nf.ds.numrecs(), write));
+    return {NC_EEDGE, "count is a NULL pointer"};
+  }
+  return io::check_selection(plan->geo, plan->sel, nf.ds.numrecs(), write);
+}
+
+// The number of elements and their external bytes must fit in 64 bits
+// (PnetCDF: NC_EINTOVERFLOW, e.g. count[0] = INT64_MAX on a record variable).
+Status count_elements(const io::Selection& sel, int64_t xsize, int64_t* nelems) {
+  int64_t n = 1;
+  for (int64_t c : sel.count)
+    if (__builtin_mul_overflow(n, c, &n)) return {NC_EINTOVERFLOW, "too many elements selected"};
+  int64_t bytes = 0;
+  if (__builtin_mul_overflow(n, xsize, &bytes)) return {NC_EINTOVERFLOW, "selection too large"};
+  *nelems = n;
+  return Status::ok();
+}
+
 }  // namespace
 
 // The checks in PnetCDF's order: permission, define mode, data mode, then the id.
@@ -46,9 +73,10 @@ Status make_plan(NativeFile& nf, const DataRequest& req, bool write, Plan* plan,
                  bool check_data_mode) {
   EXA_RETURN_IF_ERROR(check_call(nf, req, write, check_data_mode));
   const auto& var = nf.ds.var(req.varid);
+  // A typed call's text/number mismatch comes before the coordinates (PnetCDF's
+  // dispatcher); a flexible call's buffer type is checked after them.
+  if (req.memtype != NC_NAT) EXA_RETURN_IF_ERROR(convert::check_convertible(req.memtype, var.type));
   size_t n = var.dimids.size();
-  if (n > 0 && req.start == nullptr) return {NC_ENULLSTART, "null start"};
-  if (n > 0 && req.count == nullptr) return {NC_ENULLCOUNT, "null count"};
   plan->xtype = var.type;
   plan->cdf5 = nf.ds.version() == format::Version::kCdf5;
   plan->geo.begin = var.begin;
@@ -58,15 +86,15 @@ Status make_plan(NativeFile& nf, const DataRequest& req, bool write, Plan* plan,
   plan->compact = CompactStore::is_compact(nf, req.varid);
   for (size_t k = 0; k < n; ++k) {
     plan->geo.shape.push_back(nf.ds.dim(var.dimids[k]).length);
-    plan->sel.start.push_back(req.start[k]);
-    plan->sel.count.push_back(req.count[k]);
+    if (req.start) plan->sel.start.push_back(req.start[k]);
+    if (req.count) plan->sel.count.push_back(req.count[k]);
     if (req.stride) plan->sel.stride.push_back(req.stride[k]);
   }
+  EXA_RETURN_IF_ERROR(check_coordinates(nf, req, write, plan));
   int64_t per_buftype = 0;
   EXA_RETURN_IF_ERROR(resolve_memtype(req, var, plan, &per_buftype));
   EXA_RETURN_IF_ERROR(convert::check_convertible(plan->memtype, var.type));
-  EXA_RETURN_IF_ERROR(io::check_selection(plan->geo, plan->sel, nf.ds.numrecs(), write));
-  plan->nelems = io::selected_elements(plan->sel);
+  EXA_RETURN_IF_ERROR(count_elements(plan->sel, plan->geo.xsize, &plan->nelems));
   if (per_buftype > 0 && req.bufcount >= 0 && req.bufcount * per_buftype != plan->nelems)
     return {NC_EIOMISMATCH, "buffer holds a different number of elements than selected"};
   if (plan->nelems > 0 && req.buf == nullptr) return {NC_ENULLBUF, "null buffer"};

@@ -9,6 +9,7 @@
 #include "io/collective.hpp"
 #include "io/header_io.hpp"
 #include "io/memory_plan.hpp"
+#include "io/mpi_errors.hpp"
 #include "layer/native_connector.hpp"
 #include "layer/native_internal.hpp"
 #include "layer/native_plan.hpp"
@@ -75,22 +76,33 @@ void flatten_request(PendingRequest& r, std::vector<io::Segment>* out) {
   }
 }
 
-// Which pending requests a wait/cancel names; statuses of the others are set here.
-std::vector<int> select_requests(NativeFile& nf, int num, int* reqids, int* statuses) {
-  std::vector<int> ids;
+// Which pending requests a wait/cancel names (into *ids). An id that is not
+// pending, or is named a second time, is unknown: its status is
+// NC_EINVAL_REQUEST, every other status NC_NOERR (as PnetCDF sets them).
+// Returns the number of unknown ids. A count below NC_PUT_REQ_ALL names none.
+int select_requests(NativeFile& nf, int num, const int* reqids, int* statuses,
+                    std::vector<int>* ids) {
   if (num == NC_REQ_ALL || num == NC_PUT_REQ_ALL || num == NC_GET_REQ_ALL) {
     for (const auto& [id, r] : nf.pending)
-      if (num == NC_REQ_ALL || (num == NC_PUT_REQ_ALL) == r.put) ids.push_back(id);
-    return ids;
+      if (num == NC_REQ_ALL || (num == NC_PUT_REQ_ALL) == r.put) ids->push_back(id);
+    return 0;
   }
+  int unknown = 0;
+  std::set<int> named;
   for (int i = 0; i < num; ++i) {
     int id = reqids ? reqids[i] : NC_REQ_NULL;
     int code = NC_NOERR;
-    if (id != NC_REQ_NULL && nf.pending.count(id)) ids.push_back(id);
-    else if (id != NC_REQ_NULL) code = NC_EINVAL_REQUEST;
+    if (id != NC_REQ_NULL) {
+      if (nf.pending.count(id) && named.insert(id).second) {
+        ids->push_back(id);
+      } else {
+        code = NC_EINVAL_REQUEST;
+        ++unknown;
+      }
+    }
     if (statuses) statuses[i] = code;
   }
-  return ids;
+  return unknown;
 }
 
 // Writes the per-request outcomes back into the caller's arrays.
@@ -104,31 +116,44 @@ void report(int num, int* reqids, int* statuses, const std::map<int, Status>& ou
   }
 }
 
-// The pieces of a varn request: each subarray checked as its own selection,
-// the element count and memory type taken for all of them together.
+// The pieces of a varn request, checked in PnetCDF's order: the call (mode,
+// ids, a typed call's text mismatch); nothing more when num is 0; a scalar
+// takes exactly one subarray (its starts ignored); otherwise starts and each
+// starts[i] must be given (NC_ENULLSTART), and a missing counts or counts[i]
+// means one element (as var1). Each subarray is checked as its own selection;
+// the element count and memory type are taken for all of them together.
 Status plan_pieces(NativeFile& nf, const DataRequest& req, bool put, Plan* plan,
                    std::vector<io::Selection>* pieces) {
-  if (req.npieces < 0) return {NC_EINVAL, "negative number of subarrays"};
-  if (req.npieces > 0 && (req.starts == nullptr || req.counts == nullptr))
-    return {NC_ENULLSTART, "null starts or counts"};
+  EXA_RETURN_IF_ERROR(check_call(nf, req, put, req.blocking));
+  const auto& var = nf.ds.var(req.varid);
+  if (req.memtype != NC_NAT) EXA_RETURN_IF_ERROR(convert::check_convertible(req.memtype, var.type));
+  const size_t ndims = var.dimids.size();
+  if (req.npieces != 0 && ndims == 0 && req.npieces != 1)
+    return {NC_EINVAL, "a scalar variable takes exactly one subarray"};
+  if (req.npieces != 0 && ndims > 0) {
+    if (req.starts == nullptr) return {NC_ENULLSTART, "starts is a NULL pointer"};
+    if (req.npieces < 0) return {NC_EINVAL, "negative number of subarrays"};
+  }
   DataRequest one = req;
   one.bufcount = -1;  // checked below against the total
+  const std::vector<MPI_Offset> ones(ndims, 1);
   int64_t total = 0;
   for (int i = 0; i < req.npieces; ++i) {
-    one.start = req.starts[i];
-    one.count = req.counts[i];
+    one.start = ndims > 0 ? req.starts[i] : nullptr;
+    if (ndims > 0 && one.start == nullptr) return {NC_ENULLSTART, "starts[i] is a NULL pointer"};
+    bool has_count = ndims > 0 && req.counts != nullptr && req.counts[i] != nullptr;
+    one.count = has_count ? req.counts[i] : ones.data();
     one.buf = req.buf ? req.buf : reinterpret_cast<void*>(1);  // null only matters in total
     *plan = Plan{};  // make_plan fills a fresh plan
-    EXA_RETURN_IF_ERROR(make_plan(nf, one, put, plan, /*check_data_mode=*/false));
+    EXA_RETURN_IF_ERROR(make_plan(nf, one, put, plan, req.blocking));
     pieces->push_back(plan->sel);
     total += plan->nelems;
   }
   if (req.npieces == 0) {  // nothing selected: still a request, of nothing
-    EXA_RETURN_IF_ERROR(nf.ds.check_var(req.varid));
-    const auto& var = nf.ds.var(req.varid);
     plan->xtype = var.type;
     plan->memtype = req.memtype != NC_NAT ? req.memtype : var.type;
     plan->geo.xsize = format::external_size(var.type);
+    return Status::ok();  // PnetCDF: a varn of no subarrays succeeds, whatever the arrays
   }
   plan->nelems = total;
   plan->sel = {};
@@ -150,10 +175,10 @@ Status NativeConnector::post(FileState& f, const DataRequest& req, PostKind kind
   bool put = kind != PostKind::kIget;
   Plan plan;
   PendingRequest r;
-  if (req.npieces > 0 || req.starts != nullptr) {
+  if (req.varn) {
     EXA_RETURN_IF_ERROR(plan_pieces(nf, req, put, &plan, &r.pieces));
   } else {
-    EXA_RETURN_IF_ERROR(make_plan(nf, req, put, &plan, /*check_data_mode=*/false));
+    EXA_RETURN_IF_ERROR(make_plan(nf, req, put, &plan, req.blocking));
     r.pieces.push_back(plan.sel);
     if (req.imap) r.imap.assign(req.imap, req.imap + plan.sel.count.size());
   }
@@ -187,9 +212,12 @@ Status NativeConnector::wait(FileState& f, int num, int* reqids, int* statuses, 
   auto& nf = native(f);
   if (nf.define_mode) return {NC_EINDEFINE, "in define mode"};
   collective = collective && !nf.indep_mode;  // requests of independent mode go independently
-  if (num < 0 && num != NC_REQ_ALL && num != NC_PUT_REQ_ALL && num != NC_GET_REQ_ALL)
-    return {NC_EINVAL, "bad number of requests"};
-  std::vector<int> ids = select_requests(nf, num, reqids, statuses);
+  // PnetCDF: an unknown request id fails the whole wait with NC_EINVAL_REQUEST;
+  // no request is carried out and every id stays as it was (still pending).
+  std::vector<int> ids;
+  const bool unknown = select_requests(nf, num, reqids, statuses, &ids) > 0;
+  if (unknown && !collective) return {NC_EINVAL_REQUEST, "no pending request has this id"};
+  if (unknown) ids.clear();  // this rank still takes part in the agreement below
   std::map<int, Status> outcome;
   std::vector<io::Segment> puts, gets;
   std::set<int> compact_ids;  // requests served by the compact store
@@ -204,11 +232,7 @@ Status NativeConnector::wait(FileState& f, int num, int* reqids, int* statuses, 
     outcome[id] = st;
     if (!st.is_ok() && st.code() != NC_ERANGE) continue;  // nothing of it is transferred
     if (CompactStore::is_compact(nf, r.varid)) {  // the data is in its block: no MPI-IO
-      std::vector<io::Segment> segments;
-      flatten_request(r, &segments);
-      Status done = r.put ? nf.compact.write(nf, r.varid, segments) : nf.compact.read(nf, r.varid, segments);
-      if (!done.is_ok()) outcome[id] = done;
-      compact_ids.insert(id);
+      compact_ids.insert(id);  // served once every rank agrees the wait goes ahead
       continue;
     }
     flatten_request(r, r.put ? &puts : &gets);
@@ -216,9 +240,24 @@ Status NativeConnector::wait(FileState& f, int num, int* reqids, int* statuses, 
   }
   if (!collective && ids.empty()) return Status::ok();
   if (!collective) EXA_RETURN_IF_ERROR(open_indep_handle(nf));
-  // One allreduce tells every rank whether anyone writes or reads, and numrecs.
-  int64_t need[3] = {puts.empty() ? 0 : 1, gets.empty() ? 0 : 1, std::max(recs, nf.ds.numrecs())};
-  if (collective) MPI_Allreduce(MPI_IN_PLACE, need, 3, MPI_INT64_T, MPI_MAX, nf.comm());
+  // One allreduce tells every rank whether anyone writes or reads, numrecs,
+  // and whether any rank named an unknown request (then no rank does anything).
+  int64_t need[4] = {puts.empty() ? 0 : 1, gets.empty() ? 0 : 1, std::max(recs, nf.ds.numrecs()),
+                     unknown ? 1 : 0};
+  if (collective)
+    EXA_RETURN_IF_ERROR(io::from_mpi(MPI_Allreduce(MPI_IN_PLACE, need, 4, MPI_INT64_T, MPI_MAX, nf.comm()),
+                                     io::MpiOp::kOther, "MPI_Allreduce"));
+  if (need[3]) {
+    if (unknown) return {NC_EINVAL_REQUEST, "no pending request has this id"};
+    return Status::ok();  // as PnetCDF: another rank's unknown id stops the wait everywhere
+  }
+  for (int id : compact_ids) {
+    PendingRequest& r = nf.pending.at(id);
+    std::vector<io::Segment> segments;
+    flatten_request(r, &segments);
+    Status done = r.put ? nf.compact.write(nf, r.varid, segments) : nf.compact.read(nf, r.varid, segments);
+    if (!done.is_ok()) outcome[id] = done;
+  }
   io::MpiFile& file = handle_for(nf, collective);
   Status io_put, io_get;
   if (need[0]) io_put = io::write_segments(file, std::move(puts), collective);
@@ -254,7 +293,11 @@ Status NativeConnector::wait(FileState& f, int num, int* reqids, int* statuses, 
 
 Status NativeConnector::cancel(FileState& f, int num, int* reqids, int* statuses) {
   auto& nf = native(f);
-  std::vector<int> ids = select_requests(nf, num, reqids, statuses);
+  if (num == 0) return Status::ok();
+  if (num < NC_PUT_REQ_ALL) return {NC_EINVAL, "bad number of requests"};
+  // Unlike wait, PnetCDF cancels the known requests and reports the unknown ones.
+  std::vector<int> ids;
+  const bool unknown = select_requests(nf, num, reqids, statuses, &ids) > 0;
   std::map<int, Status> outcome;
   for (int id : ids) {
     PendingRequest& r = nf.pending.at(id);
@@ -263,6 +306,7 @@ Status NativeConnector::cancel(FileState& f, int num, int* reqids, int* statuses
     outcome[id] = Status::ok();
   }
   report(num, reqids, statuses, outcome);
+  if (unknown) return {NC_EINVAL_REQUEST, "no pending request has this id"};
   return Status::ok();
 }
 

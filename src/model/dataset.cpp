@@ -374,30 +374,32 @@ Status Dataset::def_dim(std::string_view name, int64_t length, int* id) {
   return Status::ok();
 }
 
-Status Dataset::def_var(std::string_view name, nc_type type, std::span<const int> dimids,
+Status Dataset::def_var(std::string_view name, nc_type type, int ndims, const int* dimids,
                         int* id) {
   EXA_RETURN_IF_ERROR(check_object_name(name));
   EXA_RETURN_IF_ERROR(check_type_for_version(type, header_.version));
-  for (size_t i = 0; i < dimids.size(); ++i) {
+  if (ndims < 0) return {NC_EINVAL, "negative number of dimensions"};
+  if (find_var(name) >= 0) return {NC_ENAMEINUSE, "variable name in use"};
+  if (ndims > 0 && dimids == nullptr) return {NC_EINVAL, "null dimension ids"};
+  for (int i = 0; i < ndims; ++i) {
     if (!valid_dim(dimids[i])) return {NC_EBADDIM, "invalid dimension id"};
     if (i > 0 && dimids[i] == unlimited_dim_)
       return {NC_EUNLIMPOS, "unlimited dimension must be the first"};
   }
-  if (lazy_) (void)load_block_of_name(name);  // as find_var
   const int new_id = nvars();
   if (!var_index_.insert_new(name, new_id, var_name_of())) return {NC_ENAMEINUSE, "variable name in use"};
   format::Variable& var = header_.vars.emplace_back();
   var.name = std::string(name);
   var.type = type;
-  var.dimids.assign(dimids.begin(), dimids.end());
+  var.dimids.assign(dimids, dimids + ndims);
   var_no_fill_.push_back(0);
   if (id) *id = new_id;
   return Status::ok();
 }
 
 Status Dataset::rename_dim(int id, std::string_view name, bool define_mode) {
+  EXA_RETURN_IF_ERROR(check_object_name(name));  // PnetCDF checks the name before the id
   if (!valid_dim(id)) return {NC_EBADDIM, "invalid dimension id"};
-  EXA_RETURN_IF_ERROR(check_object_name(name));
   if (find_dim(name) >= 0) return {NC_ENAMEINUSE, "dimension name in use"};
   auto& dim = mutable_dim(id);
   if (!define_mode && name.size() > dim.name.size())
@@ -448,12 +450,17 @@ Status Dataset::find_att(int varid, std::string_view name, const format::Attribu
   return {NC_ENOTATT, "no such attribute"};
 }
 
+Status Dataset::check_att_args(int varid, std::string_view name, nc_type xtype) const {
+  const std::vector<format::Attribute>* list = nullptr;
+  EXA_RETURN_IF_ERROR(att_list(varid, &list));
+  EXA_RETURN_IF_ERROR(check_name(name));
+  return check_type_for_version(xtype, header_.version);
+}
+
 Status Dataset::put_att(int varid, std::string_view name, nc_type xtype, int64_t nelems,
                         std::vector<uint8_t> xvalues, bool define_mode) {
+  EXA_RETURN_IF_ERROR(check_att_args(varid, name, xtype));
   auto* list = mutable_att_list(varid);
-  if (!list) return {NC_ENOTVAR, "invalid variable id"};
-  EXA_RETURN_IF_ERROR(check_name(name));
-  EXA_RETURN_IF_ERROR(check_type_for_version(xtype, header_.version));
   if (nelems < 0) return {NC_EINVAL, "negative attribute length"};
   if (varid != NC_GLOBAL && name == _FillValue) {
     if (!define_mode) return {NC_ENOTINDEFINE, "_FillValue needs define mode"};
@@ -488,9 +495,9 @@ Status Dataset::rename_att(int varid, std::string_view name, std::string_view ne
                            bool define_mode) {
   auto* list = mutable_att_list(varid);
   if (!list) return {NC_ENOTVAR, "invalid variable id"};
+  EXA_RETURN_IF_ERROR(check_name(new_name));  // PnetCDF: the new name before the old one's existence
   auto it = std::find_if(list->begin(), list->end(), [&](const auto& a) { return a.name == name; });
   if (it == list->end()) return {NC_ENOTATT, "no such attribute"};
-  EXA_RETURN_IF_ERROR(check_name(new_name));
   bool taken = std::any_of(list->begin(), list->end(), [&](const auto& a) { return a.name == new_name; });
   if (taken) return {NC_ENAMEINUSE, "attribute name in use"};
   if (!define_mode && new_name.size() > it->name.size())

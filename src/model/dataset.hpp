@@ -69,13 +69,21 @@ class Dataset {
 
   // Define calls. Each validates as PnetCDF does and changes nothing on error.
   Status def_dim(std::string_view name, int64_t length, int* id);
-  Status def_var(std::string_view name, nc_type type, std::span<const int> dimids, int* id);
+  // def_var checks in PnetCDF's order: name, type, ndims < 0 (NC_EINVAL), name
+  // in use, null dimids (NC_EINVAL), dimension ids, unlimited position.
+  Status def_var(std::string_view name, nc_type type, int ndims, const int* dimids, int* id);
+  Status def_var(std::string_view name, nc_type type, std::span<const int> dimids, int* id) {
+    return def_var(name, type, static_cast<int>(dimids.size()), dimids.data(), id);
+  }
   // Renames; in data mode (define_mode false) the new name may not be longer.
   Status rename_dim(int id, std::string_view name, bool define_mode);
   Status rename_var(int id, std::string_view name, bool define_mode);
 
   // Attribute list of a variable or of the file (NC_GLOBAL); NC_ENOTVAR if invalid.
   Status att_list(int varid, const std::vector<format::Attribute>** out) const;
+  // The arguments of a new attribute value in PnetCDF's order: owner
+  // (NC_ENOTVAR), name (NC_EBADNAME), type (NC_EBADTYPE / NC_ESTRICTCDF2).
+  Status check_att_args(int varid, std::string_view name, nc_type xtype) const;
   // Finds an attribute; NC_ENOTVAR / NC_ENOTATT.
   Status find_att(int varid, std::string_view name, const format::Attribute** out,
                   int* attnum = nullptr) const;
