@@ -175,6 +175,12 @@ Status NativeConnector::post(FileState& f, const DataRequest& req, PostKind kind
   bool put = kind != PostKind::kIget;
   Plan plan;
   PendingRequest r;
+  if (kind == PostKind::kBput) {  // PnetCDF: the attached buffer right after the call's checks
+    EXA_RETURN_IF_ERROR(check_call(nf, req, put, req.blocking));
+    if (req.memtype != NC_NAT)
+      EXA_RETURN_IF_ERROR(convert::check_convertible(req.memtype, nf.ds.var(req.varid).type));
+    if (nf.attached_size < 0) return {NC_ENULLABUF, "no buffer attached for bput"};
+  }
   if (req.varn) {
     EXA_RETURN_IF_ERROR(plan_pieces(nf, req, put, &plan, &r.pieces));
   } else {
@@ -194,7 +200,6 @@ Status NativeConnector::post(FileState& f, const DataRequest& req, PostKind kind
   r.nelems = plan.nelems;
   r.cdf5 = plan.cdf5;
   if (r.buffered) {
-    if (nf.attached_size < 0) return {NC_ENULLABUF, "no buffer attached for bput"};
     if (nf.attached_used + plan.xbytes() > nf.attached_size)
       return {NC_EINSUFFBUF, "attached buffer too small"};
     r.posted = convert_put(r);

@@ -418,7 +418,14 @@ static void data_family(void) {
   CHECK_ERR(ncmpi_iput_vara_text(ncid, v2, st, ct, cb, &req), NC_ECHAR);
   CHECK_ERR(ncmpi_iget_vara_int(ncid, vrec, r10, ct, ib, &req), NC_EINVALCOORDS);
   CHECK_ERR(ncmpi_bput_vara_int(ncid, v2, st, ct, ib, &req), NC_ENULLABUF);
+  CHECK_ERR(ncmpi_bput_vara_int(ncid, v2, bs, bc, ib, &req), NC_ENULLABUF); /* before coordinates */
+  CHECK_ERR(ncmpi_bput_vara_int(ncid, v2, NULL, NULL, ib, &req), NC_ENULLABUF);
+  CHECK_ERR(ncmpi_bput_vara_text(ncid, v2, bs, bc, cb, &req), NC_ECHAR);
   CHECK_ERR(ncmpi_bput_vara_int(ncid, BAD_VARID, st, ct, ib, &req), NC_ENOTVAR);
+  CHECK_OK(ncmpi_buffer_attach(ncid, 1024));
+  CHECK_ERR(ncmpi_bput_vara_int(ncid, v2, bs, bc, ib, &req), NC_EINVALCOORDS);
+  CHECK_ERR(ncmpi_bput_vara_int(ncid, v2, st, NULL, ib, &req), NC_EEDGE);
+  CHECK_OK(ncmpi_buffer_detach(ncid));
   CHECK_ERR(ncmpi_iput_var1_int(ncid, v2, NULL, ib, &req), NC_EINVALCOORDS);
   CHECK_OK(ncmpi_iput_vars_int(ncid, v2, st, ct, NULL, ib, &req)); /* NULL stride */
   CHECK_OK(ncmpi_wait_all(ncid, 1, &req, NULL));
