@@ -101,6 +101,8 @@ int multi_blocking(const char* fn, int ncid, int num, const int* varids, Kind ki
                    MPI_Offset* const* strides, MPI_Offset* const* imaps, void* const* bufs,
                    const MPI_Offset* bufcounts, const MPI_Datatype* types, nc_type memtype,
                    bool put, bool collective) {
+  // PnetCDF: an independent call of no variables succeeds before any mode check.
+  if (!collective && num == 0) return with_file(fn, ncid, [](OpenFile&) { return Status::ok(); });
   return blocking_via_requests(fn, ncid, collective, false, [&](OpenFile& f, std::vector<int>* ids) -> Status {
     if (num < 0) return {NC_EINVAL, "negative number of variables"};
     if (num > 0 && (varids == nullptr || bufs == nullptr)) return {NC_EINVAL, "null arrays"};

@@ -490,6 +490,41 @@ static void varn_family(void) {
   CHECK_OK(ncmpi_close(ncid));
 }
 
+/* mput/mget: an independent call of no variables succeeds in any mode;
+ * otherwise each variable's checks in turn, as a single call's. */
+static void mput_family(void) {
+  int d0, d1, drec, v2, bad = BAD_VARID;
+  int ncid = create_file("prec_mput.nc", &d0, &d1, &drec, &v2);
+  int ib[4] = {5, 6, 7, 8}, got = 0;
+  MPI_Offset st[2] = {0, 1}, ct[2] = {1, 1}, bs[2] = {9, 0};
+  MPI_Offset *sp[1] = {st}, *cp[1] = {ct}, *bsp[1] = {bs}, *np[1] = {NULL};
+  void *bp[1] = {ib};
+  int *ibp[1] = {ib};
+  char *cbp[1] = {(char *)ib};
+  CHECK_ERR(ncmpi_mput_vara_all(ncid, 0, NULL, NULL, NULL, NULL, NULL, NULL), NC_EINDEFINE);
+  CHECK_OK(ncmpi_mput_vara(ncid, 0, NULL, NULL, NULL, NULL, NULL, NULL));
+  CHECK_ERR(ncmpi_mput_vara_all(ncid, 1, &v2, sp, cp, bp, NULL, NULL), NC_EINDEFINE);
+  CHECK_OK(ncmpi_enddef(ncid));
+  CHECK_OK(ncmpi_mput_vara(ncid, 0, NULL, NULL, NULL, NULL, NULL, NULL));
+  CHECK_ERR(ncmpi_mput_vara(ncid, 1, &v2, sp, cp, bp, NULL, NULL), NC_ENOTINDEP);
+  CHECK_ERR(ncmpi_mput_vara_all(ncid, 1, &bad, sp, cp, bp, NULL, NULL), NC_ENOTVAR);
+  CHECK_ERR(ncmpi_mput_vara_all(ncid, 1, &v2, bsp, cp, bp, NULL, NULL), NC_EINVALCOORDS);
+  CHECK_ERR(ncmpi_mput_vara_all(ncid, 1, &v2, np, cp, bp, NULL, NULL), NC_EINVALCOORDS);
+  CHECK_ERR(ncmpi_mput_vara_all(ncid, 1, &v2, sp, np, bp, NULL, NULL), NC_EEDGE);
+  CHECK_ERR(ncmpi_mput_vara_text_all(ncid, 1, &v2, sp, cp, cbp), NC_ECHAR);
+  CHECK_ERR(ncmpi_mput_var1_int_all(ncid, 1, &v2, np, ibp), NC_EINVALCOORDS);
+  CHECK_OK(ncmpi_mput_vara_all(ncid, 0, NULL, NULL, NULL, NULL, NULL, NULL));
+  CHECK_OK(ncmpi_mput_vara_int_all(ncid, 1, &v2, sp, cp, ibp));
+  CHECK_OK(ncmpi_get_var1_int_all(ncid, v2, st, &got));
+  CHECK(got == 5);
+  CHECK_OK(ncmpi_begin_indep_data(ncid));
+  CHECK_ERR(ncmpi_mput_vara_all(ncid, 0, NULL, NULL, NULL, NULL, NULL, NULL), NC_EINDEP);
+  CHECK_ERR(ncmpi_mput_vara_all(ncid, 1, &bad, sp, cp, bp, NULL, NULL), NC_EINDEP);
+  CHECK_ERR(ncmpi_mput_vara(ncid, 1, &bad, sp, cp, bp, NULL, NULL), NC_ENOTVAR);
+  CHECK_OK(ncmpi_end_indep_data(ncid));
+  CHECK_OK(ncmpi_close(ncid));
+}
+
 /* A file in data mode with v2 for the wait scenarios: each scenario uses a
  * file of its own, as PnetCDF's request queue is not to be relied on after
  * a wait that failed. */
@@ -593,6 +628,7 @@ int main(int argc, char **argv) {
   att_family();
   data_family();
   varn_family();
+  mput_family();
   wait_family();
   return mpi_test_finish();
 }
