@@ -724,10 +724,12 @@ Status NativeConnector::set_fill(FileState& f, int fill_mode, int* old_mode) {
 
 Status NativeConnector::fill_var_rec(FileState& f, int varid, MPI_Offset recno) {
   auto& nf = native(f);
-  if (nf.define_mode) return {NC_EINDEFINE, "in define mode"};
+  // PnetCDF's order: the variable (it crashes on a bad id), record variable,
+  // fill mode; it then writes even in define mode, where exacdf refuses.
   if (!nf.ds.valid_var(varid)) return {NC_ENOTVAR, "invalid variable id"};
   if (!nf.ds.is_record_var(varid)) return {NC_ENOTRECVAR, "not a record variable"};
   if (nf.ds.var_no_fill(varid)) return {NC_ENOTFILL, "fill mode is off for this variable"};
+  if (nf.define_mode) return {NC_EINDEFINE, "in define mode"};
   if (recno < 0) return {NC_EINVALCOORDS, "negative record number"};
   const auto& var = nf.ds.var(varid);
   int64_t bytes = nf.ds.record_elements(varid) * format::external_size(var.type);

@@ -35,7 +35,14 @@ static void file_family(void) {
   CHECK_ERR(ncmpi_end_indep_data(ncid), NC_EINDEFINE);
   CHECK_ERR(ncmpi_sync(ncid), NC_EINDEFINE);
   CHECK_ERR(ncmpi_set_fill(ncid, 7, NULL), NC_EINVAL);
+  /* fill_var_rec: record variable, then fill mode, before define mode. */
+  int rdims[1] = {drec}, vr;
+  CHECK_OK(ncmpi_def_var(ncid, "r", NC_INT, 1, rdims, &vr));
+  CHECK_ERR(ncmpi_fill_var_rec(ncid, v2, 0), NC_ENOTRECVAR);
+  CHECK_ERR(ncmpi_fill_var_rec(ncid, vr, 0), NC_ENOTFILL); /* the default fill mode is NC_NOFILL */
   CHECK_OK(ncmpi_enddef(ncid));
+  CHECK_ERR(ncmpi_fill_var_rec(ncid, v2, 0), NC_ENOTRECVAR);
+  CHECK_ERR(ncmpi_fill_var_rec(ncid, vr, 0), NC_ENOTFILL);
   CHECK_ERR(ncmpi_enddef(ncid), NC_ENOTINDEFINE);
   CHECK_ERR(ncmpi_set_fill(ncid, NC_NOFILL, NULL), NC_ENOTINDEFINE);
   CHECK_OK(ncmpi_close(ncid));
