@@ -1,6 +1,9 @@
-// Native connector: nonblocking requests. Posting keeps the request;
-// waiting turns every selected request of this rank into file segments and
-// moves them with one MPI-IO call for the puts and one for the gets.
+// Native connector: nonblocking requests. Posting keeps the request (a put
+// already converted to external form, as PnetCDF packs at post; a get with its
+// own duplicate of a derived buftype, since the caller may free its type as
+// soon as the call returns); waiting turns every selected request of this rank
+// into file segments and moves them with one MPI-IO call for the puts and one
+// for the gets.
 #include <algorithm>
 #include <set>
 
@@ -18,16 +21,17 @@ namespace exa::layer {
 namespace {
 
 // Memory is the concatenation of the pieces' elements (imap only with one piece).
-Status build_memory(const PendingRequest& r, io::MemoryPlan* mem) {
+Status build_memory(const PendingRequest& r, MPI_Datatype buftype, io::MemoryPlan* mem) {
   io::Selection all = r.pieces.size() == 1 ? r.pieces[0] : io::Selection{{0}, {r.nelems}, {}};
-  return mem->build(r.buf, r.buftype, r.bufcount, r.memtype, all,
+  return mem->build(r.buf, buftype, r.bufcount, r.memtype, all,
                     r.imap.empty() ? nullptr : r.imap.data());
 }
 
-// Converts a put's values to external form into r.external (bput: done at post).
-Status convert_put(PendingRequest& r) {
+// Converts a put's values (laid out by the caller's `buftype`) to external
+// form into r.external. Done at post, while the caller's type is alive.
+Status convert_put(PendingRequest& r, MPI_Datatype buftype) {
   io::MemoryPlan mem;
-  EXA_RETURN_IF_ERROR(build_memory(r, &mem));
+  EXA_RETURN_IF_ERROR(build_memory(r, buftype, &mem));
   const void* values = r.buf;
   ByteBuffer gathered;
   if (!mem.contiguous() && r.nelems > 0) {
@@ -43,7 +47,7 @@ Status convert_put(PendingRequest& r) {
 Status deliver_get(PendingRequest& r) {
   if (r.nelems == 0) return Status::ok();
   io::MemoryPlan mem;
-  EXA_RETURN_IF_ERROR(build_memory(r, &mem));
+  EXA_RETURN_IF_ERROR(build_memory(r, r.buftype.get(), &mem));
   if (mem.contiguous())
     return convert::from_external(r.external.data(), r.xtype, r.memtype, r.nelems, r.buf, r.cdf5);
   ByteBuffer values(static_cast<size_t>(r.nelems * convert::native_size(r.memtype)));
@@ -73,6 +77,16 @@ void flatten_request(PendingRequest& r, std::vector<io::Segment>* out) {
     io::flatten(r.geo, sel, at, out);
     at += io::selected_elements(sel) * r.geo.xsize;
   }
+}
+
+// Forgets a completed or cancelled request: gives back its share of the
+// attached buffer and frees its duplicate datatype (exactly once).
+Status drop_request(NativeFile& nf, int id) {
+  PendingRequest& r = nf.pending.at(id);
+  if (r.buffered) nf.attached_used -= static_cast<MPI_Offset>(r.external.size());
+  Status freed = r.buftype.release();
+  nf.pending.erase(id);
+  return freed;
 }
 
 // Which pending requests a wait/cancel names; statuses of the others are set here.
@@ -163,7 +177,6 @@ Status NativeConnector::post(FileState& f, const DataRequest& req, PostKind kind
   r.geo = plan.geo;
   r.buf = req.buf;
   r.bufcount = req.bufcount;
-  r.buftype = req.buftype;
   r.memtype = plan.memtype;
   r.xtype = plan.xtype;
   r.nelems = plan.nelems;
@@ -172,15 +185,25 @@ Status NativeConnector::post(FileState& f, const DataRequest& req, PostKind kind
     if (nf.attached_size < 0) return {NC_ENULLABUF, "no buffer attached for bput"};
     if (nf.attached_used + plan.xbytes() > nf.attached_size)
       return {NC_EINSUFFBUF, "attached buffer too small"};
-    r.posted = convert_put(r);
-    if (!r.posted.is_ok() && r.posted.code() != NC_ERANGE) return r.posted;
-    nf.attached_used += plan.xbytes();
-    r.buf = nullptr;  // the caller may reuse its buffer at once
+  }
+  Status converted;
+  if (put) {
+    // Converted now: the external bytes are what wait writes anyway (the
+    // same peak memory), and neither the caller's type nor its buffer is
+    // needed afterwards (a bput's buffer may be reused at once).
+    converted = convert_put(r, req.buftype);
+    if (!converted.is_ok() && converted.code() != NC_ERANGE) return converted;
+    if (r.buffered) nf.attached_used += plan.xbytes();
+    r.buf = nullptr;
+  } else {
+    EXA_RETURN_IF_ERROR(io::KeptDatatype::keep(req.buftype, &r.buftype));
   }
   int id = nf.next_request_id++;
   nf.pending.emplace(id, std::move(r));
   if (reqid) *reqid = id;
-  return Status::ok();
+  // As PnetCDF: NC_ERANGE is the post's answer; the request stands (the
+  // values that fit are written) and completes without error.
+  return converted;
 }
 
 Status NativeConnector::wait(FileState& f, int num, int* reqids, int* statuses, bool collective) {
@@ -199,7 +222,7 @@ Status NativeConnector::wait(FileState& f, int num, int* reqids, int* statuses, 
     // Posted perhaps in define mode: the offsets are those of now.
     r.geo.begin = nf.ds.var(r.varid).begin;
     r.geo.recsize = nf.ds.layout().recsize;
-    Status st = r.buffered ? r.posted : (r.put ? convert_put(r) : Status::ok());
+    Status st;
     if (!r.put) r.external.resize(static_cast<size_t>(r.nelems * r.geo.xsize));
     outcome[id] = st;
     if (!st.is_ok() && st.code() != NC_ERANGE) continue;  // nothing of it is transferred
@@ -244,8 +267,8 @@ Status NativeConnector::wait(FileState& f, int num, int* reqids, int* statuses, 
         if (!delivered.is_ok()) st = delivered;
       }
     }
-    if (r.buffered) nf.attached_used -= static_cast<MPI_Offset>(r.external.size());
-    nf.pending.erase(id);
+    Status dropped = drop_request(nf, id);
+    if (st.is_ok()) st = dropped;
   }
   report(num, reqids, statuses, outcome);
   Status first = io_put.is_ok() ? io_get : io_put;
@@ -256,12 +279,7 @@ Status NativeConnector::cancel(FileState& f, int num, int* reqids, int* statuses
   auto& nf = native(f);
   std::vector<int> ids = select_requests(nf, num, reqids, statuses);
   std::map<int, Status> outcome;
-  for (int id : ids) {
-    PendingRequest& r = nf.pending.at(id);
-    if (r.buffered) nf.attached_used -= static_cast<MPI_Offset>(r.external.size());
-    nf.pending.erase(id);
-    outcome[id] = Status::ok();
-  }
+  for (int id : ids) outcome[id] = drop_request(nf, id);
   report(num, reqids, statuses, outcome);
   return Status::ok();
 }
