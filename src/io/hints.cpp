@@ -1,5 +1,6 @@
 #include "io/hints.hpp"
 
+#include <cctype>
 #include <cstdlib>
 #include <string_view>
 #include <vector>
@@ -60,6 +61,14 @@ int64_t positive(const std::map<std::string, std::string>& all, const char* key,
   return v;
 }
 
+// Whether `value` is `word` in any case.
+bool same_word(const std::string& value, std::string_view word) {
+  if (value.size() != word.size()) return false;
+  for (size_t i = 0; i < word.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(value[i])) != word[i]) return false;
+  return true;
+}
+
 }  // namespace
 
 Status gather_hints(MPI_Info user, Hints* out) {
@@ -75,9 +84,9 @@ Status gather_hints(MPI_Info user, Hints* out) {
   h.compact_max = h.all.count("exa_compact_max") && h.all["exa_compact_max"] == "0"
                       ? 0
                       : positive(h.all, "exa_compact_max", h.compact_max);
-  if (auto it = h.all.find("nc_in_place_swap"); it != h.all.end()) {
-    if (it->second == "enable") h.in_place_swap = Hints::InPlaceSwap::kEnable;
-    if (it->second == "disable") h.in_place_swap = Hints::InPlaceSwap::kDisable;
+  if (auto it = h.all.find("nc_in_place_swap"); it != h.all.end()) {  // any case, as PnetCDF
+    if (same_word(it->second, "enable")) h.in_place_swap = Hints::InPlaceSwap::kEnable;
+    if (same_word(it->second, "disable")) h.in_place_swap = Hints::InPlaceSwap::kDisable;
   }
   if (auto it = h.all.find("exa_bcast_read"); it != h.all.end()) {
     if (it->second == "enable") h.bcast_read = Hints::BcastRead::kEnable;

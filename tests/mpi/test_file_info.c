@@ -83,7 +83,7 @@ int main(int argc, char **argv) {
   MPI_Info_set(user, "nc_var_align_size", "512");
   MPI_Info_set(user, "nc_record_align_size", "256");
   MPI_Info_set(user, "nc_header_read_chunk_size", "4096");
-  MPI_Info_set(user, "nc_in_place_swap", "enable");
+  MPI_Info_set(user, "nc_in_place_swap", "Enable"); /* any case */
   MPI_Info_set(user, "nc_ibuf_size", "8192");
   MPI_Info_set(user, "my_own_key", "hello");
   MPI_Info_set(user, "exa_bcast_read", "disable");
