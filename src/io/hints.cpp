@@ -166,22 +166,22 @@ std::map<std::string, std::string> reported_values(const Hints& h,
 Status file_info_used(const Hints& hints, MPI_File fh, MPI_Info* out) {
   MPI_Info info = MPI_INFO_NULL;
   if (fh != MPI_FILE_NULL)
-    EXA_RETURN_IF_ERROR(from_mpi(MPI_File_get_info(fh, &info), MpiOp::kOther, "MPI_File_get_info"));
+    EXA_RETURN_IF_ERROR(EXA_MPI(MPI_File_get_info(fh, &info)));
   if (info == MPI_INFO_NULL)
-    EXA_RETURN_IF_ERROR(from_mpi(MPI_Info_create(&info), MpiOp::kOther, "MPI_Info_create"));
+    EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Info_create(&info)));
   std::vector<std::string> order;
   std::map<std::string, std::string> in_force = reported_values(hints, &order);
   Status st;
   auto set = [&](const std::string& key, const std::string& value) {
     if (st.is_ok())
-      st = from_mpi(MPI_Info_set(info, key.c_str(), value.c_str()), MpiOp::kOther, "MPI_Info_set");
+      st = EXA_MPI(MPI_Info_set(info, key.c_str(), value.c_str()));
   };
   for (const std::string& key : order) set(key, in_force[key]);
   // The user's other hints (from the MPI_Info or PNETCDF_HINTS) as given.
   for (const auto& [key, value] : hints.all)
     if (!in_force.count(key)) set(key, value);
   if (!st.is_ok()) {
-    from_mpi(MPI_Info_free(&info), MpiOp::kOther, "MPI_Info_free")
+    EXA_MPI(MPI_Info_free(&info))
         .set_aside("cleanup: the failed MPI_Info_set is what is reported");
     return st;
   }

@@ -31,12 +31,11 @@ Status KeptDatatype::keep(MPI_Datatype t, KeptDatatype* out) {
   out->type_ = t;
   if (t == MPI_DATATYPE_NULL) return Status::ok();
   int nints = 0, naddrs = 0, ntypes = 0, combiner = 0;
-  EXA_RETURN_IF_ERROR(from_mpi(MPI_Type_get_envelope(t, &nints, &naddrs, &ntypes, &combiner),
-                               MpiOp::kOther, "MPI_Type_get_envelope"));
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Type_get_envelope(t, &nints, &naddrs, &ntypes, &combiner)));
   if (combiner == MPI_COMBINER_NAMED) return Status::ok();
   MPI_Datatype dup = MPI_DATATYPE_NULL;
   out->type_ = MPI_DATATYPE_NULL;
-  EXA_RETURN_IF_ERROR(from_mpi(MPI_Type_dup(t, &dup), MpiOp::kOther, "MPI_Type_dup"));
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Type_dup(t, &dup)));
   out->type_ = dup;
   out->owned_ = true;
   return Status::ok();
@@ -45,7 +44,7 @@ Status KeptDatatype::keep(MPI_Datatype t, KeptDatatype* out) {
 Status KeptDatatype::release() {
   if (!owned_) return Status::ok();
   owned_ = false;
-  return from_mpi(MPI_Type_free(&type_), MpiOp::kOther, "MPI_Type_free");
+  return EXA_MPI(MPI_Type_free(&type_));
 }
 
 }  // namespace exa::io

@@ -12,6 +12,7 @@
 #include "io/collective.hpp"
 #include "io/header_io.hpp"
 #include "io/memory_plan.hpp"
+#include "io/mpi_errors.hpp"
 #include "layer/native_connector.hpp"
 #include "layer/native_internal.hpp"
 #include "layer/native_plan.hpp"
@@ -241,7 +242,8 @@ Status NativeConnector::wait(FileState& f, int num, int* reqids, int* statuses, 
   if (!collective) EXA_RETURN_IF_ERROR(open_indep_handle(nf));
   // One allreduce tells every rank whether anyone writes or reads, and numrecs.
   int64_t need[3] = {puts.empty() ? 0 : 1, gets.empty() ? 0 : 1, std::max(recs, nf.ds.numrecs())};
-  if (collective) MPI_Allreduce(MPI_IN_PLACE, need, 3, MPI_INT64_T, MPI_MAX, nf.comm());
+  if (collective)  // on failure the requests stay pending: nothing was moved
+    EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(MPI_IN_PLACE, need, 3, MPI_INT64_T, MPI_MAX, nf.comm())));
   io::MpiFile& file = handle_for(nf, collective);
   Status io_put, io_get;
   if (need[0]) io_put = io::write_segments(file, std::move(puts), collective);
