@@ -89,9 +89,9 @@ int varn_blocking(const char* fn, int ncid, int varid, int num, MPI_Offset* cons
     r.blocking = true;
     r.collective = collective;
     int id = NC_REQ_NULL;
-    EXA_RETURN_IF_ERROR(f.connector->post(*f.state, r, put ? PostKind::kIput : PostKind::kIget, &id));
-    ids->push_back(id);
-    return Status::ok();
+    Status st = f.connector->post(*f.state, r, put ? PostKind::kIput : PostKind::kIget, &id);
+    if (id != NC_REQ_NULL) ids->push_back(id);  // posted, perhaps with NC_ERANGE
+    return st;
   });
 }
 
@@ -123,8 +123,8 @@ int multi_blocking(const char* fn, int ncid, int num, const int* varids, Kind ki
       auto r = exa::api::make_request(f.connector->dataset(*f.state), a, &storage);
       int id = NC_REQ_NULL;
       Status st = f.connector->post(*f.state, r, put ? PostKind::kIput : PostKind::kIget, &id);
-      if (st.is_ok()) ids->push_back(id);
-      else if (first.is_ok()) first = st;
+      if (id != NC_REQ_NULL) ids->push_back(id);  // posted, perhaps with NC_ERANGE
+      if (!st.is_ok() && first.is_ok()) first = st;
     }
     return first;
   });

@@ -1,7 +1,11 @@
 #include "io/hints.hpp"
 
+#include <cctype>
 #include <cstdlib>
 #include <string_view>
+#include <vector>
+
+#include "io/mpi_errors.hpp"
 
 namespace exa::io {
 
@@ -57,6 +61,14 @@ int64_t positive(const std::map<std::string, std::string>& all, const char* key,
   return v;
 }
 
+// Whether `value` is `word` in any case.
+bool same_word(const std::string& value, std::string_view word) {
+  if (value.size() != word.size()) return false;
+  for (size_t i = 0; i < word.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(value[i])) != word[i]) return false;
+  return true;
+}
+
 }  // namespace
 
 Status gather_hints(MPI_Info user, Hints* out) {
@@ -67,13 +79,14 @@ Status gather_hints(MPI_Info user, Hints* out) {
   h.layout.var_align = positive(h.all, "nc_var_align_size", 0);
   h.layout.record_align = positive(h.all, "nc_record_align_size", 0);
   h.header_read_chunk = positive(h.all, "nc_header_read_chunk_size", kDefaultHeaderReadChunk);
+  h.ibuf_size = positive(h.all, "nc_ibuf_size", kDefaultIbufSize);
   h.bcast_read_max = positive(h.all, "exa_bcast_read_max", h.bcast_read_max);
   h.compact_max = h.all.count("exa_compact_max") && h.all["exa_compact_max"] == "0"
                       ? 0
                       : positive(h.all, "exa_compact_max", h.compact_max);
-  if (auto it = h.all.find("nc_in_place_swap"); it != h.all.end()) {
-    if (it->second == "enable") h.in_place_swap = Hints::InPlaceSwap::kEnable;
-    if (it->second == "disable") h.in_place_swap = Hints::InPlaceSwap::kDisable;
+  if (auto it = h.all.find("nc_in_place_swap"); it != h.all.end()) {  // any case, as PnetCDF
+    if (same_word(it->second, "enable")) h.in_place_swap = Hints::InPlaceSwap::kEnable;
+    if (same_word(it->second, "disable")) h.in_place_swap = Hints::InPlaceSwap::kDisable;
   }
   if (auto it = h.all.find("exa_bcast_read"); it != h.all.end()) {
     if (it->second == "enable") h.bcast_read = Hints::BcastRead::kEnable;
@@ -104,25 +117,76 @@ MPI_Info to_mpi_info(const Hints& hints) {
   return info;
 }
 
-MPI_Info file_info_used(const Hints& hints, MPI_File fh) {
-  MPI_Info info = MPI_INFO_NULL;
-  if (fh != MPI_FILE_NULL) MPI_File_get_info(fh, &info);
-  if (info == MPI_INFO_NULL) MPI_Info_create(&info);
-  for (const auto& [key, value] : hints.all) MPI_Info_set(info, key.c_str(), value.c_str());
-  auto set = [&](const char* key, int64_t v) {
-    MPI_Info_set(info, key, std::to_string(v).c_str());
+namespace {
+
+const char* in_place_swap_name(Hints::InPlaceSwap v) {
+  switch (v) {
+    case Hints::InPlaceSwap::kEnable: return "enable";
+    case Hints::InPlaceSwap::kDisable: return "disable";
+    case Hints::InPlaceSwap::kAuto: break;
+  }
+  return "auto";
+}
+
+const char* bcast_read_name(Hints::BcastRead v) {
+  switch (v) {
+    case Hints::BcastRead::kEnable: return "enable";
+    case Hints::BcastRead::kDisable: return "disable";
+    case Hints::BcastRead::kAuto: break;
+  }
+  return "auto";
+}
+
+// Every key the file reports, with its value in force, in PnetCDF's order.
+std::map<std::string, std::string> reported_values(const Hints& h,
+                                                   std::vector<std::string>* order) {
+  std::map<std::string, std::string> v;
+  auto put = [&](const char* key, std::string value) {
+    order->push_back(key);
+    v[key] = std::move(value);
   };
-  set("nc_header_align_size", hints.layout.header_align);
-  set("nc_var_align_size", hints.layout.var_align);
-  set("nc_record_align_size", hints.layout.record_align);
-  set("nc_header_read_chunk_size", hints.header_read_chunk);
-  set("exa_bcast_read_max", hints.bcast_read_max);
-  set("exa_compact_max", hints.compact_max);
-  MPI_Info_set(info, "exa_bcast_read",
-               hints.bcast_read == Hints::BcastRead::kEnable    ? "enable"
-               : hints.bcast_read == Hints::BcastRead::kDisable ? "disable" : "auto");
-  MPI_Info_set(info, "exa_define_mode", hints.independent_define ? "independent" : "collective");
-  return info;
+  put("nc_header_align_size", std::to_string(h.layout.header_align));
+  put("nc_var_align_size", std::to_string(h.layout.var_align));
+  put("nc_record_align_size", std::to_string(h.layout.record_align));
+  put("nc_header_read_chunk_size", std::to_string(h.header_read_chunk));
+  put("nc_in_place_swap", in_place_swap_name(h.in_place_swap));
+  put("nc_ibuf_size", std::to_string(h.ibuf_size));
+  put("pnetcdf_subfiling", "disable");  // not built, as in Debian's PnetCDF
+  put("nc_num_subfiles", "0");
+  put("exa_bcast_read", bcast_read_name(h.bcast_read));
+  put("exa_bcast_read_max", std::to_string(h.bcast_read_max));
+  put("exa_define_mode", h.independent_define ? "independent" : "collective");
+  put("exa_format", h.partitioned ? "partitioned" : "classic");
+  put("exa_compact_max", std::to_string(h.compact_max));
+  return v;
+}
+
+}  // namespace
+
+Status file_info_used(const Hints& hints, MPI_File fh, MPI_Info* out) {
+  MPI_Info info = MPI_INFO_NULL;
+  if (fh != MPI_FILE_NULL)
+    EXA_RETURN_IF_ERROR(EXA_MPI(MPI_File_get_info(fh, &info)));
+  if (info == MPI_INFO_NULL)
+    EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Info_create(&info)));
+  std::vector<std::string> order;
+  std::map<std::string, std::string> in_force = reported_values(hints, &order);
+  Status st;
+  auto set = [&](const std::string& key, const std::string& value) {
+    if (st.is_ok())
+      st = EXA_MPI(MPI_Info_set(info, key.c_str(), value.c_str()));
+  };
+  for (const std::string& key : order) set(key, in_force[key]);
+  // The user's other hints (from the MPI_Info or PNETCDF_HINTS) as given.
+  for (const auto& [key, value] : hints.all)
+    if (!in_force.count(key)) set(key, value);
+  if (!st.is_ok()) {
+    EXA_MPI(MPI_Info_free(&info))
+        .set_aside("cleanup: the failed MPI_Info_set is what is reported");
+    return st;
+  }
+  *out = info;
+  return Status::ok();
 }
 
 }  // namespace exa::io

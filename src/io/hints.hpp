@@ -15,6 +15,7 @@
 namespace exa::io {
 
 inline constexpr int64_t kDefaultHeaderReadChunk = 256 * 1024;
+inline constexpr int64_t kDefaultIbufSize = 16 * 1024 * 1024;  // PnetCDF's nc_ibuf_size
 // nc_in_place_swap=auto swaps a put's buffer in place from this size up; a
 // smaller one is copied into scratch (cheaper than two passes, and safe for
 // constant data).
@@ -29,6 +30,9 @@ struct Hints {
   int64_t bcast_read_max = int64_t{2} << 30;
   // nc_in_place_swap=auto|enable|disable (PnetCDF's hint).
   enum class InPlaceSwap { kAuto, kEnable, kDisable } in_place_swap = InPlaceSwap::kAuto;
+  // nc_ibuf_size: PnetCDF's staging buffer of nonblocking requests. exacdf
+  // needs none; the value is kept only to be reported, as PnetCDF reports it.
+  int64_t ibuf_size = kDefaultIbufSize;
   // exa_define_mode=independent|collective: define calls are local to each
   // rank and enddef merges what the ranks defined (docs/architecture.md).
   bool independent_define = false;
@@ -54,8 +58,12 @@ void read_striping(MPI_File fh, Hints* hints);
 // A new MPI_Info holding every merged hint (the caller frees it).
 MPI_Info to_mpi_info(const Hints& hints);
 
-// The info a file reports through ncmpi_inq_file_info: the MPI-IO hints of
-// the open file plus exacdf's own values (defaults included).
-MPI_Info file_info_used(const Hints& hints, MPI_File fh);
+// The info a file reports through ncmpi_inq_file_info (a new MPI_Info the
+// caller frees): the MPI-IO hints of the open file, every merged hint, and
+// the value in force of each hint PnetCDF 1.12.3 reports (nc_header_align_size,
+// nc_var_align_size, nc_record_align_size, nc_header_read_chunk_size,
+// nc_in_place_swap, nc_ibuf_size, pnetcdf_subfiling, nc_num_subfiles) and of
+// exacdf's own (exa_*), defaults included.
+Status file_info_used(const Hints& hints, MPI_File fh, MPI_Info* out);
 
 }  // namespace exa::io

@@ -6,6 +6,7 @@
 
 #include "io/access_plan.hpp"
 #include "io/hints.hpp"
+#include "io/kept_datatype.hpp"
 #include "util/byte_buffer.hpp"
 #include "io/mpi_file.hpp"
 #include "layer/compact_store.hpp"
@@ -25,15 +26,14 @@ struct PendingRequest {
   io::VarGeometry geo;
   std::vector<io::Selection> pieces;  // one, or the subarrays of a varn call
   std::vector<MPI_Offset> imap;       // only with one piece
-  void* buf = nullptr;
+  void* buf = nullptr;              // gets only: puts are converted at post
   MPI_Offset bufcount = -1;
-  MPI_Datatype buftype = MPI_DATATYPE_NULL;
+  io::KeptDatatype buftype;        // gets: our own duplicate (the caller may free its type)
   nc_type memtype = NC_NAT;
   nc_type xtype = NC_NAT;
   int64_t nelems = 0;
   bool cdf5 = false;
-  ByteBuffer external;             // bput: converted at post
-  Status posted;                   // bput: NC_ERANGE found at post
+  ByteBuffer external;             // puts: converted at post
 };
 
 // Everything the native connector knows about one open file.

@@ -667,6 +667,11 @@ Status NativeConnector::close(FileState& f) {
   Status st;
   // As PnetCDF: requests still pending at close are dropped and reported.
   bool had_pending = !nf.pending.empty();
+  Status types_freed;  // the duplicate datatypes of dropped gets, each freed once
+  for (auto& [id, r] : nf.pending) {
+    Status freed = r.buftype.release();
+    if (types_freed.is_ok()) types_freed = freed;
+  }
   nf.pending.clear();
   if (nf.define_mode) st = enddef(f, nullptr);
   // A new file whose first enddef failed holds no header: remove it, as abort would.
@@ -680,6 +685,7 @@ Status NativeConnector::close(FileState& f) {
   Status closed = nf.indep.close();
   Status closed_all = nf.file.close();
   if (st.is_ok()) st = closed.is_ok() ? closed_all : closed;
+  if (st.is_ok()) st = types_freed;
   if (st.is_ok() && had_pending) st = {NC_EPENDING, "nonblocking requests were pending at close"};
   return st;
 }
@@ -751,8 +757,9 @@ Status NativeConnector::file_info(FileState& f, MPI_Info* info_used) {
   if (layout.header_align > 0) reported.layout.header_align = layout.header_align;
   if (layout.var_align > 0) reported.layout.var_align = layout.var_align;
   if (layout.record_align > 0) reported.layout.record_align = layout.record_align;
-  *info_used = io::file_info_used(reported, nf.file.handle());
-  return Status::ok();
+  reported.partitioned = nf.partitioned;
+  reported.independent_define = nf.independent_define;
+  return io::file_info_used(reported, nf.file.handle(), info_used);
 }
 
 const model::Dataset& NativeConnector::dataset(FileState& f) { return native(f).ds; }

@@ -1,6 +1,9 @@
-// Native connector: nonblocking requests. Posting keeps the request;
-// waiting turns every selected request of this rank into file segments and
-// moves them with one MPI-IO call for the puts and one for the gets.
+// Native connector: nonblocking requests. Posting keeps the request (a put
+// already converted to external form, as PnetCDF packs at post; a get with its
+// own duplicate of a derived buftype, since the caller may free its type as
+// soon as the call returns); waiting turns every selected request of this rank
+// into file segments and moves them with one MPI-IO call for the puts and one
+// for the gets.
 #include <algorithm>
 #include <set>
 
@@ -19,16 +22,17 @@ namespace exa::layer {
 namespace {
 
 // Memory is the concatenation of the pieces' elements (imap only with one piece).
-Status build_memory(const PendingRequest& r, io::MemoryPlan* mem) {
+Status build_memory(const PendingRequest& r, MPI_Datatype buftype, io::MemoryPlan* mem) {
   io::Selection all = r.pieces.size() == 1 ? r.pieces[0] : io::Selection{{0}, {r.nelems}, {}};
-  return mem->build(r.buf, r.buftype, r.bufcount, r.memtype, all,
+  return mem->build(r.buf, buftype, r.bufcount, r.memtype, all,
                     r.imap.empty() ? nullptr : r.imap.data());
 }
 
-// Converts a put's values to external form into r.external (bput: done at post).
-Status convert_put(PendingRequest& r) {
+// Converts a put's values (laid out by the caller's `buftype`) to external
+// form into r.external. Done at post, while the caller's type is alive.
+Status convert_put(PendingRequest& r, MPI_Datatype buftype) {
   io::MemoryPlan mem;
-  EXA_RETURN_IF_ERROR(build_memory(r, &mem));
+  EXA_RETURN_IF_ERROR(build_memory(r, buftype, &mem));
   const void* values = r.buf;
   ByteBuffer gathered;
   if (!mem.contiguous() && r.nelems > 0) {
@@ -44,7 +48,7 @@ Status convert_put(PendingRequest& r) {
 Status deliver_get(PendingRequest& r) {
   if (r.nelems == 0) return Status::ok();
   io::MemoryPlan mem;
-  EXA_RETURN_IF_ERROR(build_memory(r, &mem));
+  EXA_RETURN_IF_ERROR(build_memory(r, r.buftype.get(), &mem));
   if (mem.contiguous())
     return convert::from_external(r.external.data(), r.xtype, r.memtype, r.nelems, r.buf, r.cdf5);
   ByteBuffer values(static_cast<size_t>(r.nelems * convert::native_size(r.memtype)));
@@ -74,6 +78,16 @@ void flatten_request(PendingRequest& r, std::vector<io::Segment>* out) {
     io::flatten(r.geo, sel, at, out);
     at += io::selected_elements(sel) * r.geo.xsize;
   }
+}
+
+// Forgets a completed or cancelled request: gives back its share of the
+// attached buffer and frees its duplicate datatype (exactly once).
+Status drop_request(NativeFile& nf, int id) {
+  PendingRequest& r = nf.pending.at(id);
+  if (r.buffered) nf.attached_used -= static_cast<MPI_Offset>(r.external.size());
+  Status freed = r.buftype.release();
+  nf.pending.erase(id);
+  return freed;
 }
 
 // Which pending requests a wait/cancel names (into *ids). An id that is not
@@ -194,7 +208,6 @@ Status NativeConnector::post(FileState& f, const DataRequest& req, PostKind kind
   r.geo = plan.geo;
   r.buf = req.buf;
   r.bufcount = req.bufcount;
-  r.buftype = req.buftype;
   r.memtype = plan.memtype;
   r.xtype = plan.xtype;
   r.nelems = plan.nelems;
@@ -202,15 +215,25 @@ Status NativeConnector::post(FileState& f, const DataRequest& req, PostKind kind
   if (r.buffered) {
     if (nf.attached_used + plan.xbytes() > nf.attached_size)
       return {NC_EINSUFFBUF, "attached buffer too small"};
-    r.posted = convert_put(r);
-    if (!r.posted.is_ok() && r.posted.code() != NC_ERANGE) return r.posted;
-    nf.attached_used += plan.xbytes();
-    r.buf = nullptr;  // the caller may reuse its buffer at once
+  }
+  Status converted;
+  if (put) {
+    // Converted now: the external bytes are what wait writes anyway (the
+    // same peak memory), and neither the caller's type nor its buffer is
+    // needed afterwards (a bput's buffer may be reused at once).
+    converted = convert_put(r, req.buftype);
+    if (!converted.is_ok() && converted.code() != NC_ERANGE) return converted;
+    if (r.buffered) nf.attached_used += plan.xbytes();
+    r.buf = nullptr;
+  } else {
+    EXA_RETURN_IF_ERROR(io::KeptDatatype::keep(req.buftype, &r.buftype));
   }
   int id = nf.next_request_id++;
   nf.pending.emplace(id, std::move(r));
   if (reqid) *reqid = id;
-  return Status::ok();
+  // As PnetCDF: NC_ERANGE is the post's answer; the request stands (the
+  // values that fit are written) and completes without error.
+  return converted;
 }
 
 Status NativeConnector::wait(FileState& f, int num, int* reqids, int* statuses, bool collective) {
@@ -232,10 +255,8 @@ Status NativeConnector::wait(FileState& f, int num, int* reqids, int* statuses, 
     // Posted perhaps in define mode: the offsets are those of now.
     r.geo.begin = nf.ds.var(r.varid).begin;
     r.geo.recsize = nf.ds.layout().recsize;
-    Status st = r.buffered ? r.posted : (r.put ? convert_put(r) : Status::ok());
     if (!r.put) r.external.resize(static_cast<size_t>(r.nelems * r.geo.xsize));
-    outcome[id] = st;
-    if (!st.is_ok() && st.code() != NC_ERANGE) continue;  // nothing of it is transferred
+    outcome[id] = Status::ok();  // a put's NC_ERANGE was the post's answer
     if (CompactStore::is_compact(nf, r.varid)) {  // the data is in its block: no MPI-IO
       compact_ids.insert(id);  // served once every rank agrees the wait goes ahead
       continue;
@@ -249,9 +270,8 @@ Status NativeConnector::wait(FileState& f, int num, int* reqids, int* statuses, 
   // and whether any rank named an unknown request (then no rank does anything).
   int64_t need[4] = {puts.empty() ? 0 : 1, gets.empty() ? 0 : 1, std::max(recs, nf.ds.numrecs()),
                      unknown ? 1 : 0};
-  if (collective)
-    EXA_RETURN_IF_ERROR(io::from_mpi(MPI_Allreduce(MPI_IN_PLACE, need, 4, MPI_INT64_T, MPI_MAX, nf.comm()),
-                                     io::MpiOp::kOther, "MPI_Allreduce"));
+  if (collective)  // on failure the requests stay pending: nothing was moved
+    EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(MPI_IN_PLACE, need, 4, MPI_INT64_T, MPI_MAX, nf.comm())));
   if (need[3]) {
     if (unknown) return {NC_EINVAL_REQUEST, "no pending request has this id"};
     return Status::ok();  // as PnetCDF: another rank's unknown id stops the wait everywhere
@@ -288,8 +308,8 @@ Status NativeConnector::wait(FileState& f, int num, int* reqids, int* statuses, 
         if (!delivered.is_ok()) st = delivered;
       }
     }
-    if (r.buffered) nf.attached_used -= static_cast<MPI_Offset>(r.external.size());
-    nf.pending.erase(id);
+    Status dropped = drop_request(nf, id);
+    if (st.is_ok()) st = dropped;
   }
   report(num, reqids, statuses, outcome);
   Status first = io_put.is_ok() ? io_get : io_put;
@@ -304,12 +324,7 @@ Status NativeConnector::cancel(FileState& f, int num, int* reqids, int* statuses
   std::vector<int> ids;
   const bool unknown = select_requests(nf, num, reqids, statuses, &ids) > 0;
   std::map<int, Status> outcome;
-  for (int id : ids) {
-    PendingRequest& r = nf.pending.at(id);
-    if (r.buffered) nf.attached_used -= static_cast<MPI_Offset>(r.external.size());
-    nf.pending.erase(id);
-    outcome[id] = Status::ok();
-  }
+  for (int id : ids) outcome[id] = drop_request(nf, id);
   report(num, reqids, statuses, outcome);
   if (unknown) return {NC_EINVAL_REQUEST, "no pending request has this id"};
   return Status::ok();
