@@ -79,6 +79,10 @@ Status gather_hints(MPI_Info user, Hints* out) {
     if (it->second == "enable") h.bcast_read = Hints::BcastRead::kEnable;
     if (it->second == "disable") h.bcast_read = Hints::BcastRead::kDisable;
   }
+  if (auto it = h.all.find("exa_erange_fill"); it != h.all.end()) {
+    if (it->second == "enable") h.erange_fill = true;
+    if (it->second == "disable") h.erange_fill = false;
+  }
   if (auto it = h.all.find("exa_define_mode"); it != h.all.end())
     h.independent_define = it->second == "independent";
   if (auto it = h.all.find("exa_format"); it != h.all.end()) h.partitioned = it->second == "partitioned";
@@ -122,6 +126,7 @@ MPI_Info file_info_used(const Hints& hints, MPI_File fh) {
                hints.bcast_read == Hints::BcastRead::kEnable    ? "enable"
                : hints.bcast_read == Hints::BcastRead::kDisable ? "disable" : "auto");
   MPI_Info_set(info, "exa_define_mode", hints.independent_define ? "independent" : "collective");
+  MPI_Info_set(info, "exa_erange_fill", hints.erange_fill ? "enable" : "disable");
   return info;
 }
 

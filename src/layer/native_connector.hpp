@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "convert/external.hpp"
 #include "io/access_plan.hpp"
 #include "io/hints.hpp"
 #include "util/byte_buffer.hpp"
@@ -32,8 +33,9 @@ struct PendingRequest {
   nc_type xtype = NC_NAT;
   int64_t nelems = 0;
   bool cdf5 = false;
-  ByteBuffer external;             // bput: converted at post
-  Status posted;                   // bput: NC_ERANGE found at post
+  convert::ErangeFill erange = convert::ErangeFill::type_default();  // what NC_ERANGE elements become
+  bool converted = false;          // a put converted at post (bput, or a change of type)
+  ByteBuffer external;             // a put converted at post: its external bytes
 };
 
 // Everything the native connector knows about one open file.

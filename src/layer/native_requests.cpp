@@ -36,7 +36,8 @@ Status convert_put(PendingRequest& r) {
   }
   r.external.resize(static_cast<size_t>(r.nelems * r.geo.xsize));
   if (r.nelems == 0) return Status::ok();
-  return convert::to_external(values, r.memtype, r.xtype, r.nelems, r.external.data(), r.cdf5);
+  return convert::to_external(values, r.memtype, r.xtype, r.nelems, r.external.data(), r.cdf5,
+                              r.erange);
 }
 
 // Converts a completed get's external bytes into the caller's buffer.
@@ -45,10 +46,11 @@ Status deliver_get(PendingRequest& r) {
   io::MemoryPlan mem;
   EXA_RETURN_IF_ERROR(build_memory(r, &mem));
   if (mem.contiguous())
-    return convert::from_external(r.external.data(), r.xtype, r.memtype, r.nelems, r.buf, r.cdf5);
+    return convert::from_external(r.external.data(), r.xtype, r.memtype, r.nelems, r.buf, r.cdf5,
+                                  r.erange);
   ByteBuffer values(static_cast<size_t>(r.nelems * convert::native_size(r.memtype)));
   Status st = convert::from_external(r.external.data(), r.xtype, r.memtype, r.nelems,
-                                     values.data(), r.cdf5);
+                                     values.data(), r.cdf5, r.erange);
   if (!st.is_ok() && st.code() != NC_ERANGE) return st;
   EXA_RETURN_IF_ERROR(mem.scatter(values.data(), static_cast<int64_t>(values.size())));
   return st;
@@ -168,19 +170,29 @@ Status NativeConnector::post(FileState& f, const DataRequest& req, PostKind kind
   r.xtype = plan.xtype;
   r.nelems = plan.nelems;
   r.cdf5 = plan.cdf5;
+  r.erange = plan.erange;
   if (r.buffered) {
     if (nf.attached_size < 0) return {NC_ENULLABUF, "no buffer attached for bput"};
     if (nf.attached_used + plan.xbytes() > nf.attached_size)
       return {NC_EINSUFFBUF, "attached buffer too small"};
-    r.posted = convert_put(r);
-    if (!r.posted.is_ok() && r.posted.code() != NC_ERANGE) return r.posted;
+  }
+  // As PnetCDF: a bput, and a put that changes type, are converted now, so
+  // NC_ERANGE is the post's code (the request is still posted, and its wait
+  // status is NC_NOERR).
+  Status range = Status::ok();
+  if (put && (r.buffered || r.memtype != r.xtype)) {
+    range = convert_put(r);
+    if (!range.is_ok() && range.code() != NC_ERANGE) return range;
+    r.converted = true;
+  }
+  if (r.buffered) {
     nf.attached_used += plan.xbytes();
     r.buf = nullptr;  // the caller may reuse its buffer at once
   }
   int id = nf.next_request_id++;
   nf.pending.emplace(id, std::move(r));
   if (reqid) *reqid = id;
-  return Status::ok();
+  return range;
 }
 
 Status NativeConnector::wait(FileState& f, int num, int* reqids, int* statuses, bool collective) {
@@ -199,7 +211,7 @@ Status NativeConnector::wait(FileState& f, int num, int* reqids, int* statuses, 
     // Posted perhaps in define mode: the offsets are those of now.
     r.geo.begin = nf.ds.var(r.varid).begin;
     r.geo.recsize = nf.ds.layout().recsize;
-    Status st = r.buffered ? r.posted : (r.put ? convert_put(r) : Status::ok());
+    Status st = r.put && !r.converted ? convert_put(r) : Status::ok();
     if (!r.put) r.external.resize(static_cast<size_t>(r.nelems * r.geo.xsize));
     outcome[id] = st;
     if (!st.is_ok() && st.code() != NC_ERANGE) continue;  // nothing of it is transferred
@@ -249,6 +261,10 @@ Status NativeConnector::wait(FileState& f, int num, int* reqids, int* statuses, 
   }
   report(num, reqids, statuses, outcome);
   Status first = io_put.is_ok() ? io_get : io_put;
+  if (!first.is_ok()) return first;
+  // A get whose values did not fit is also the wait's code, as in PnetCDF.
+  for (const auto& [id, st] : outcome)
+    if (st.code() == NC_ERANGE) return st;
   return first;
 }
 
