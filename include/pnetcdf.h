@@ -22,7 +22,7 @@
 /* Feature macros: what this build of exacdf supports. */
 #define PNETCDF_ENABLE_FORTRAN 0
 #define PNETCDF_ENABLE_CXX 0
-#define PNETCDF_ERANGE_FILL 0
+#define PNETCDF_ERANGE_FILL 1 /* off per file with hint exa_erange_fill=disable */
 #define PNETCDF_SUBFILING 0
 #define PNETCDF_RELAX_COORD_BOUND 1
 #define PNETCDF_DEBUG_MODE 0

@@ -11,7 +11,7 @@ namespace exa::convert {
 
 namespace {
 
-using Kernel = bool (*)(const unsigned char*, unsigned char*, int64_t);
+using Kernel = bool (*)(const unsigned char*, unsigned char*, int64_t, const unsigned char*);
 
 template <Direction dir, class M>
 Kernel kernel_for_external(nc_type xtype) {
@@ -19,9 +19,9 @@ Kernel kernel_for_external(nc_type xtype) {
 #define EXA_CASE(code, type)                                      \
   case code:                                                      \
     if constexpr (dir == Direction::put)                          \
-      return &convert_values<M, type, Direction::put>;            \
+      return &convert_and_fill<M, type, Direction::put>;            \
     else                                                          \
-      return &convert_values<type, M, Direction::get>;
+      return &convert_and_fill<type, M, Direction::get>;
     EXA_CONVERT_NUMERIC_TYPES(EXA_CASE)
 #undef EXA_CASE
     default: return nullptr;
@@ -48,11 +48,24 @@ bool is_raw_copy(nc_type mem_type, nc_type xtype, bool cdf5) {
 
 Status erange() { return Status(NC_ERANGE, "convert: value out of range"); }
 
+// The value an NC_ERANGE element of type `dst_type` becomes, in native order,
+// into `native` (8 bytes); null when the converted value stays.
+const unsigned char* native_fill(const ErangeFill& fill, nc_type dst_type, int64_t dsize,
+                                 unsigned char* native) {
+  if (fill.keeps_converted()) return nullptr;
+  if (const unsigned char* x = fill.external_value(dsize))
+    std::memcpy(native, x, static_cast<size_t>(dsize));
+  else
+    default_fill_external(dst_type, native);
+  if constexpr (std::endian::native == std::endian::little) swap_bytes_in_place(native, dsize, 1);
+  return native;
+}
+
 // The shared body of to_external and from_external: src/dst sizes are those
 // of the source and destination elements for this direction.
 template <Direction dir>
 Status convert(const void* in, nc_type mem_type, nc_type xtype, int64_t n, void* out,
-               bool cdf5) {
+               bool cdf5, const ErangeFill& fill) {
   EXA_RETURN_IF_ERROR(check_convertible(mem_type, xtype));
   if (n < 0) return Status(NC_EINVAL, "convert: negative element count");
   if (n == 0) return Status::ok();
@@ -85,16 +98,19 @@ Status convert(const void* in, nc_type mem_type, nc_type xtype, int64_t n, void*
     return Status::ok();
   }
 
+  alignas(8) unsigned char fill_bytes[8] = {};
+  const unsigned char* fill_value =
+      native_fill(fill, dir == Direction::put ? xtype : mem_type, dsize, fill_bytes);
   bool bad = false;
   if (!same) {
-    bad = kernel(src, dst, n);
+    bad = kernel(src, dst, n, fill_value);
   } else {
     // The loops take non-overlapping buffers (so they vectorize without
     // alias checks): stage in-place calls one block at a time.
     alignas(64) unsigned char block[kBlockElements * 8];
     for (int64_t base = 0; base < n; base += kBlockElements) {
       const int64_t m = std::min(kBlockElements, n - base);
-      bad |= kernel(src + base * ssize, block, m);
+      bad |= kernel(src + base * ssize, block, m, fill_value);
       std::memcpy(dst + base * dsize, block, static_cast<size_t>(m * dsize));
     }
   }
@@ -104,21 +120,21 @@ Status convert(const void* in, nc_type mem_type, nc_type xtype, int64_t n, void*
 }  // namespace
 
 Status to_external(const void* in, nc_type mem_type, nc_type xtype, int64_t n, void* out,
-                   bool cdf5) {
-  return convert<Direction::put>(in, mem_type, xtype, n, out, cdf5);
+                   bool cdf5, const ErangeFill& fill) {
+  return convert<Direction::put>(in, mem_type, xtype, n, out, cdf5, fill);
 }
 
 Status to_external(const void* in, nc_type mem_type, nc_type xtype, int64_t n, void* out) {
-  return convert<Direction::put>(in, mem_type, xtype, n, out, false);
+  return convert<Direction::put>(in, mem_type, xtype, n, out, false, ErangeFill::type_default());
 }
 
 Status from_external(const void* in, nc_type xtype, nc_type mem_type, int64_t n, void* out,
-                     bool cdf5) {
-  return convert<Direction::get>(in, mem_type, xtype, n, out, cdf5);
+                     bool cdf5, const ErangeFill& fill) {
+  return convert<Direction::get>(in, mem_type, xtype, n, out, cdf5, fill);
 }
 
 Status from_external(const void* in, nc_type xtype, nc_type mem_type, int64_t n, void* out) {
-  return convert<Direction::get>(in, mem_type, xtype, n, out, false);
+  return convert<Direction::get>(in, mem_type, xtype, n, out, false, ErangeFill::type_default());
 }
 
 }  // namespace exa::convert

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #include "exacdf_nc_constants.h"
 #include "util/status.hpp"
@@ -22,8 +23,47 @@ int64_t native_size(nc_type mem_type);
 // NC_EBADTYPE for unknown types.
 Status check_convertible(nc_type mem_type, nc_type xtype);
 
+// What an element that gives NC_ERANGE becomes. PnetCDF 1.12.3 as Debian
+// builds it (erange-fill) stores a fill value there and still returns
+// NC_ERANGE: on a put into a variable, the variable's fill value (its
+// _FillValue, else its type's default); on a get, the default fill value of
+// the memory type; on an attribute put, the default of the attribute's type.
+// keep_converted() leaves the converted value of the rules above instead
+// (exacdf hint exa_erange_fill=disable).
+class ErangeFill {
+ public:
+  // The default fill value (NC_FILL_*) of the destination type.
+  static ErangeFill type_default() { return ErangeFill(Kind::kTypeDefault); }
+  // A put into a variable whose fill value is `xfill` (`size` bytes,
+  // external form: Dataset::fill_value_external). A size that is not that of
+  // the external type falls back to the type's default.
+  static ErangeFill value(const void* xfill, int64_t size) {
+    ErangeFill f(Kind::kValue);
+    f.size_ = size > 0 && size <= 8 ? size : 0;
+    if (f.size_ > 0) std::memcpy(f.xvalue_, xfill, static_cast<size_t>(f.size_));
+    return f;
+  }
+  static ErangeFill keep_converted() { return ErangeFill(Kind::kKeep); }
+
+  bool keeps_converted() const { return kind_ == Kind::kKeep; }
+  // The external bytes of value(), when they are `size` bytes; else null.
+  const unsigned char* external_value(int64_t size) const {
+    return kind_ == Kind::kValue && size_ == size ? xvalue_ : nullptr;
+  }
+
+ private:
+  enum class Kind { kTypeDefault, kValue, kKeep };
+  explicit ErangeFill(Kind kind) : kind_(kind) {}
+  Kind kind_;
+  int64_t size_ = 0;
+  unsigned char xvalue_[8] = {};
+};
+
 // Range rules (those of PnetCDF 1.12.3 / netCDF-C ncx.m4, checked against
-// the system libpnetcdf by tests/unit/test_convert_oracle.cpp):
+// the system libpnetcdf by tests/unit/test_convert_oracle.cpp). Which value an
+// NC_ERANGE element becomes is chosen by ErangeFill (below): by default the
+// fill value, as Debian's PnetCDF (built with erange-fill) stores it; the
+// values named here are those ErangeFill::keep_converted() leaves:
 //  - integer -> integer: NC_ERANGE when the value is outside the destination
 //    type (negative -> unsigned included); the element is the C cast (modular).
 //  - integer -> float/double: never NC_ERANGE. float -> double: NC_ERANGE
@@ -44,27 +84,32 @@ Status check_convertible(nc_type mem_type, nc_type xtype);
 //    taken as they are, never NC_ERANGE; in CDF-5 NC_BYTE is a signed byte and
 //    values > 127 (put) / < 0 (get) give NC_ERANGE. The bytes are the same
 //    either way; only the return code depends on the format (`cdf5`).
-// NC_ERANGE is reported once for the call; all elements are converted.
+// NC_ERANGE is reported once for the call; all elements are converted (those
+// that give it become what ErangeFill says).
 // n < 0, or `in` and `out` overlapping other than exactly, give NC_EINVAL;
 // types are checked as check_convertible does.
 
 // Converts n values from memory (mem_type) to external form (xtype,
 // big-endian) in `out`, with the range rules above. `in` and `out` may be
 // the same buffer only when the native and external sizes are equal.
-// `cdf5` selects the CDF-5 rule for unsigned char -> NC_BYTE.
+// `cdf5` selects the CDF-5 rule for unsigned char -> NC_BYTE; `fill` what an
+// NC_ERANGE element becomes.
 Status to_external(const void* in, nc_type mem_type, nc_type xtype, int64_t n, void* out,
-                   bool cdf5);
+                   bool cdf5, const ErangeFill& fill = ErangeFill::type_default());
 
-// As above with the CDF-1/CDF-2 rule (unsigned char -> NC_BYTE unchecked).
+// As above with the CDF-1/CDF-2 rule (unsigned char -> NC_BYTE unchecked)
+// and the external type's default fill.
 Status to_external(const void* in, nc_type mem_type, nc_type xtype, int64_t n, void* out);
 
 // Converts n external values (xtype, big-endian) to memory (mem_type), with
 // the range rules above; same aliasing rule as to_external. `cdf5` selects
-// the CDF-5 rule for NC_BYTE -> unsigned char.
+// the CDF-5 rule for NC_BYTE -> unsigned char; `fill` what an NC_ERANGE
+// element becomes (PnetCDF: the memory type's default fill).
 Status from_external(const void* in, nc_type xtype, nc_type mem_type, int64_t n, void* out,
-                     bool cdf5);
+                     bool cdf5, const ErangeFill& fill = ErangeFill::type_default());
 
-// As above with the CDF-1/CDF-2 rule (NC_BYTE -> unsigned char unchecked).
+// As above with the CDF-1/CDF-2 rule (NC_BYTE -> unsigned char unchecked)
+// and the memory type's default fill.
 Status from_external(const void* in, nc_type xtype, nc_type mem_type, int64_t n, void* out);
 
 // Reverses the byte order of n elements of elem_size bytes in place (any

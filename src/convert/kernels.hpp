@@ -14,9 +14,6 @@
 
 namespace exa::convert {
 
-// put: memory (native order) -> external (big-endian); get: the reverse.
-enum class Direction { put, get };
-
 // Elements per block of the floating -> integer loop: small enough that the
 // check pass and the cast pass share the L1 cache.
 inline constexpr int64_t kBlockElements = 512;
@@ -48,7 +45,7 @@ bool convert_values(const unsigned char* __restrict in, unsigned char* __restric
     unsigned bad = 0;
     for_each_index(n, [&](int64_t i) {
       S v = load<S, in_be>(in + i * ss);
-      bad |= int_out_of_range<D>(v);
+      bad |= gives_erange<S, D, dir>(v);
       store<D, out_be>(out + i * ds, static_cast<D>(v));
     });
     return bad != 0;
@@ -56,7 +53,7 @@ bool convert_values(const unsigned char* __restrict in, unsigned char* __restric
     unsigned bad = 0;
     for_each_index(n, [&](int64_t i) {
       double v = load<S, in_be>(in + i * ss);
-      bad |= double_to_float_out_of_range(v);
+      bad |= gives_erange<S, D, dir>(v);
       float f = dir == Direction::put ? static_cast<float>(v) : double_to_float_get(v);
       store<D, out_be>(out + i * ds, f);
     });
@@ -66,7 +63,7 @@ bool convert_values(const unsigned char* __restrict in, unsigned char* __restric
     unsigned bad = 0;
     for_each_index(n, [&](int64_t i) {
       float v = load<S, in_be>(in + i * ss);
-      bad |= float_to_double_put_out_of_range(v);
+      bad |= gives_erange<S, D, dir>(v);
       store<D, out_be>(out + i * ds, static_cast<double>(v));
     });
     return bad != 0;
@@ -95,13 +92,37 @@ bool convert_values(const unsigned char* __restrict in, unsigned char* __restric
         continue;
       }
       for (int64_t i = 0; i < m; ++i) {
-        double v = load<S, in_be>(bin + i * ss);
-        bad |= float_out_of_range<D>(v);
-        store<D, out_be>(bout + i * ds, float_to_int_defined<D>(v));
+        S v = load<S, in_be>(bin + i * ss);
+        bad |= gives_erange<S, D, dir>(v);
+        store<D, out_be>(bout + i * ds, float_to_int_defined<D>(static_cast<double>(v)));
       }
     }
     return bad;
   }
+}
+
+// Stores `fill` (a native D) over every element of `out` whose source gives
+// NC_ERANGE. Called only after convert_values found one, so the in-range
+// fast path pays nothing for it.
+template <class S, class D, Direction dir>
+void fill_out_of_range(const unsigned char* __restrict in, unsigned char* __restrict out,
+                       int64_t n, const unsigned char* fill) {
+  constexpr bool in_be = dir == Direction::get;
+  constexpr bool out_be = dir == Direction::put;
+  const D f = load<D, false>(fill);
+  for (int64_t i = 0; i < n; ++i)
+    if (gives_erange<S, D, dir>(load<S, in_be>(in + i * sizeof(S))))
+      store<D, out_be>(out + i * sizeof(D), f);
+}
+
+// convert_values, then the fill value where an element gave NC_ERANGE
+// (`fill` null: the converted values stay, exa_erange_fill=disable).
+template <class S, class D, Direction dir>
+bool convert_and_fill(const unsigned char* __restrict in, unsigned char* __restrict out,
+                      int64_t n, const unsigned char* fill) {
+  const bool bad = convert_values<S, D, dir>(in, out, n);
+  if (bad && fill != nullptr) fill_out_of_range<S, D, dir>(in, out, n, fill);
+  return bad;
 }
 
 }  // namespace exa::convert

@@ -2,6 +2,9 @@
 // (src/drivers/common/ncx.m4, the same rules as netCDF-C): when a value gives
 // NC_ERANGE, and which value is written. Kept apart from the loops so the
 // rules can be read, and tested, in one place. See external.hpp for the list.
+// Where an element gives NC_ERANGE, PnetCDF (erange-fill, Debian's build)
+// stores a fill value instead; the loops write the values below and
+// external.cpp replaces the NC_ERANGE elements afterwards (gives_erange).
 #pragma once
 
 #include <cfloat>
@@ -10,6 +13,9 @@
 #include <utility>
 
 namespace exa::convert {
+
+// put: memory (native order) -> external (big-endian); get: the reverse.
+enum class Direction { put, get };
 
 // Integer -> integer: NC_ERANGE when the value is not in D (the written value
 // is the C cast, which C++20 defines as modular).
@@ -85,6 +91,23 @@ inline bool double_to_float_out_of_range(double d) { return (d > FLT_MAX) | (d <
 // C cast, +-inf or the nearest float.
 inline float double_to_float_get(double d) {
   return d > FLT_MAX ? FLT_MAX : d < -FLT_MAX ? -FLT_MAX : static_cast<float>(d);
+}
+
+// The one rule: whether converting v (S -> D, in direction dir) gives
+// NC_ERANGE. The loops check with these same predicates.
+template <class S, class D, Direction dir>
+inline bool gives_erange(S v) {
+  if constexpr (std::is_integral_v<S> && std::is_integral_v<D>) {
+    return int_out_of_range<D>(v);
+  } else if constexpr (std::is_same_v<S, double> && std::is_same_v<D, float>) {
+    return double_to_float_out_of_range(v);
+  } else if constexpr (std::is_same_v<S, float> && std::is_same_v<D, double>) {
+    return dir == Direction::put && float_to_double_put_out_of_range(v);
+  } else if constexpr (std::is_floating_point_v<D>) {
+    return false;  // integer -> floating, same floating type
+  } else {
+    return float_out_of_range<D>(static_cast<double>(v));
+  }
 }
 
 }  // namespace exa::convert

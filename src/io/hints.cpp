@@ -92,6 +92,10 @@ Status gather_hints(MPI_Info user, Hints* out) {
     if (it->second == "enable") h.bcast_read = Hints::BcastRead::kEnable;
     if (it->second == "disable") h.bcast_read = Hints::BcastRead::kDisable;
   }
+  if (auto it = h.all.find("exa_erange_fill"); it != h.all.end()) {
+    if (it->second == "enable") h.erange_fill = true;
+    if (it->second == "disable") h.erange_fill = false;
+  }
   if (auto it = h.all.find("exa_define_mode"); it != h.all.end())
     h.independent_define = it->second == "independent";
   if (auto it = h.all.find("exa_format"); it != h.all.end()) h.partitioned = it->second == "partitioned";
@@ -158,6 +162,7 @@ std::map<std::string, std::string> reported_values(const Hints& h,
   put("exa_define_mode", h.independent_define ? "independent" : "collective");
   put("exa_format", h.partitioned ? "partitioned" : "classic");
   put("exa_compact_max", std::to_string(h.compact_max));
+  put("exa_erange_fill", h.erange_fill ? "enable" : "disable");
   return v;
 }
 

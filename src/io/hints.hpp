@@ -42,6 +42,10 @@ struct Hints {
   // record variables, fixed-size variables of at most this size keep their
   // data in their metadata block (docs/format.md, compact).
   int64_t compact_max = 64 * 1024;
+  // exa_erange_fill=enable|disable: an out-of-range element (NC_ERANGE) is
+  // stored / read as the fill value, as Debian's PnetCDF (built with
+  // erange-fill) does; disable keeps the converted value (the C cast).
+  bool erange_fill = true;
   int64_t striping_unit = 0;    // of the open file, when MPI-IO reports it
   int64_t striping_factor = 0;
   std::map<std::string, std::string> all;  // every hint after merging, by key

@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "convert/external.hpp"
 #include "io/access_plan.hpp"
 #include "io/hints.hpp"
 #include "io/kept_datatype.hpp"
@@ -33,6 +34,7 @@ struct PendingRequest {
   nc_type xtype = NC_NAT;
   int64_t nelems = 0;
   bool cdf5 = false;
+  convert::ErangeFill erange = convert::ErangeFill::type_default();  // what NC_ERANGE elements become
   ByteBuffer external;             // puts: converted at post
 };
 

@@ -152,7 +152,7 @@ Status NativeConnector::put(FileState& f, const DataRequest& req) {
     convert::swap_bytes_in_place(external, plan.geo.xsize, plan.nelems);
   else if (plan.nelems > 0 && !as_is)
     converted = convert::to_external(native_values, plan.memtype, plan.xtype, plan.nelems,
-                                     external, plan.cdf5);
+                                     external, plan.cdf5, plan.erange);
   int64_t xbytes = plan.xbytes();
   if (!converted.is_ok() && converted.code() != NC_ERANGE) {
     st = converted;
@@ -190,11 +190,11 @@ Status NativeConnector::get(FileState& f, const DataRequest& req) {
   if (plan.nelems == 0) return Status::ok();
   if (mem.contiguous())
     return convert::from_external(external, plan.xtype, plan.memtype, plan.nelems, req.buf,
-                                  plan.cdf5);
+                                  plan.cdf5, plan.erange);
   ByteBuffer native_values(static_cast<size_t>(plan.nelems * convert::native_size(plan.memtype)));
   Status converted =
       convert::from_external(external, plan.xtype, plan.memtype, plan.nelems,
-                             native_values.data(), plan.cdf5);
+                             native_values.data(), plan.cdf5, plan.erange);
   if (!converted.is_ok() && converted.code() != NC_ERANGE) return converted;
   EXA_RETURN_IF_ERROR(mem.scatter(native_values.data(), static_cast<int64_t>(native_values.size())));
   return converted;
@@ -241,6 +241,8 @@ Status NativeConnector::vard(FileState& f, int varid, MPI_Datatype filetype, voi
   if (st.is_ok()) st = mem.build(buf, buftype, bufcount, memtype, flat, nullptr);
   if (!st.is_ok()) nelems = 0;
   bool cdf5 = nf.ds.version() == format::Version::kCdf5;
+  convert::ErangeFill erange = convert::ErangeFill::type_default();
+  if (st.is_ok() && nelems > 0 && memtype != var->type) erange = erange_fill(nf, put ? varid : -1);
   ByteBuffer external(static_cast<size_t>(nelems * xsize));
   ByteBuffer values;
   Status converted;
@@ -250,7 +252,7 @@ Status NativeConnector::vard(FileState& f, int varid, MPI_Datatype filetype, voi
       st = mem.gather(&values, nelems * convert::native_size(memtype));
       from = values.data();
     }
-    if (st.is_ok()) converted = convert::to_external(from, memtype, var->type, nelems, external.data(), cdf5);
+    if (st.is_ok()) converted = convert::to_external(from, memtype, var->type, nelems, external.data(), cdf5, erange);
   }
   io::MpiFile& file = handle_for(nf, collective);
   MPI_File fh = file.handle();
@@ -277,9 +279,11 @@ Status NativeConnector::vard(FileState& f, int varid, MPI_Datatype filetype, voi
   if (!st.is_ok()) return st;
   if (put) return converted;
   if (nelems == 0) return Status::ok();
-  if (mem.contiguous()) return convert::from_external(external.data(), var->type, memtype, nelems, buf, cdf5);
+  if (mem.contiguous())
+    return convert::from_external(external.data(), var->type, memtype, nelems, buf, cdf5, erange);
   values.resize(static_cast<size_t>(nelems * convert::native_size(memtype)));
-  converted = convert::from_external(external.data(), var->type, memtype, nelems, values.data(), cdf5);
+  converted =
+      convert::from_external(external.data(), var->type, memtype, nelems, values.data(), cdf5, erange);
   if (!converted.is_ok() && converted.code() != NC_ERANGE) return converted;
   EXA_RETURN_IF_ERROR(mem.scatter(values.data(), static_cast<int64_t>(values.size())));
   return converted;

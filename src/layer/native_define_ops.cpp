@@ -6,6 +6,7 @@
 #include "io/header_io.hpp"
 #include "layer/native_connector.hpp"
 #include "layer/native_internal.hpp"
+#include "layer/native_plan.hpp"
 
 namespace exa::layer {
 
@@ -141,7 +142,8 @@ Status NativeConnector::put_att(FileState& f, int varid, const char* name, nc_ty
   Status converted = Status::ok();
   if (nelems > 0)
     converted = convert::to_external(values, memtype, xtype, nelems, xvalues.data(),
-                                     nf.ds.version() == format::Version::kCdf5);
+                                     nf.ds.version() == format::Version::kCdf5,
+                                     erange_fill(nf, -1));
   if (!converted.is_ok() && converted.code() != NC_ERANGE) return converted;
   note_old_att(nf, varid, name);
   EXA_RETURN_IF_ERROR(nf.ds.put_att(varid, name, xtype, nelems, std::move(xvalues), nf.define_mode));
@@ -187,7 +189,7 @@ Status NativeConnector::get_att(FileState& f, int varid, const char* name, void*
   if (att->nelems == 0) return Status::ok();
   if (values == nullptr) return {NC_EINVAL, "null buffer"};
   return convert::from_external(att->xvalues.data(), att->type, mem, att->nelems, values,
-                                nf.ds.version() == format::Version::kCdf5);
+                                nf.ds.version() == format::Version::kCdf5, erange_fill(nf, -1));
 }
 
 }  // namespace exa::layer

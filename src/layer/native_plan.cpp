@@ -69,6 +69,13 @@ Status check_call(const NativeFile& nf, const DataRequest& req, bool write, bool
   return Status::ok();
 }
 
+convert::ErangeFill erange_fill(const NativeFile& nf, int put_varid) {
+  if (!nf.hints.erange_fill) return convert::ErangeFill::keep_converted();
+  if (put_varid < 0) return convert::ErangeFill::type_default();
+  std::vector<uint8_t> fill = nf.ds.fill_value_external(put_varid);
+  return convert::ErangeFill::value(fill.data(), static_cast<int64_t>(fill.size()));
+}
+
 Status make_plan(NativeFile& nf, const DataRequest& req, bool write, Plan* plan,
                  bool check_data_mode) {
   EXA_RETURN_IF_ERROR(check_call(nf, req, write, check_data_mode));
@@ -95,6 +102,8 @@ Status make_plan(NativeFile& nf, const DataRequest& req, bool write, Plan* plan,
   EXA_RETURN_IF_ERROR(resolve_memtype(req, var, plan, &per_buftype));
   EXA_RETURN_IF_ERROR(convert::check_convertible(plan->memtype, var.type));
   EXA_RETURN_IF_ERROR(count_elements(plan->sel, plan->geo.xsize, &plan->nelems));
+  // Only a conversion between types can give NC_ERANGE.
+  if (plan->memtype != var.type) plan->erange = erange_fill(nf, write ? req.varid : -1);
   if (per_buftype > 0 && req.bufcount >= 0 && req.bufcount * per_buftype != plan->nelems)
     return {NC_EIOMISMATCH, "buffer holds a different number of elements than selected"};
   if (plan->nelems > 0 && req.buf == nullptr) return {NC_ENULLBUF, "null buffer"};

@@ -2,6 +2,7 @@
 // nonblocking calls): checks, selection, memory type; numrecs bookkeeping.
 #pragma once
 
+#include "convert/external.hpp"
 #include "io/access_plan.hpp"
 #include "io/mpi_file.hpp"
 #include "layer/native_connector.hpp"
@@ -16,12 +17,20 @@ struct Plan {
   int64_t nelems = 0;
   bool cdf5 = false;  // the unsigned char <-> NC_BYTE range rule differs
   bool compact = false;  // a compact variable: the data is in its block (CompactStore)
+  // What an out-of-range element becomes (erange_fill).
+  convert::ErangeFill erange = convert::ErangeFill::type_default();
   int64_t xbytes() const { return nelems * geo.xsize; }
 };
 
 // The checks of every data call, in PnetCDF's order: permission, define
 // mode, data mode (when `data_mode`), NC_GLOBAL, variable id.
 Status check_call(const NativeFile& nf, const DataRequest& req, bool write, bool data_mode);
+
+// What an element that gives NC_ERANGE becomes, by hint exa_erange_fill: the
+// converted value (disable), else a fill value -- for a put into variable
+// `put_varid` (>= 0) that variable's (_FillValue or the default), for a get
+// or an attribute (put_varid < 0) the destination type's default.
+convert::ErangeFill erange_fill(const NativeFile& nf, int put_varid);
 
 // Checks mode, ids and selection, resolves the memory type.
 // `check_data_mode` false (nonblocking posts) accepts define mode and either

@@ -41,7 +41,8 @@ Status convert_put(PendingRequest& r, MPI_Datatype buftype) {
   }
   r.external.resize(static_cast<size_t>(r.nelems * r.geo.xsize));
   if (r.nelems == 0) return Status::ok();
-  return convert::to_external(values, r.memtype, r.xtype, r.nelems, r.external.data(), r.cdf5);
+  return convert::to_external(values, r.memtype, r.xtype, r.nelems, r.external.data(), r.cdf5,
+                              r.erange);
 }
 
 // Converts a completed get's external bytes into the caller's buffer.
@@ -50,10 +51,11 @@ Status deliver_get(PendingRequest& r) {
   io::MemoryPlan mem;
   EXA_RETURN_IF_ERROR(build_memory(r, r.buftype.get(), &mem));
   if (mem.contiguous())
-    return convert::from_external(r.external.data(), r.xtype, r.memtype, r.nelems, r.buf, r.cdf5);
+    return convert::from_external(r.external.data(), r.xtype, r.memtype, r.nelems, r.buf, r.cdf5,
+                                  r.erange);
   ByteBuffer values(static_cast<size_t>(r.nelems * convert::native_size(r.memtype)));
   Status st = convert::from_external(r.external.data(), r.xtype, r.memtype, r.nelems,
-                                     values.data(), r.cdf5);
+                                     values.data(), r.cdf5, r.erange);
   if (!st.is_ok() && st.code() != NC_ERANGE) return st;
   EXA_RETURN_IF_ERROR(mem.scatter(values.data(), static_cast<int64_t>(values.size())));
   return st;
@@ -212,6 +214,7 @@ Status NativeConnector::post(FileState& f, const DataRequest& req, PostKind kind
   r.xtype = plan.xtype;
   r.nelems = plan.nelems;
   r.cdf5 = plan.cdf5;
+  r.erange = plan.erange;
   if (r.buffered) {
     if (nf.attached_used + plan.xbytes() > nf.attached_size)
       return {NC_EINSUFFBUF, "attached buffer too small"};
@@ -313,6 +316,10 @@ Status NativeConnector::wait(FileState& f, int num, int* reqids, int* statuses, 
   }
   report(num, reqids, statuses, outcome);
   Status first = io_put.is_ok() ? io_get : io_put;
+  if (!first.is_ok()) return first;
+  // A get whose values did not fit is also the wait's code, as in PnetCDF.
+  for (const auto& [id, st] : outcome)
+    if (st.code() == NC_ERANGE) return st;
   return first;
 }
 

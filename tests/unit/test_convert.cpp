@@ -23,6 +23,7 @@ namespace {
 
 using exa::convert::check_convertible;
 using exa::convert::default_fill_external;
+using exa::convert::ErangeFill;
 using exa::convert::from_external;
 using exa::convert::native_size;
 using exa::convert::swap_bytes_in_place;
@@ -137,6 +138,33 @@ D reference(S v, bool put, bool cdf5, bool* bad) {
   }
 }
 
+// What an NC_ERANGE element becomes, for each kind of ErangeFill.
+enum class Fill { kDefault, kValue, kKeep };
+constexpr int kValueFill = 42;  // a fill value every type holds
+
+template <class D>
+D default_fill() {
+  unsigned char b[8];
+  default_fill_external(nc_type_of<D>(), b);
+  return from_be<D>(b);
+}
+
+template <class D>
+ErangeFill erange_fill(Fill f) {
+  if (f == Fill::kKeep) return ErangeFill::keep_converted();
+  if (f == Fill::kDefault) return ErangeFill::type_default();
+  Bytes x = be_bytes(static_cast<D>(kValueFill));
+  return ErangeFill::value(x.data(), static_cast<int64_t>(x.size()));
+}
+
+// The element expected for S -> D: the reference, or the fill for NC_ERANGE.
+template <class S, class D>
+D expected(S v, bool put, bool cdf5, Fill f, bool* bad) {
+  D value = reference<S, D>(v, put, cdf5, bad);
+  if (!*bad || f == Fill::kKeep) return value;
+  return f == Fill::kValue ? static_cast<D>(kValueFill) : default_fill<D>();
+}
+
 // ---- value sets ---------------------------------------------------------
 
 // Boundary values of every type that T can hold: the limits of all types,
@@ -209,15 +237,16 @@ std::vector<T> cycle(const std::vector<T>& base, size_t n) {
 
 // to_external of `values` (memory M -> external X) against the reference.
 template <class M, class X>
-void check_put(const std::vector<M>& values, bool cdf5) {
+void check_put(const std::vector<M>& values, bool cdf5, Fill fill = Fill::kDefault) {
   Bytes out(values.size() * sizeof(X) + 1, 0xA5);
   // Offset by one byte: the kernels must not assume alignment.
   exa::Status st = to_external(values.data(), nc_type_of<M>(), nc_type_of<X>(),
-                               static_cast<int64_t>(values.size()), out.data() + 1, cdf5);
+                               static_cast<int64_t>(values.size()), out.data() + 1, cdf5,
+                               erange_fill<X>(fill));
   bool any_bad = false;
   for (size_t i = 0; i < values.size(); ++i) {
     bool bad;
-    X expect = reference<M, X>(values[i], true, cdf5, &bad);
+    X expect = expected<M, X>(values[i], true, cdf5, fill, &bad);
     any_bad |= bad;
     X got = from_be<X>(out.data() + 1 + i * sizeof(X));
     ASSERT_TRUE(same_bits(expect, got)) << "put " << nc_type_of<M>() << "->" << nc_type_of<X>()
@@ -231,16 +260,17 @@ void check_put(const std::vector<M>& values, bool cdf5) {
 
 // from_external of `values` (external X -> memory M) against the reference.
 template <class X, class M>
-void check_get(const std::vector<X>& values, bool cdf5) {
+void check_get(const std::vector<X>& values, bool cdf5, Fill fill = Fill::kDefault) {
   Bytes in = be_array(values);
   in.insert(in.begin(), 0x5A);  // misalign the input
   std::vector<M> out(values.size());
   exa::Status st = from_external(in.data() + 1, nc_type_of<X>(), nc_type_of<M>(),
-                                 static_cast<int64_t>(values.size()), out.data(), cdf5);
+                                 static_cast<int64_t>(values.size()), out.data(), cdf5,
+                                 erange_fill<M>(fill));
   bool any_bad = false;
   for (size_t i = 0; i < values.size(); ++i) {
     bool bad;
-    M expect = reference<X, M>(values[i], false, cdf5, &bad);
+    M expect = expected<X, M>(values[i], false, cdf5, fill, &bad);
     any_bad |= bad;
     ASSERT_TRUE(same_bits(expect, out[i]))
         << "get " << nc_type_of<X>() << "->" << nc_type_of<M>() << " value " << show(values[i])
@@ -278,6 +308,11 @@ void check_pair() {
     auto xc = clean_values<X, M>(cycle(xb, 1500), false);
     if (!mc.empty()) check_put<M, X>(mc, cdf5);
     if (!xc.empty()) check_get<X, M>(xc, cdf5);
+    // The other ErangeFill kinds: a given value, and the converted value kept.
+    for (Fill f : {Fill::kValue, Fill::kKeep}) {
+      check_put<M, X>(cycle(mb, 1500), cdf5, f);
+      check_get<X, M>(cycle(xb, 1500), cdf5, f);
+    }
   }
 }
 
@@ -419,9 +454,10 @@ TEST(Convert, RejectsBadArguments) {
 // ---- bytes on disk --------------------------------------------------------
 
 template <class M>
-Bytes put_one(M v, nc_type xtype, int* rc = nullptr) {
+Bytes put_one(M v, nc_type xtype, int* rc = nullptr,
+              const ErangeFill& fill = ErangeFill::type_default()) {
   Bytes out(static_cast<size_t>(native_size(xtype)));
-  int code = to_external(&v, nc_type_of<M>(), xtype, 1, out.data()).code();
+  int code = to_external(&v, nc_type_of<M>(), xtype, 1, out.data(), false, fill).code();
   if (rc) *rc = code;
   return out;
 }
@@ -518,9 +554,26 @@ TEST(Convert, ErangeIntegerCases) {
   EXPECT_EQ(get_code<unsigned long long>(UINT64_MAX, NC_INT64), NC_ERANGE);
   EXPECT_EQ(get_code<unsigned long long>(UINT64_MAX, NC_DOUBLE), NC_NOERR);
   EXPECT_EQ(get_code<long long>(INT64_MIN, NC_FLOAT), NC_NOERR);
-  // The C cast (modular) is written for an out-of-range integer.
-  EXPECT_EQ(put_one<int>(300, NC_UBYTE), (Bytes{44}));
-  EXPECT_EQ(put_one<int>(-1, NC_USHORT), (Bytes{0xff, 0xff}));
+  // The fill value is written for an out-of-range integer (PnetCDF's
+  // erange-fill): the type's default, or the one given; keep_converted()
+  // writes the C cast (modular).
+  EXPECT_EQ(put_one<int>(300, NC_UBYTE), (Bytes{0xff}));
+  EXPECT_EQ(put_one<int>(40000, NC_SHORT), be_bytes<short>(NC_FILL_SHORT));
+  const Bytes minus99 = be_bytes<short>(-99);
+  EXPECT_EQ(put_one<int>(40000, NC_SHORT, nullptr, ErangeFill::value(minus99.data(), 2)), minus99);
+  // A fill value of another size than the type's: the type's default.
+  EXPECT_EQ(put_one<int>(40000, NC_SHORT, nullptr, ErangeFill::value(minus99.data(), 1)),
+            be_bytes<short>(NC_FILL_SHORT));
+  const ErangeFill keep = ErangeFill::keep_converted();
+  EXPECT_EQ(put_one<int>(300, NC_UBYTE, nullptr, keep), (Bytes{44}));
+  EXPECT_EQ(put_one<int>(-1, NC_USHORT, nullptr, keep), (Bytes{0xff, 0xff}));
+  EXPECT_EQ(put_one<int>(40000, NC_SHORT, nullptr, keep), be_bytes<short>(-25536));
+  short s = 0;
+  Bytes big = be_bytes<int>(70000);
+  EXPECT_EQ(from_external(big.data(), NC_INT, NC_SHORT, 1, &s).code(), NC_ERANGE);
+  EXPECT_EQ(s, NC_FILL_SHORT);
+  EXPECT_EQ(from_external(big.data(), NC_INT, NC_SHORT, 1, &s, false, keep).code(), NC_ERANGE);
+  EXPECT_EQ(s, 4464);
 }
 
 TEST(Convert, ErangeFloatingCases) {
@@ -571,11 +624,15 @@ TEST(Convert, ErangeFloatingCases) {
 }
 
 TEST(Convert, DefinedValuesWhereTheCastIsUndefined) {
-  // Out of range: saturated.
-  EXPECT_EQ(put_one<double>(1e10, NC_INT), be_bytes<int>(INT32_MAX));
-  EXPECT_EQ(put_one<double>(-1e10, NC_INT), be_bytes<int>(INT32_MIN));
-  EXPECT_EQ(put_one<float>(-INFINITY, NC_UINT), be_bytes<unsigned>(0));
-  EXPECT_EQ(put_one<double>(1e300, NC_UINT64), be_bytes<unsigned long long>(UINT64_MAX));
+  // Out of range: the fill value; the converted value kept is saturated.
+  const ErangeFill keep = ErangeFill::keep_converted();
+  EXPECT_EQ(put_one<double>(1e10, NC_INT), be_bytes<int>(NC_FILL_INT));
+  EXPECT_EQ(put_one<float>(INFINITY, NC_INT), be_bytes<int>(NC_FILL_INT));
+  EXPECT_EQ(put_one<double>(1e10, NC_INT, nullptr, keep), be_bytes<int>(INT32_MAX));
+  EXPECT_EQ(put_one<double>(-1e10, NC_INT, nullptr, keep), be_bytes<int>(INT32_MIN));
+  EXPECT_EQ(put_one<float>(-INFINITY, NC_UINT, nullptr, keep), be_bytes<unsigned>(0));
+  EXPECT_EQ(put_one<double>(1e300, NC_UINT64, nullptr, keep),
+            be_bytes<unsigned long long>(UINT64_MAX));
   EXPECT_EQ(put_one<double>(9223372036854775808.0, NC_INT64), be_bytes<long long>(INT64_MAX));
   EXPECT_EQ(put_one<double>(18446744073709551616.0, NC_UINT64),
             be_bytes<unsigned long long>(UINT64_MAX));
@@ -590,11 +647,16 @@ TEST(Convert, DefinedValuesWhereTheCastIsUndefined) {
   Bytes two63 = be_bytes(9223372036854775808.0);
   EXPECT_EQ(from_external(two63.data(), NC_DOUBLE, NC_INT64, 1, &ll).code(), NC_NOERR);
   EXPECT_EQ(ll, INT64_MAX);
-  // double -> float: put writes the cast (inf), get writes +-FLT_MAX.
-  EXPECT_EQ(put_one<double>(1e39, NC_FLOAT), be_bytes<float>(INFINITY));
+  // double -> float: the fill value; kept, put writes the cast (inf), get
+  // writes +-FLT_MAX. float +-inf -> double (put): the fill value.
+  EXPECT_EQ(put_one<double>(1e39, NC_FLOAT), be_bytes<float>(NC_FILL_FLOAT));
+  EXPECT_EQ(put_one<double>(1e39, NC_FLOAT, nullptr, keep), be_bytes<float>(INFINITY));
+  EXPECT_EQ(put_one<float>(-INFINITY, NC_DOUBLE), be_bytes<double>(NC_FILL_DOUBLE));
   float f = 0;
   Bytes big = be_bytes(-1e39);
   EXPECT_EQ(from_external(big.data(), NC_DOUBLE, NC_FLOAT, 1, &f).code(), NC_ERANGE);
+  EXPECT_EQ(f, NC_FILL_FLOAT);
+  EXPECT_EQ(from_external(big.data(), NC_DOUBLE, NC_FLOAT, 1, &f, false, keep).code(), NC_ERANGE);
   EXPECT_EQ(f, -FLT_MAX);
 }
 
@@ -605,9 +667,31 @@ TEST(Convert, ErangeReportedOnceAndOtherElementsExact) {
   Bytes out(v.size() * 4);
   EXPECT_EQ(to_external(v.data(), NC_DOUBLE, NC_INT, 2000, out.data()).code(), NC_ERANGE);
   for (size_t i = 0; i < v.size(); ++i) {
-    int expect = i == 1500 ? INT32_MAX : static_cast<int>(v[i]);
+    int expect = i == 1500 ? NC_FILL_INT : static_cast<int>(v[i]);
     ASSERT_EQ(from_be<int>(out.data() + 4 * i), expect) << i;
   }
+  EXPECT_EQ(to_external(v.data(), NC_DOUBLE, NC_INT, 2000, out.data(), false,
+                        ErangeFill::keep_converted())
+                .code(),
+            NC_ERANGE);
+  EXPECT_EQ(from_be<int>(out.data() + 4 * 1500), INT32_MAX);
+  EXPECT_EQ(from_be<int>(out.data() + 4 * 1499), 498);
+  // In place (staged through blocks): the fill lands in the right block.
+  std::vector<int> w(1300, 5);
+  w[700] = 70000;
+  EXPECT_EQ(to_external(w.data(), NC_INT, NC_FLOAT, 1300, w.data()).code(), NC_NOERR);
+  std::vector<int> x(1300, 5);
+  x[1100] = 70000;
+  std::vector<unsigned char> xs(1300 * 2);
+  EXPECT_EQ(to_external(x.data(), NC_INT, NC_SHORT, 1300, xs.data()).code(), NC_ERANGE);
+  EXPECT_EQ(from_be<short>(xs.data() + 2 * 1100), NC_FILL_SHORT);
+  EXPECT_EQ(from_be<short>(xs.data() + 2 * 1101), 5);
+  std::vector<unsigned> y(1300, 5);
+  y[1100] = 3000000000u;
+  EXPECT_EQ(to_external(y.data(), NC_UINT, NC_INT, 1300, y.data()).code(), NC_ERANGE);
+  const auto* yb = reinterpret_cast<const unsigned char*>(y.data());
+  EXPECT_EQ(from_be<int>(yb + 4 * 1100), NC_FILL_INT);
+  EXPECT_EQ(from_be<int>(yb + 4 * 1099), 5);
 }
 
 TEST(Convert, UnsignedCharAndByteRule) {
@@ -617,9 +701,15 @@ TEST(Convert, UnsignedCharAndByteRule) {
   EXPECT_EQ(to_external(u, NC_UBYTE, NC_BYTE, 6, ext).code(), NC_NOERR);
   EXPECT_EQ(std::memcmp(u, ext, 6), 0);
   EXPECT_EQ(to_external(u, NC_UBYTE, NC_BYTE, 6, ext, false).code(), NC_NOERR);
-  // CDF-5: NC_BYTE is signed, 128..255 are out of range; bytes unchanged.
+  // CDF-5: NC_BYTE is signed, 128..255 are out of range: the fill value
+  // (kept converted: the bytes unchanged).
   std::memset(ext, 0, 6);
   EXPECT_EQ(to_external(u, NC_UBYTE, NC_BYTE, 6, ext, true).code(), NC_ERANGE);
+  EXPECT_EQ(ext[2], 127);
+  EXPECT_EQ(ext[3], 0x81);
+  EXPECT_EQ(ext[5], 0x81);
+  EXPECT_EQ(to_external(u, NC_UBYTE, NC_BYTE, 6, ext, true, ErangeFill::keep_converted()).code(),
+            NC_ERANGE);
   EXPECT_EQ(std::memcmp(u, ext, 6), 0);
   EXPECT_EQ(to_external(u, NC_UBYTE, NC_BYTE, 3, ext, true).code(), NC_NOERR);
   // Reading NC_BYTE into unsigned char: the mirror rule.
@@ -627,7 +717,8 @@ TEST(Convert, UnsignedCharAndByteRule) {
   EXPECT_EQ(from_external(u, NC_BYTE, NC_UBYTE, 6, back).code(), NC_NOERR);
   EXPECT_EQ(std::memcmp(u, back, 6), 0);
   EXPECT_EQ(from_external(u, NC_BYTE, NC_UBYTE, 6, back, true).code(), NC_ERANGE);
-  EXPECT_EQ(std::memcmp(u, back, 6), 0);
+  const unsigned char filled[] = {0, 1, 127, 255, 255, 255};
+  EXPECT_EQ(std::memcmp(filled, back, 6), 0);
   // Only unsigned char memory is special: signed char -> NC_UBYTE checks always.
   const signed char s[] = {-1};
   EXPECT_EQ(to_external(s, NC_BYTE, NC_UBYTE, 1, ext, false).code(), NC_ERANGE);

@@ -11,8 +11,8 @@
  * Lines (hex bytes in the order they sit in memory / in the file):
  *   P <cdf> <mem> <xtype> <native input> <rc> <external output, big-endian>
  *   G <cdf> <xtype> <mem> <external input, big-endian> <rc> <native output>
- * Output bytes are only meaningful when rc == 0: Debian builds PnetCDF with
- * PNETCDF_ERANGE_FILL=1, which writes fill values where exacdf keeps the cast.
+ * Where rc is NC_ERANGE the output is the fill value: Debian builds PnetCDF
+ * with PNETCDF_ERANGE_FILL=1 (the destination type's default fill here).
  */
 #include <float.h>
 #include <limits.h>
