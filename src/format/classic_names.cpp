@@ -6,7 +6,7 @@
 namespace exa::format {
 
 bool is_valid_path_name(std::string_view full) {
-  return partitioned::is_valid_full_name(full) && full.substr(0, 2) != "//";
+  return partitioned::is_valid_full_name(full);
 }
 
 std::string to_classic_name(std::string_view full) {

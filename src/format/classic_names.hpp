@@ -8,8 +8,8 @@
 
 namespace exa::format {
 
-// Whether `full` is an object name ("x") or a path and a name ("/g/x", not
-// "//x", which the partitioned format reads as "x").
+// Whether `full` is an object name ("x") or a path and a name ("/g/x"; not
+// "/x" or "//x": partitioned::is_valid_full_name).
 bool is_valid_path_name(std::string_view full);
 
 // The classic name of a full object name ("/g00000/x" or "x"): the leading

@@ -24,8 +24,8 @@ TEST(ClassicNames, PlainNamesAreUnchanged) {
     EXPECT_EQ(to_classic_name(n), n) << n;
     EXPECT_EQ(from_classic_name(n), n) << n;
   }
-  // A root object named with its '/' is the same object.
-  EXPECT_EQ(to_classic_name("/x"), "x");
+  // A root object's name has no '/' ("/x" is not a valid name).
+  EXPECT_EQ(to_classic_name("/x"), "");
 }
 
 TEST(ClassicNames, UnderscoresNextToTheSeparatorAreEscaped) {
@@ -63,6 +63,7 @@ TEST(ClassicNames, InvalidOrTooLongNamesHaveNone) {
   EXPECT_EQ(to_classic_name("a/b"), "");  // a path starts with '/'
   EXPECT_EQ(to_classic_name("//a"), "");
   EXPECT_FALSE(is_valid_path_name("//a"));
+  EXPECT_FALSE(is_valid_path_name("/a"));
   EXPECT_TRUE(is_valid_path_name("/a/b"));
   const std::string seg(200, 'x');
   EXPECT_EQ(to_classic_name("/" + seg + "/" + seg), "");  // 402 bytes > NC_MAX_NAME
