@@ -68,10 +68,13 @@ for lib in "${LIBS[@]}"; do
 done
 # Which libraries each build really links (the two pnetcdf.h never mix: the
 # sources #error on the wrong header; here the link side is checked).
-ldd "$BUILD/bench/partition3d_exacdf" | grep -q libexacdf || { echo "partition3d_exacdf does not link libexacdf" >&2; exit 1; }
-if ldd "$BUILD/bench/partition3d_exacdf" | grep -q libpnetcdf; then echo "partition3d_exacdf links libpnetcdf" >&2; exit 1; fi
-ldd "$BUILD/bench/partition3d_pnetcdf" | grep -q libpnetcdf || { echo "partition3d_pnetcdf does not link libpnetcdf" >&2; exit 1; }
-if ldd "$BUILD/bench/partition3d_pnetcdf" | grep -q libexacdf; then echo "partition3d_pnetcdf links libexacdf" >&2; exit 1; fi
+# (Not `ldd ... | grep -q`: grep -q exits at the first match, and under pipefail
+# ldd, still writing, then fails with SIGPIPE -- now and then.)
+links() { [[ "$(ldd "$1")" == *"$2"* ]]; }  # links BINARY LIBRARY
+links "$BUILD/bench/partition3d_exacdf" libexacdf || { echo "partition3d_exacdf does not link libexacdf" >&2; exit 1; }
+if links "$BUILD/bench/partition3d_exacdf" libpnetcdf; then echo "partition3d_exacdf links libpnetcdf" >&2; exit 1; fi
+links "$BUILD/bench/partition3d_pnetcdf" libpnetcdf || { echo "partition3d_pnetcdf does not link libpnetcdf" >&2; exit 1; }
+if links "$BUILD/bench/partition3d_pnetcdf" libexacdf; then echo "partition3d_pnetcdf links libexacdf" >&2; exit 1; fi
 
 RAW=$OUT/data_bench.raw.txt
 : >"$RAW"

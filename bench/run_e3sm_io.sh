@@ -88,7 +88,9 @@ mpicc -shared -fPIC -O2 -Wall "$ROOT/bench/mpiio_count.c" -o "$BIN/libmpiio_coun
 [[ "$(ldd "$BIN/e3sm_io_exacdf")" == *"$BUILD/lib/libexacdf"* ]] || { log "exacdf binary not linked to $BUILD"; exit 1; }
 [[ "$(ldd "$BIN/e3sm_io_pnetcdf")" == *libpnetcdf* ]] || { log "pnetcdf binary not linked to libpnetcdf"; exit 1; }
 # The interposer only works if libmpi's MPI_File_* are weak over PMPI_File_*.
-LIBMPI="$(ldd "$BIN/e3sm_io_pnetcdf" | awk '/libmpi\.so/{print $3; exit}')"
+# (Readers of a pipe read to the end here: one that stops early -- grep -q, head, awk's
+# exit -- can make the writer fail with SIGPIPE, which pipefail turns into a failure.)
+LIBMPI="$(ldd "$BIN/e3sm_io_pnetcdf" | awk '/libmpi\.so/ && !found {print $3; found = 1}')"
 WEAK_OK=$(nm -D "$LIBMPI" | grep -cE ' W MPI_File_(write|read)(_at)?(_all)?$' || true)
 log "libmpi $LIBMPI: $WEAK_OK of the 8 MPI_File_{write,read}{,_at}{,_all} are weak symbols"
 [[ "$WEAK_OK" == 8 ]] || { log "MPI_File_* are not weak in libmpi: PMPI counting would miss calls"; exit 1; }
@@ -104,14 +106,14 @@ log "checking that the four variants write byte-identical files (2 ranks)"
 declare -A FILE_OF
 for variant in pnetcdf-nb pnetcdf-blocking exacdf-nb exacdf-blocking; do
   f="$BUILD/data/same_$variant.nc"
-  run 2 "$BIN/e3sm_io_${variant%%-*}" "${variant#*-}" "$f" ncol="$NCOL" steps="$STEPS" \
-    maxlen="$MAXLEN" keep=1 | grep -q 'verify=ok' || { log "FAILED: $variant (identity run)"; exit 1; }
+  out=$(run 2 "$BIN/e3sm_io_${variant%%-*}" "${variant#*-}" "$f" ncol="$NCOL" steps="$STEPS" \
+    maxlen="$MAXLEN" keep=1) && [[ $out == *verify=ok* ]] || { log "FAILED: $variant (identity run)"; exit 1; }
   FILE_OF[$variant]="$f"
 done
 IDENT=""
 for variant in pnetcdf-blocking exacdf-nb exacdf-blocking; do
   if cmp -s "${FILE_OF[pnetcdf-nb]}" "${FILE_OF[$variant]}"; then r=identical
-  else r="differs ($(cmp "${FILE_OF[pnetcdf-nb]}" "${FILE_OF[$variant]}" 2>&1 | head -1 | sed 's/.*: //'))"; fi
+  else first=$(cmp "${FILE_OF[pnetcdf-nb]}" "${FILE_OF[$variant]}" 2>&1 || true); first=${first%%$'\n'*}; r="differs (${first##*: })"; fi
   IDENT="$IDENT$variant vs pnetcdf-nb: $r; "
 done
 log "$IDENT"
@@ -141,10 +143,10 @@ log "runs took ${ELAPSED}s"
 LOAD_END="$(cut -d' ' -f1-3 /proc/loadavg)"
 
 # ---------------------------------------------------------------- environment facts
-cpu=$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1)
+cpu=$( (lscpu 2>/dev/null || true) | awk -F': *' '/^Model name:/ && !found {print $2; found = 1}')
 mem=$(free -g | awk '/^Mem:/{print $2 " GiB"}')
 fs=$(df -T "$BUILD/data" | awk 'NR==2{print $2 " (" $7 ")"}')
-ompi=$(mpiexec --version 2>&1 | head -1)
+ompi=$(mpiexec --version 2>&1 || true); ompi=${ompi%%$'\n'*}
 pnc=$(dpkg-query -W -f '${Version}' libpnetcdf-dev 2>/dev/null || echo unknown)
 gcc_v=$(gcc -dumpfullversion)
 

@@ -120,10 +120,11 @@ ELAPSED=$(( $(date +%s) - START ))
 log "runs took ${ELAPSED}s"
 
 # ---------------------------------------------------------------- environment facts
-cpu=$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1)
+# (No head/grep -q after a pipe: under pipefail the writer can fail with SIGPIPE.)
+cpu=$( (lscpu 2>/dev/null || true) | awk -F': *' '/^Model name:/ && !found {print $2; found = 1}')
 mem=$(free -g | awk '/^Mem:/{print $2 " GiB"}')
 fs=$(df -T "$BUILD/data" | awk 'NR==2{print $2 " (" $7 ")"}')
-ompi=$(mpiexec --version 2>&1 | head -1)
+ompi=$(mpiexec --version 2>&1 || true); ompi=${ompi%%$'\n'*}
 pnc=$(dpkg-query -W -f '${Version}' libpnetcdf-dev 2>/dev/null || echo unknown)
 h5=$(dpkg-query -W -f '${Version}' libhdf5-openmpi-dev 2>/dev/null || echo unknown)
 gcc_v=$(gcc -dumpfullversion)

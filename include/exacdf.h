@@ -85,6 +85,21 @@ extern int exa_inq_block(int ncid, MPI_Offset index, char *path, MPI_Offset *ndi
  *  rank. NC_ENOTSUPPORT for a classic file. */
 extern int exa_inq_generation(int ncid, long long *generation, int *newer_damaged);
 
+/** The names of a partitioned file's dimensions and variables in the classic
+ *  formats, whose names may not contain '/' (docs/format.md, "Converting to
+ *  classic formats"; `exacdf convert` uses these). exa_classic_name writes
+ *  into out (NC_MAX_NAME + 1 bytes) the classic name of a full object name:
+ *  the leading '/' dropped, every other '/' written "__", a '_' followed by
+ *  '_', '-' or '/' written "_-" (`/g00000/x` -> `g00000__x`, `a__b` ->
+ *  `a_-_b`); NC_EBADNAME when name is not a valid name or path name,
+ *  NC_EMAXNAME when the classic name would be longer than NC_MAX_NAME.
+ *  exa_path_name writes into out (EXA_MAX_PATH + NC_MAX_NAME + 2 bytes) the
+ *  full name whose classic name is `classic`, or `classic` itself when it is
+ *  the classic name of none; NC_EMAXNAME when classic is longer than
+ *  NC_MAX_NAME. NC_EINVAL for a null pointer. Local. */
+extern int exa_classic_name(const char *name, char *out);
+extern int exa_path_name(const char *classic, char *out);
+
 /** Testing hook for crash tests: the nth MPI-IO write of this process from
  *  now on (positioned or collective: header, metadata blocks, index table,
  *  superblock, numrecs, fill values, data moved by a redef, variable data)

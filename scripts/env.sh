@@ -25,6 +25,23 @@ export PMIX_MCA_psec=native
 # PMIx gds/ds21 can fail in restricted /dev/shm; hash is always available.
 export PMIX_MCA_gds=hash
 
+# Open MPI 4 keeps a session directory in ${OMPI_MCA_orte_tmpdir_base:-${TMPDIR:-/tmp}}:
+# mpiexec creates ompi.<host>.<uid> there and removes it when it is empty again at exit. Two
+# mpiexec of the same user (a test run and the demo, say) started at the same moment race
+# on it, and the loser fails ("A call to mkdir was unable to create the desired directory
+# ... File exists"). Unless the caller chose one, mpiexec started from this shell use a base
+# of their own (made now; removed at exit if empty and no other EXIT trap is set). ctest
+# gives each test its own (tests/with_mpi_session_dir.sh).
+if [[ -z "${OMPI_MCA_orte_tmpdir_base:-}" ]]; then
+  OMPI_MCA_orte_tmpdir_base="${TMPDIR:-/tmp}/exacdf-ompi.$(id -u).$$"
+  if mkdir -p -m 700 "$OMPI_MCA_orte_tmpdir_base" 2>/dev/null; then
+    export OMPI_MCA_orte_tmpdir_base
+    [[ -n "$(trap -p EXIT)" ]] || trap 'rmdir "$OMPI_MCA_orte_tmpdir_base" 2>/dev/null' EXIT
+  else
+    unset OMPI_MCA_orte_tmpdir_base  # (an unwritable TMPDIR: leave Open MPI its default)
+  fi
+fi
+
 # Parallel build and test: all cores of the machine.
 EXACDF_JOBS="${EXACDF_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 export EXACDF_JOBS

@@ -144,7 +144,10 @@ for cdl in "${cdl_files[@]}"; do
   for f in "${files[@]}"; do
     while [[ $(jobs -rp | wc -l) -ge $jobs_max ]]; do wait -n; done
     njob=$((njob + 1))
-    check_file "$f" >"$work/logs/$njob.log" 2>&1 &
+    # Each job its own Open MPI session directory: mpiexec started at the same
+    # moment race to create a shared one (tests/with_mpi_session_dir.sh).
+    mkdir -p "$work/ompi-session/$njob"
+    (export OMPI_MCA_orte_tmpdir_base="$work/ompi-session/$njob"; check_file "$f") >"$work/logs/$njob.log" 2>&1 &
   done
 done
 wait
