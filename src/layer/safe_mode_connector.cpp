@@ -53,8 +53,8 @@ Status compare_fields(MPI_Comm comm, const char* call, const Status& local,
   int err = MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_UINT64_T, MPI_MAX, comm);
   EXA_RETURN_IF_ERROR(io::from_mpi(err, io::MpiOp::kOther, "MPI_Allreduce of a safe-mode check"));
   if (!local.is_ok()) return local;
-  if (v[0] != ~v[1]) return {NC_EMULTIDEFINE_FNC_ARGS, "ranks made different collective calls"};
   if (v[2] != 0) return {-static_cast<int>(v[2]), "error reported by another rank"};
+  if (v[0] != ~v[1]) return {NC_EMULTIDEFINE_FNC_ARGS, "ranks made different collective calls"};
   size_t i = 3;
   for (const Field& f : fields) {
     if (v[i] != ~v[i + 1]) return {f.code, "ranks passed different arguments to a collective call"};
