@@ -154,11 +154,14 @@ Status update_numrecs(NativeFile& nf, bool collective, int64_t reached, bool rec
   EXA_RETURN_IF_ERROR(io::from_mpi(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT64_T, MPI_MAX, nf.comm()),
                                    io::MpiOp::kOther, "MPI_Allreduce of numrecs"));
   const int64_t most = v[0];
+  Status recorded;
+  if (most > nf.ds.numrecs() || nf.numrecs_dirty) {
+    nf.ds.set_numrecs(most);
+    nf.numrecs_dirty = false;
+    recorded = write_numrecs(nf, most);
+  }
   if (v[1] != 0 && io.is_ok()) return {static_cast<int>(-v[1]), "a write failed on another rank"};
-  if (most <= nf.ds.numrecs() && !nf.numrecs_dirty) return Status::ok();
-  nf.ds.set_numrecs(most);
-  nf.numrecs_dirty = false;
-  return write_numrecs(nf, most);
+  return recorded;
 }
 
 }  // namespace exa::layer
