@@ -158,7 +158,7 @@ Status update_numrecs(NativeFile& nf, bool collective, int64_t reached, bool rec
   if (most > nf.ds.numrecs() || nf.numrecs_dirty) {
     nf.ds.set_numrecs(most);
     nf.numrecs_dirty = false;
-    recorded = write_numrecs(nf, most);
+    recorded = write_numrecs(nf, most, /*agreed=*/false);
   }
   if (v[1] != 0 && io.is_ok()) return {static_cast<int>(-v[1]), "a write failed on another rank"};
   return recorded;
