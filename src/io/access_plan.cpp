@@ -149,6 +149,11 @@ Status transfer(MpiFile& file, const VarGeometry& var, const Selection& sel, boo
   Status st;
   if (nbytes > 0) st = build_file_type(var, sel, &ftype, &offset);
   if (!st.is_ok()) nbytes = 0;  // a collective call still takes part, with nothing
+  // An injected failure (exa_debug_fail_write): this rank's part never lands.
+  if (write && st.is_ok() && take_injected_write_failure()) {
+    st = {NC_EWRITE, "write failed (injected by exa_debug_fail_write)"};
+    nbytes = 0;
+  }
   MemoryRun mem = memory_run(nbytes);
   MPI_File_set_view(fh, nbytes > 0 ? offset : 0, MPI_BYTE, nbytes > 0 ? ftype : MPI_BYTE,
                     "native", MPI_INFO_NULL);

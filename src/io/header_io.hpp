@@ -19,8 +19,9 @@ format::DecodeResult read_header(MpiFile& file, int64_t chunk);
 // Collective. Rank 0 writes the encoded header at offset 0; errors agreed.
 Status write_header(MpiFile& file, const std::vector<uint8_t>& bytes);
 
-// Collective. Rank 0 rewrites only the numrecs field; errors agreed.
-Status write_numrecs(MpiFile& file, format::Version version, int64_t numrecs);
+// Collective. Rank 0 rewrites only the numrecs field; errors agreed, unless
+// !agreed (a data call: no MPI call, rank 0's failure is rank 0's, as PnetCDF).
+Status write_numrecs(MpiFile& file, format::Version version, int64_t numrecs, bool agreed = true);
 
 }  // namespace exa::io
 

@@ -24,8 +24,10 @@ inline constexpr int64_t kInPlaceSwapMin = 64 * 1024;
 struct Hints {
   format::LayoutHints layout;  // nc_header_align_size, nc_var_align_size, nc_record_align_size
   int64_t header_read_chunk = kDefaultHeaderReadChunk;  // nc_header_read_chunk_size
-  // exa_bcast_read=auto|enable|disable and exa_bcast_read_max: a collective
-  // read of the same region on every rank is done by one rank and broadcast.
+  // exa_bcast_read=auto|enable|disable: with enable, a collective read of the
+  // same region on every rank is done by one rank and broadcast (one
+  // allreduce per get compares the selections); auto and disable cost no MPI
+  // call beyond the read. exa_bcast_read_max: kept for compatibility, unused.
   enum class BcastRead { kAuto, kEnable, kDisable } bcast_read = BcastRead::kAuto;
   int64_t bcast_read_max = int64_t{2} << 30;
   // nc_in_place_swap=auto|enable|disable (PnetCDF's hint).

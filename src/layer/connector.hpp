@@ -127,6 +127,11 @@ class Connector {
   // Before a collective data call names `varid` (every rank calls it): a
   // connector may bring what the call needs onto every rank at once.
   virtual void prepare_collective(FileState& f, int varid) {}
+  // The argument checks of a data call without its I/O (safe mode agrees on
+  // them before any rank writes). call_only: mode and id only (vard).
+  virtual Status check_data(FileState& f, const DataRequest& req, bool put, bool call_only) {
+    return Status::ok();
+  }
   virtual Status put(FileState& f, const DataRequest& req) = 0;
   virtual Status get(FileState& f, const DataRequest& req) = 0;
   // A user-built file type relative to the variable's begin (ncmpi_*_vard).

@@ -64,6 +64,9 @@ class ForwardingConnector : public Connector {
     return next_->get_att(f, varid, name, values, memtype);
   }
   void prepare_collective(FileState& f, int varid) override { next_->prepare_collective(f, varid); }
+  Status check_data(FileState& f, const DataRequest& req, bool put, bool call_only) override {
+    return next_->check_data(f, req, put, call_only);
+  }
   Status put(FileState& f, const DataRequest& req) override { return next_->put(f, req); }
   Status get(FileState& f, const DataRequest& req) override { return next_->get(f, req); }
   Status vard(FileState& f, int varid, MPI_Datatype filetype, void* buf, MPI_Offset bufcount,

@@ -125,6 +125,7 @@ class NativeConnector final : public Connector {
   // A lazily opened partitioned file: the variable's block, if some rank
   // lacks it, read once and shared (share_blocks_of_var).
   void prepare_collective(FileState& f, int varid) override;
+  Status check_data(FileState& f, const DataRequest& req, bool put, bool call_only) override;
   Status put(FileState& f, const DataRequest& req) override;
   Status get(FileState& f, const DataRequest& req) override;
   Status vard(FileState& f, int varid, MPI_Datatype filetype, void* buf, MPI_Offset bufcount,

@@ -74,17 +74,16 @@ uint64_t selection_digest(const NativeFile& nf, const DataRequest& req, const Pl
 }
 
 // Whether every rank of a collective get selected the same region and it is
-// to be read once and broadcast. One allreduce, on every rank.
+// to be read once and broadcast. One allreduce, on every rank, only when the
+// hint asks for it (exa_bcast_read=enable): a collective get costs no MPI
+// call beyond its MPI-IO otherwise (auto: as disable).
 bool read_once_and_broadcast(NativeFile& nf, const DataRequest& req, const Plan& plan, bool ok) {
   if (!req.collective || nf.file.nprocs() == 1) return false;
-  if (nf.hints.bcast_read == io::Hints::BcastRead::kDisable) return false;
+  if (nf.hints.bcast_read != io::Hints::BcastRead::kEnable) return false;
   uint64_t h = selection_digest(nf, req, plan, ok, nf.file.rank());
   uint64_t v[2] = {h, ~h};
   MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_UINT64_T, MPI_MAX, nf.comm());
-  bool identical = v[0] == ~v[1];
-  if (!identical) return false;
-  return nf.hints.bcast_read == io::Hints::BcastRead::kEnable ||
-         plan.xbytes() <= nf.hints.bcast_read_max;
+  return v[0] == ~v[1];
 }
 
 // Rank 0 reads; the outcome travels with the data, so small reads cost one
@@ -116,6 +115,13 @@ Status broadcast_read(NativeFile& nf, const DataRequest& req, const Plan& plan, 
 }
 
 }  // namespace
+
+Status NativeConnector::check_data(FileState& f, const DataRequest& req, bool put, bool call_only) {
+  auto& nf = native(f);
+  if (call_only) return check_call(nf, req, put, /*data_mode=*/true);
+  Plan plan;
+  return make_plan(nf, req, put, &plan);
+}
 
 // A failure shows later, on the ranks that use the variable.
 void NativeConnector::prepare_collective(FileState& f, int varid) {
@@ -161,7 +167,8 @@ Status NativeConnector::put(FileState& f, const DataRequest& req) {
   Status io_st = transfer_planned(nf, req, plan, true, external, xbytes);
   if (in_place) convert::swap_bytes_in_place(external, plan.geo.xsize, plan.nelems);
   if (st.is_ok()) st = io_st;
-  Status recs = update_numrecs(nf, req.collective, st.is_ok() ? records_reached(plan) : 0);
+  Status recs = update_numrecs(nf, req.collective, st.is_ok() ? records_reached(plan) : 0,
+                               agrees_numrecs(nf, req.varid), io_st);
   if (!st.is_ok()) return st;
   if (!recs.is_ok()) return recs;
   return converted;
@@ -266,14 +273,15 @@ Status NativeConnector::vard(FileState& f, int varid, MPI_Datatype filetype, voi
                 : (collective ? MPI_File_read_all(fh, external.data(), count, MPI_BYTE, &status)
                               : MPI_File_read(fh, external.data(), count, MPI_BYTE, &status));
   MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
-  if (st.is_ok())
-    st = put ? io::check_written(err, status, bytes, "vard write") : io::from_mpi(err, io::MpiOp::kRead, "vard");
+  Status io_st = put ? io::check_written(err, status, bytes, "vard write")
+                     : io::from_mpi(err, io::MpiOp::kRead, "vard");
+  if (st.is_ok()) st = io_st;
   if (st.is_ok()) put ? file.count_written(bytes) : file.count_read(bytes);
   int64_t recs = 0;
   if (put && st.is_ok() && bytes > 0 && nf.ds.is_record_var(varid) && nf.ds.layout().recsize > 0)
     recs = (lb + extent + nf.ds.layout().recsize - 1) / nf.ds.layout().recsize;
   if (put) {
-    Status r = update_numrecs(nf, collective, recs);
+    Status r = update_numrecs(nf, collective, recs, agrees_numrecs(nf, varid), io_st);
     if (st.is_ok()) st = r;
   }
   if (!st.is_ok()) return st;

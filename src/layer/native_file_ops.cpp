@@ -310,8 +310,8 @@ Status share_blocks_of_var(NativeFile& nf, int varid) {
   return share_blocks(nf, distinct(blocks), false);
 }
 
-Status write_numrecs(NativeFile& nf, int64_t numrecs) {
-  if (!nf.partitioned) return io::write_numrecs(nf.file, nf.ds.version(), numrecs);
+Status write_numrecs(NativeFile& nf, int64_t numrecs, bool agreed) {
+  if (!nf.partitioned) return io::write_numrecs(nf.file, nf.ds.version(), numrecs, agreed);
   // A superblock of the next generation in the other slot: the current one
   // stays valid until the new one is written.
   auto sb = nf.superblock;

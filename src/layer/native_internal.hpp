@@ -48,8 +48,9 @@ Status compact_variables(const NativeFile& nf, int first_new, std::vector<uint8_
 // The layout hints of an enddef: info hints, then ncmpi__enddef's arguments.
 format::LayoutHints layout_hints(const NativeFile& nf, const format::LayoutHints* explicit_args);
 // Records the number of records on disk: the numrecs field of a classic
-// header, a new superblock of a partitioned file (collective).
-Status write_numrecs(NativeFile& nf, int64_t numrecs);
+// header, a new superblock of a partitioned file (collective). !agreed: the
+// classic header's field is written by rank 0 with no MPI call (data calls).
+Status write_numrecs(NativeFile& nf, int64_t numrecs, bool agreed = true);
 
 // Encodes the header in file order on rank 0 and writes it there (collective).
 Status write_file_header(NativeFile& nf);

@@ -7,6 +7,7 @@
 #include "io/aggregate.hpp"
 #include "io/header_io.hpp"
 #include "io/memory_plan.hpp"
+#include "io/mpi_errors.hpp"
 
 namespace exa::layer {
 
@@ -136,22 +137,40 @@ io::MpiFile& handle_for(NativeFile& nf, bool collective) {
   return collective ? nf.file : nf.indep;
 }
 
-// After a collective put every rank agrees on numrecs (one allreduce) and
-// rank 0 records growth in the header; independent puts defer that.
-Status update_numrecs(NativeFile& nf, bool collective, int64_t reached) {
-  if (!collective) {
+// A record variable by its id. A rank whose id names no variable cannot
+// know what the others write; it takes no part, as in PnetCDF (where a rank
+// with any bad argument takes no part): the others must write a fixed-size
+// variable. A rank with bad coordinates of a record variable does take part.
+bool agrees_numrecs(const NativeFile& nf, int varid) {
+  return nf.ds.valid_var(varid) && nf.ds.is_record_var(varid);
+}
+
+// After a collective put of a record variable every rank agrees on numrecs
+// (one allreduce, as PnetCDF's) and rank 0 records growth in the header;
+// independent puts and fixed-size variables defer that (no MPI call).
+// The same allreduce carries the worst failed write (`io`): a write fails
+// collectively, so every rank returns it; argument errors stay the rank's.
+Status update_numrecs(NativeFile& nf, bool collective, int64_t reached, bool record,
+                      const Status& io) {
+  if (!collective || !record) {
     if (reached > nf.ds.numrecs()) {
       nf.ds.set_numrecs(reached);
       nf.numrecs_dirty = true;
     }
     return Status::ok();
   }
-  int64_t most = std::max(reached, nf.ds.numrecs());
-  MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_INT64_T, MPI_MAX, nf.comm());
-  if (most <= nf.ds.numrecs() && !nf.numrecs_dirty) return Status::ok();
-  nf.ds.set_numrecs(most);
-  nf.numrecs_dirty = false;
-  return write_numrecs(nf, most);
+  int64_t v[2] = {std::max(reached, nf.ds.numrecs()), io.is_ok() ? 0 : -int64_t{io.code()}};
+  EXA_RETURN_IF_ERROR(io::from_mpi(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT64_T, MPI_MAX, nf.comm()),
+                                   io::MpiOp::kOther, "MPI_Allreduce of numrecs"));
+  const int64_t most = v[0];
+  Status recorded;
+  if (most > nf.ds.numrecs() || nf.numrecs_dirty) {
+    nf.ds.set_numrecs(most);
+    nf.numrecs_dirty = false;
+    recorded = write_numrecs(nf, most, /*agreed=*/false);
+  }
+  if (v[1] != 0 && io.is_ok()) return {static_cast<int>(-v[1]), "a write failed on another rank"};
+  return recorded;
 }
 
 }  // namespace exa::layer

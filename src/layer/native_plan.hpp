@@ -51,6 +51,11 @@ io::MpiFile& handle_for(NativeFile& nf, bool collective);
 
 // After a collective put every rank agrees on numrecs (one allreduce) and
 // rank 0 records growth in the header; independent puts defer that.
-Status update_numrecs(NativeFile& nf, bool collective, int64_t reached);
+Status update_numrecs(NativeFile& nf, bool collective, int64_t reached, bool record,
+                      const Status& io);
+
+// Whether a collective put of `varid` agrees on numrecs: every rank must
+// decide alike, also one that passed an id no other rank did.
+bool agrees_numrecs(const NativeFile& nf, int varid);
 
 }  // namespace exa::layer

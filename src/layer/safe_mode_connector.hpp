@@ -1,7 +1,8 @@
 // Safe mode (PNETCDF_SAFE_MODE=1): checks that every rank passed the same
 // arguments to each collective define call, and agrees on every outcome,
 // returning the NC_EMULTIDEFINE_* code of the first differing argument on
-// every rank before the call takes effect anywhere.
+// every rank before the call takes effect anywhere; a collective data call
+// with bad arguments on one rank fails on every rank and moves no data.
 #pragma once
 
 #include "layer/forwarding_connector.hpp"
@@ -26,6 +27,10 @@ class SafeModeConnector final : public ForwardingConnector {
                  const void* values, nc_type memtype) override;
   Status del_att(FileState& f, int varid, const char* name) override;
   Status rename_att(FileState& f, int varid, const char* name, const char* new_name) override;
+  Status put(FileState& f, const DataRequest& req) override;
+  Status get(FileState& f, const DataRequest& req) override;
+  Status vard(FileState& f, int varid, MPI_Datatype filetype, void* buf, MPI_Offset bufcount,
+              MPI_Datatype buftype, bool put, bool collective) override;
 };
 
 }  // namespace exa::layer

@@ -1,0 +1,158 @@
+/*
+ * collective_mpi_calls.c -- MPI calls per collective put/get, counted by
+ * PMPI interposition in the program itself (link with -rdynamic so the
+ * wrappers below also catch the calls libexacdf or libpnetcdf make).
+ *
+ * Build against either library (see bench/run_collective_mpi_calls.sh):
+ *   mpicc -O2 -rdynamic bench/collective_mpi_calls.c -o calls -lpnetcdf
+ * Run:   mpiexec -n 2 ./calls /tmp/dir
+ * Prints, on rank 0, the MPI calls rank 0 made per call for four cases:
+ * put_vara_all and get_vara_all of a fixed-size and of a record variable
+ * (each rank its own part; the record puts append a record each time).
+ * Counted: the collectives, point-to-point, communicator duplication and the
+ * MPI-IO calls a data call may make; local calls (datatypes) are not.
+ */
+#include <mpi.h>
+#include <pnetcdf.h>
+#include <stdio.h>
+#include <string.h>
+
+enum { ALLREDUCE, BCAST, BARRIER, ALLGATHER, ALLTOALL, GATHER, P2P, COMMDUP, SETVIEW, FILEIO_COLL, FILEIO_INDEP, NKINDS };
+static const char *kind_name[NKINDS] = {"allreduce", "bcast", "barrier", "allgather(v)", "alltoall(v)",
+                                        "(all)gather/reduce", "p2p", "comm_dup", "set_view", "io_all", "io_indep"};
+static long long counts[NKINDS];
+
+int MPI_Allreduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op o, MPI_Comm c) {
+  counts[ALLREDUCE]++;
+  return PMPI_Allreduce(s, r, n, t, o, c);
+}
+int MPI_Bcast(void *b, int n, MPI_Datatype t, int root, MPI_Comm c) {
+  counts[BCAST]++;
+  return PMPI_Bcast(b, n, t, root, c);
+}
+int MPI_Barrier(MPI_Comm c) {
+  counts[BARRIER]++;
+  return PMPI_Barrier(c);
+}
+int MPI_Allgather(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, MPI_Comm c) {
+  counts[ALLGATHER]++;
+  return PMPI_Allgather(s, sn, st, r, rn, rt, c);
+}
+int MPI_Allgatherv(const void *s, int sn, MPI_Datatype st, void *r, const int *rn, const int *d, MPI_Datatype rt,
+                   MPI_Comm c) {
+  counts[ALLGATHER]++;
+  return PMPI_Allgatherv(s, sn, st, r, rn, d, rt, c);
+}
+int MPI_Alltoall(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, MPI_Comm c) {
+  counts[ALLTOALL]++;
+  return PMPI_Alltoall(s, sn, st, r, rn, rt, c);
+}
+int MPI_Alltoallv(const void *s, const int *sn, const int *sd, MPI_Datatype st, void *r, const int *rn,
+                  const int *rd, MPI_Datatype rt, MPI_Comm c) {
+  counts[ALLTOALL]++;
+  return PMPI_Alltoallv(s, sn, sd, st, r, rn, rd, rt, c);
+}
+int MPI_Reduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op o, int root, MPI_Comm c) {
+  counts[GATHER]++;
+  return PMPI_Reduce(s, r, n, t, o, root, c);
+}
+int MPI_Gather(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, int root, MPI_Comm c) {
+  counts[GATHER]++;
+  return PMPI_Gather(s, sn, st, r, rn, rt, root, c);
+}
+int MPI_Send(const void *b, int n, MPI_Datatype t, int d, int tag, MPI_Comm c) {
+  counts[P2P]++;
+  return PMPI_Send(b, n, t, d, tag, c);
+}
+int MPI_Recv(void *b, int n, MPI_Datatype t, int s, int tag, MPI_Comm c, MPI_Status *st) {
+  counts[P2P]++;
+  return PMPI_Recv(b, n, t, s, tag, c, st);
+}
+int MPI_Isend(const void *b, int n, MPI_Datatype t, int d, int tag, MPI_Comm c, MPI_Request *r) {
+  counts[P2P]++;
+  return PMPI_Isend(b, n, t, d, tag, c, r);
+}
+int MPI_Irecv(void *b, int n, MPI_Datatype t, int s, int tag, MPI_Comm c, MPI_Request *r) {
+  counts[P2P]++;
+  return PMPI_Irecv(b, n, t, s, tag, c, r);
+}
+int MPI_Comm_dup(MPI_Comm c, MPI_Comm *n) {
+  counts[COMMDUP]++;
+  return PMPI_Comm_dup(c, n);
+}
+int MPI_File_set_view(MPI_File fh, MPI_Offset d, MPI_Datatype e, MPI_Datatype f, const char *rep, MPI_Info i) {
+  counts[SETVIEW]++;
+  return PMPI_File_set_view(fh, d, e, f, rep, i);
+}
+#define IO(NAME, K, CONST)                                                                          \
+  int MPI_File_##NAME(MPI_File fh, MPI_Offset o, CONST void *b, int n, MPI_Datatype t, MPI_Status *s) { \
+    counts[K]++;                                                                                    \
+    return PMPI_File_##NAME(fh, o, b, n, t, s);                                                     \
+  }
+IO(write_at_all, FILEIO_COLL, const)
+IO(read_at_all, FILEIO_COLL, )
+IO(write_at, FILEIO_INDEP, const)
+IO(read_at, FILEIO_INDEP, )
+#define IO2(NAME, K, CONST)                                                             \
+  int MPI_File_##NAME(MPI_File fh, CONST void *b, int n, MPI_Datatype t, MPI_Status *s) { \
+    counts[K]++;                                                                        \
+    return PMPI_File_##NAME(fh, b, n, t, s);                                            \
+  }
+IO2(write_all, FILEIO_COLL, const)
+IO2(read_all, FILEIO_COLL, )
+IO2(write, FILEIO_INDEP, const)
+IO2(read, FILEIO_INDEP, )
+
+#define REPS 20
+#define PER 1024
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank, nprocs, ncid, dims[2], fixed, rec;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+  char path[1024];
+  snprintf(path, sizeof path, "%s/collective_mpi_calls.nc", argc > 1 ? argv[1] : ".");
+  static int buf[PER];
+  for (int i = 0; i < PER; ++i) buf[i] = i + rank;
+  if (ncmpi_create(MPI_COMM_WORLD, path, NC_CLOBBER, MPI_INFO_NULL, &ncid) != NC_NOERR) return 1;
+  ncmpi_def_dim(ncid, "t", NC_UNLIMITED, &dims[0]);
+  ncmpi_def_dim(ncid, "x", (MPI_Offset)PER * nprocs, &dims[1]);
+  ncmpi_def_var(ncid, "fixed", NC_INT, 1, &dims[1], &fixed);
+  ncmpi_def_var(ncid, "rec", NC_INT, 2, dims, &rec);
+  ncmpi_enddef(ncid);
+  const char *names[4] = {"put_vara_all fixed", "put_vara_all record", "get_vara_all fixed", "get_vara_all record"};
+  long long per_case[4][NKINDS];
+  int errors = 0;
+  for (int c = 0; c < 4; ++c) {
+    long long before[NKINDS];
+    memcpy(before, counts, sizeof counts);
+    for (int k = 0; k < REPS; ++k) {
+      MPI_Offset start[2] = {k, (MPI_Offset)PER * rank}, count[2] = {1, PER};
+      int err = c == 0 ? ncmpi_put_vara_int_all(ncid, fixed, &start[1], &count[1], buf)
+              : c == 1 ? ncmpi_put_vara_int_all(ncid, rec, start, count, buf)
+              : c == 2 ? ncmpi_get_vara_int_all(ncid, fixed, &start[1], &count[1], buf)
+                       : ncmpi_get_vara_int_all(ncid, rec, start, count, buf);
+      errors += err != NC_NOERR;
+    }
+    for (int k = 0; k < NKINDS; ++k) per_case[c][k] = counts[k] - before[k];
+  }
+  ncmpi_close(ncid);
+  if (rank == 0) {
+    printf("%-22s", "per call (rank 0)");
+    for (int k = 0; k < NKINDS; ++k) printf(" %s", kind_name[k]);
+    printf(" | total\n");
+    for (int c = 0; c < 4; ++c) {
+      long long total = 0;
+      printf("%-22s", names[c]);
+      for (int k = 0; k < NKINDS; ++k) {
+        printf(" %.2f", (double)per_case[c][k] / REPS);
+        total += per_case[c][k];
+      }
+      printf(" | %.2f\n", (double)total / REPS);
+    }
+    if (errors) printf("errors: %d\n", errors);
+  }
+  MPI_Finalize();
+  return errors != 0;
+}
