@@ -24,11 +24,14 @@ int open_or_create(const char* fn, MPI_Comm comm, const char* path, int mode, MP
     file->connector = exa::layer::connector_stack(info);
     Status st = create ? file->connector->create(comm, path, mode, info, &file->state)
                        : file->connector->open(comm, path, mode, info, &file->state);
-    EXA_RETURN_IF_ERROR(st);
+    // A file comes with an error only when this rank's mode differed from
+    // rank 0's (NC_EMULTIDEFINE_CMODE/_OMODE): opened with rank 0's mode,
+    // its ncid is valid, as in PnetCDF.
+    if (!file->state) return st;
     const exa::layer::FileFacts facts = file->connector->facts(*file->state);
     if (!facts.generation_problem.empty()) exa::api::warn(fn, path + std::string(": ") + facts.generation_problem);
     *ncidp = exa::api::add_file(std::move(file));
-    return Status::ok();
+    return st;
   });
 }
 

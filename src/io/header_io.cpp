@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <string>
 
 #include "format/partitioned.hpp"
 #include "io/collective.hpp"
@@ -20,8 +21,11 @@ bool is_hdf5(const std::vector<uint8_t>& bytes) {
 Status read_on_root(MpiFile& file, int64_t chunk, std::vector<uint8_t>* bytes) {
   int64_t file_size = 0;
   EXA_RETURN_IF_ERROR(file.size(&file_size));
-  // As PnetCDF: a file too short to hold a magic number is a file error.
-  if (file_size < 8) return {NC_EFILE, "file too short for a netCDF header"};
+  // Not a netCDF file, and the message says why (PnetCDF 1.12.3 returns
+  // NC_EFILE, "Unknown error in file operation").
+  if (file_size == 0) return {NC_ENOTNC, "the file is empty (0 bytes): not a netCDF file"};
+  if (file_size < 8)
+    return {NC_ENOTNC, "the file (" + std::to_string(file_size) + " bytes) is too short to be a netCDF file"};
   int64_t want = std::min(std::max<int64_t>(chunk, 8), file_size);
   bytes->clear();
   for (;;) {

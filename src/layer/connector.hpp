@@ -156,4 +156,7 @@ class Connector {
 // it). Returns the top; connectors live for the whole program. Thread-safe.
 Connector* connector_stack(MPI_Info info);
 
+// Whether this rank's environment asks for safe mode (PNETCDF_SAFE_MODE=1).
+bool safe_mode_requested();
+
 }  // namespace exa::layer

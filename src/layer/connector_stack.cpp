@@ -20,8 +20,10 @@ Connector* connector_stack(MPI_Info /*info*/) {
   // Function-local statics: built once, thread-safe, live for the program.
   static NativeConnector native;
   static SafeModeConnector safe(&native);
-  if (env_enabled("PNETCDF_SAFE_MODE")) return &safe;
+  if (safe_mode_requested()) return &safe;
   return &native;
 }
+
+bool safe_mode_requested() { return env_enabled("PNETCDF_SAFE_MODE"); }
 
 }  // namespace exa::layer

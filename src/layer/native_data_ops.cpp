@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <string>
 
 #include "convert/external.hpp"
 #include "io/access_plan.hpp"
@@ -211,6 +212,59 @@ Status NativeConnector::get(FileState& f, const DataRequest& req) {
 
 namespace exa::layer {
 
+namespace {
+
+// What one vard call moves on this rank: elements, their memory type, and the
+// memory layout (bufcount of buftype; contiguous when buftype is null).
+struct VardShape {
+  int64_t nelems = 0;
+  nc_type memtype = NC_NAT;
+  MPI_Datatype buftype = MPI_DATATYPE_NULL;
+  int64_t bufcount = 0;
+  MPI_Aint lb = 0, extent = 0;  // the file type's true extent (numrecs of a put)
+};
+
+// PnetCDF 1.12.3's checks of vard's arguments, in its order. A null file
+// type, a file type of no bytes, or bufcount 0 with a buffer type move
+// nothing. The file type's elements must all be the variable's type; the
+// buffer's may be any one convertible type, as many as the file type selects.
+Status vard_shape(const format::Variable& var, MPI_Datatype filetype, MPI_Offset bufcount,
+                  MPI_Datatype buftype, VardShape* out) {
+  out->memtype = var.type;
+  out->buftype = buftype;
+  if (filetype == MPI_DATATYPE_NULL) return Status::ok();
+  if (bufcount == 0 && buftype != MPI_DATATYPE_NULL) return Status::ok();
+  MPI_Count fsize = 0;
+  EXA_RETURN_IF_ERROR(io::from_mpi(MPI_Type_size_x(filetype, &fsize), io::MpiOp::kOther, "MPI_Type_size_x"));
+  if (fsize == 0) return Status::ok();
+  if (fsize == MPI_UNDEFINED || fsize < 0) return {NC_EINTOVERFLOW, "the file type's size overflows"};
+  EXA_RETURN_IF_ERROR(io::from_mpi(MPI_Type_get_true_extent(filetype, &out->lb, &out->extent),
+                                   io::MpiOp::kOther, "MPI_Type_get_true_extent"));
+  nc_type ftype = NC_NAT;
+  int64_t per = 0;
+  EXA_RETURN_IF_ERROR(io::element_type_of(filetype, &ftype, &per));
+  if (ftype != var.type)
+    return {NC_ETYPE_MISMATCH, "the file type's elements are not of the variable's type"};
+  const int64_t nelems = int64_t(fsize) / format::external_size(var.type);
+  if (buftype == MPI_DATATYPE_NULL) {
+    // The buffer holds the variable's own type, contiguous, as many elements
+    // as the file type selects (bufcount is ignored).
+    out->bufcount = nelems;
+    out->nelems = nelems;
+    return Status::ok();
+  }
+  EXA_RETURN_IF_ERROR(io::element_type_of(buftype, &out->memtype, &per));
+  EXA_RETURN_IF_ERROR(convert::check_convertible(out->memtype, var.type));
+  if (bufcount * per != nelems)
+    return {NC_EIOMISMATCH, "the buffer holds " + std::to_string(bufcount * per) + " elements, the file type selects " +
+                                std::to_string(nelems)};
+  out->bufcount = bufcount;
+  out->nelems = nelems;
+  return Status::ok();
+}
+
+}  // namespace
+
 // ncmpi_put_vard/get_vard: the caller's file type, relative to the
 // variable's begin, and a memory layout of (bufcount, buftype).
 Status NativeConnector::vard(FileState& f, int varid, MPI_Datatype filetype, void* buf,
@@ -224,28 +278,18 @@ Status NativeConnector::vard(FileState& f, int varid, MPI_Datatype filetype, voi
   if (!st.is_ok() && !takes_part) return st;
   const format::Variable* var = st.is_ok() ? &nf.ds.var(varid) : nullptr;
   int64_t xsize = var ? format::external_size(var->type) : 1;
-  int fsize = 0;
-  MPI_Aint lb = 0, extent = 0;
-  if (st.is_ok() && filetype != MPI_DATATYPE_NULL) {
-    MPI_Type_size(filetype, &fsize);
-    MPI_Type_get_true_extent(filetype, &lb, &extent);
-  }
-  int64_t nelems = bufcount == 0 ? 0 : fsize / xsize;  // bufcount 0: nothing, as PnetCDF
-  nc_type memtype = var ? var->type : NC_NAT;
-  if (st.is_ok() && buftype != MPI_DATATYPE_NULL) {
-    int64_t per = 0;
-    st = io::element_type_of(buftype, &memtype, &per);
-    if (st.is_ok() && bufcount * per != nelems) st = {NC_EIOMISMATCH, "buffer and file type sizes differ"};
-  }
-  if (st.is_ok()) st = convert::check_convertible(memtype, var->type);
-  if (st.is_ok() && CompactStore::is_compact(nf, varid))
+  VardShape shape;
+  if (st.is_ok()) st = vard_shape(*var, filetype, bufcount, buftype, &shape);
+  if (st.is_ok() && shape.nelems > 0 && CompactStore::is_compact(nf, varid))
     st = {NC_ENOTSUPPORT, "put_vard/get_vard of a compact variable (its data is in its metadata block)"};
-  if (!st.is_ok()) nelems = 0;
+  int64_t nelems = st.is_ok() ? shape.nelems : 0;
+  const nc_type memtype = shape.memtype;
+  const MPI_Aint lb = shape.lb, extent = shape.extent;
   io::Selection flat;  // the memory side is elements in file-type order
   flat.start = {0};
   flat.count = {nelems};
   io::MemoryPlan mem;
-  if (st.is_ok()) st = mem.build(buf, buftype, bufcount, memtype, flat, nullptr);
+  if (st.is_ok() && nelems > 0) st = mem.build(buf, shape.buftype, shape.bufcount, memtype, flat, nullptr);
   if (!st.is_ok()) nelems = 0;
   bool cdf5 = nf.ds.version() == format::Version::kCdf5;
   convert::ErangeFill erange = convert::ErangeFill::type_default();
@@ -260,22 +304,28 @@ Status NativeConnector::vard(FileState& f, int varid, MPI_Datatype filetype, voi
       from = values.data();
     }
     if (st.is_ok()) converted = convert::to_external(from, memtype, var->type, nelems, external.data(), cdf5, erange);
+    if (!st.is_ok()) nelems = 0;
   }
   io::MpiFile& file = handle_for(nf, collective);
   MPI_File fh = file.handle();
   int64_t bytes = nelems * xsize;
-  MPI_File_set_view(fh, var && bytes ? var->begin : 0, MPI_BYTE, bytes ? filetype : MPI_BYTE,
-                    "native", MPI_INFO_NULL);
+  Status view = io::from_mpi(MPI_File_set_view(fh, var && bytes ? var->begin : 0, MPI_BYTE,
+                                               bytes ? filetype : MPI_BYTE, "native", MPI_INFO_NULL),
+                             io::MpiOp::kOther, "MPI_File_set_view");
+  if (!view.is_ok()) bytes = 0;  // (a collective call still takes part, with nothing)
   MPI_Status status;
   int count = static_cast<int>(bytes);
   int err = put ? (collective ? MPI_File_write_all(fh, external.data(), count, MPI_BYTE, &status)
                               : MPI_File_write(fh, external.data(), count, MPI_BYTE, &status))
                 : (collective ? MPI_File_read_all(fh, external.data(), count, MPI_BYTE, &status)
                               : MPI_File_read(fh, external.data(), count, MPI_BYTE, &status));
-  MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
+  Status reset = io::from_mpi(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL),
+                              io::MpiOp::kOther, "MPI_File_set_view");
   Status io_st = put ? io::check_written(err, status, bytes, "vard write")
                      : io::from_mpi(err, io::MpiOp::kRead, "vard");
+  if (st.is_ok()) st = view;
   if (st.is_ok()) st = io_st;
+  if (st.is_ok()) st = reset;
   if (st.is_ok()) put ? file.count_written(bytes) : file.count_read(bytes);
   int64_t recs = 0;
   if (put && st.is_ok() && bytes > 0 && nf.ds.is_record_var(varid) && nf.ds.layout().recsize > 0)

@@ -21,19 +21,51 @@ namespace {
 
 std::atomic<int> g_default_format{NC_FORMAT_CLASSIC};
 
-// Every rank must pass the same mode; PnetCDF checks this on every create/open.
-Status check_same_mode(MPI_Comm comm, int mode, int mismatch_code) {
-  int lo = mode, hi = mode;
-  MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, comm);
-  MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, comm);
-  if (lo != hi) return {mismatch_code, "ranks passed different modes"};
+// As PnetCDF: rank 0's mode is the file's. A rank that passed another still
+// gets the file (opened with rank 0's mode) and `mismatch_code`; in safe mode
+// (rank 0's setting, so all ranks agree on it) every rank gets that code.
+// One broadcast, and one allreduce in safe mode.
+Status adopt_root_mode(MPI_Comm comm, int* mode, int mismatch_code) {
+  int nprocs = 1;
+  EXA_RETURN_IF_ERROR(io::from_mpi(MPI_Comm_size(comm, &nprocs), io::MpiOp::kOther, "MPI_Comm_size"));
+  if (nprocs == 1) return Status::ok();
+  int root[2] = {*mode, safe_mode_requested() ? 1 : 0};
+  EXA_RETURN_IF_ERROR(io::from_mpi(MPI_Bcast(root, 2, MPI_INT, 0, comm), io::MpiOp::kOther, "MPI_Bcast"));
+  Status st;
+  if (root[0] != *mode) st = {mismatch_code, "this rank's mode differs from rank 0's (rank 0's is used)"};
+  *mode = root[0];
+  return root[1] ? io::agree(comm, st) : st;
+}
+
+// The mode bits PnetCDF 1.12.3's header defines and exacdf's own: any other
+// bit is a mistake (PnetCDF ignores it; exacdf says so).
+constexpr int kKnownModeBits = NC_WRITE | NC_NOCLOBBER | NC_DISKLESS | NC_MMAP | NC_64BIT_DATA |
+                               NC_UDF0 | NC_UDF1 | NC_CLASSIC_MODEL | NC_64BIT_OFFSET | NC_LOCK |
+                               NC_SHARE | NC_NETCDF4 | NC_MPIIO | NC_PERSIST | NC_INMEMORY | NC_BP |
+                               NC_NOATTCREORD | NC_32BIT | EXA_INDEP_DEFINE | EXA_FORMAT_PARTITIONED;
+
+// The checks of a create mode (rank 0's, so every rank gives the same answer).
+Status check_cmode(int cmode) {
+  if (cmode & NC_NETCDF4) return {NC_ENOTBUILT, "netCDF-4 files are not supported"};
+  if ((cmode & NC_64BIT_OFFSET) && (cmode & NC_64BIT_DATA))
+    return {NC_EINVAL_CMODE, "NC_64BIT_OFFSET and NC_64BIT_DATA together"};
+  if ((cmode & EXA_FORMAT_PARTITIONED) && (cmode & (NC_64BIT_OFFSET | NC_64BIT_DATA)))
+    return {NC_EINVAL_CMODE, "EXA_FORMAT_PARTITIONED with a classic format flag"};
+  if (cmode & (NC_DISKLESS | NC_MMAP)) return {NC_EINVAL_CMODE, "NC_DISKLESS/NC_MMAP are not supported"};
+  if (cmode & ~kKnownModeBits) return {NC_EINVAL_CMODE, "unknown create mode bits"};
+  return Status::ok();
+}
+
+// The checks of an open mode. NC_NETCDF4 and the format flags are ignored
+// (the file tells its format), as PnetCDF does.
+Status check_omode(int omode) {
+  if (omode & (NC_DISKLESS | NC_MMAP)) return {NC_EINVAL_OMODE, "NC_DISKLESS/NC_MMAP are not supported"};
+  if (omode & ~kKnownModeBits) return {NC_EINVAL_OMODE, "unknown open mode bits"};
   return Status::ok();
 }
 
 Status version_for_cmode(int cmode, format::Version* version) {
-  if ((cmode & NC_64BIT_OFFSET) && (cmode & NC_64BIT_DATA))
-    return {NC_EINVAL_CMODE, "NC_64BIT_OFFSET and NC_64BIT_DATA together"};
-  if (cmode & NC_NETCDF4) return {NC_ENOTBUILT, "netCDF-4 files are not supported"};
+  EXA_RETURN_IF_ERROR(check_cmode(cmode));
   if (cmode & NC_64BIT_DATA) {
     *version = format::Version::kCdf5;
   } else if (cmode & NC_64BIT_OFFSET) {
@@ -112,9 +144,10 @@ void set_default_create_format(int format) { g_default_format.store(format); }
 Status NativeConnector::create(MPI_Comm comm, const std::string& path, int cmode, MPI_Info info,
                                std::unique_ptr<FileState>* out) {
   auto nf = std::make_unique<NativeFile>();
-  Status st = check_same_mode(comm, cmode, NC_EMULTIDEFINE_CMODE);
+  const Status mismatch = adopt_root_mode(comm, &cmode, NC_EMULTIDEFINE_CMODE);
+  if (!mismatch.is_ok() && mismatch.code() != NC_EMULTIDEFINE_CMODE) return mismatch;
   format::Version version = format::Version::kCdf1;
-  if (st.is_ok()) st = version_for_cmode(cmode, &version);
+  Status st = version_for_cmode(cmode, &version);
   if (st.is_ok()) st = io::gather_hints(info, &nf->hints);
   EXA_RETURN_IF_ERROR(io::agree(comm, st));
   MPI_Info mpi_info = io::to_mpi_info(nf->hints);
@@ -136,14 +169,15 @@ Status NativeConnector::create(MPI_Comm comm, const std::string& path, int cmode
   nf->define_mode = true;
   nf->never_ended = true;
   *out = std::move(nf);
-  return Status::ok();
+  return mismatch;
 }
 
 Status NativeConnector::open(MPI_Comm comm, const std::string& path, int omode, MPI_Info info,
                              std::unique_ptr<FileState>* out) {
   auto nf = std::make_unique<NativeFile>();
-  Status st = check_same_mode(comm, omode, NC_EMULTIDEFINE_OMODE);
-  if (st.is_ok() && (omode & NC_NETCDF4)) st = {NC_ENOTBUILT, "netCDF-4 files are not supported"};
+  const Status mismatch = adopt_root_mode(comm, &omode, NC_EMULTIDEFINE_OMODE);
+  if (!mismatch.is_ok() && mismatch.code() != NC_EMULTIDEFINE_OMODE) return mismatch;
+  Status st = check_omode(omode);
   if (st.is_ok()) st = io::gather_hints(info, &nf->hints);
   EXA_RETURN_IF_ERROR(io::agree(comm, st));
   MPI_Info mpi_info = io::to_mpi_info(nf->hints);
@@ -189,7 +223,7 @@ Status NativeConnector::open(MPI_Comm comm, const std::string& path, int omode, 
   nf->mode = omode;
   nf->independent_define = (omode & EXA_INDEP_DEFINE) != 0 || nf->hints.independent_define;
   *out = std::move(nf);
-  return Status::ok();
+  return mismatch;
 }
 
 namespace {

@@ -12,9 +12,16 @@ namespace exa::model {
 
 namespace {
 
-// Largest dimension length a version can store (NON_NEG is a signed int in CDF-1/2).
+// Largest dimension length of a version, as PnetCDF 1.12.3 allows: CDF-1
+// NC_MAX_INT - 3, CDF-2 NC_MAX_UINT - 3 (its 4-byte lengths read unsigned),
+// CDF-5 NC_MAX_INT64.
 int64_t max_dim_length(format::Version v) {
-  return v == format::Version::kCdf5 ? INT64_MAX : static_cast<int64_t>(NC_MAX_INT);
+  switch (v) {
+    case format::Version::kCdf1: return int64_t{NC_MAX_INT} - 3;
+    case format::Version::kCdf2: return int64_t{NC_MAX_UINT} - 3;
+    case format::Version::kCdf5: break;
+  }
+  return INT64_MAX;
 }
 
 Status check_type_for_version(nc_type type, format::Version v) {
@@ -386,6 +393,7 @@ Status Dataset::def_var(std::string_view name, nc_type type, int ndims, const in
     if (i > 0 && dimids[i] == unlimited_dim_)
       return {NC_EUNLIMPOS, "unlimited dimension must be the first"};
   }
+  EXA_RETURN_IF_ERROR(check_var_size(type, std::span<const int>(dimids, size_t(ndims))));
   const int new_id = nvars();
   if (!var_index_.insert_new(name, new_id, var_name_of())) return {NC_ENAMEINUSE, "variable name in use"};
   format::Variable& var = header_.vars.emplace_back();
@@ -394,6 +402,18 @@ Status Dataset::def_var(std::string_view name, nc_type type, int ndims, const in
   var.dimids.assign(dimids, dimids + ndims);
   var_no_fill_.push_back(0);
   if (id) *id = new_id;
+  return Status::ok();
+}
+
+// As PnetCDF at def_var: no variable (a record variable: one record) may
+// exceed 2^63 - 4 bytes in any format; the format's own limits are enddef's.
+Status Dataset::check_var_size(nc_type type, std::span<const int> dimids) const {
+  int64_t bytes = format::external_size(type);
+  for (size_t i = 0; i < dimids.size(); ++i) {
+    if (dimids[i] == unlimited_dim_) continue;
+    if (__builtin_mul_overflow(bytes, dim(dimids[i]).length, &bytes) || bytes > INT64_MAX - 3)
+      return {NC_EVARSIZE, "variable larger than 2^63 - 4 bytes"};
+  }
   return Status::ok();
 }
 

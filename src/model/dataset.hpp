@@ -75,6 +75,7 @@ class Dataset {
   Status def_var(std::string_view name, nc_type type, std::span<const int> dimids, int* id) {
     return def_var(name, type, static_cast<int>(dimids.size()), dimids.data(), id);
   }
+  Status check_var_size(nc_type type, std::span<const int> dimids) const;
   // Renames; in data mode (define_mode false) the new name may not be longer.
   Status rename_dim(int id, std::string_view name, bool define_mode);
   Status rename_var(int id, std::string_view name, bool define_mode);
