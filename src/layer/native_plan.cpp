@@ -4,10 +4,10 @@
 #include <algorithm>
 
 #include "convert/external.hpp"
+#include "format/layout.hpp"
 #include "io/aggregate.hpp"
 #include "io/header_io.hpp"
 #include "io/memory_plan.hpp"
-#include "format/layout.hpp"
 
 namespace exa::layer {
 
