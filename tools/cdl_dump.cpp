@@ -93,7 +93,7 @@ class CdlDumper {
     for (const DimInfo& dim : dims_) {
       std::string line = "\t" + escape_name(dim.name) + " = ";
       if (dim.unlimited) {
-        line += "UNLIMITED ; // (" + std::to_string(static_cast<unsigned>(dim.len)) + " currently)\n";
+        line += "UNLIMITED ; // (" + std::to_string(static_cast<long long>(dim.len)) + " currently)\n";
       } else {
         line += std::to_string(static_cast<unsigned long long>(dim.len)) + " ;\n";
       }
@@ -308,7 +308,9 @@ void CdlDumper::print_var_data(int varid) {
     w_.set_column(2);
   }
   std::size_t total = 1;
-  for (MPI_Offset len : shape) total *= static_cast<std::size_t>(len);
+  for (MPI_Offset len : shape)
+    if (__builtin_mul_overflow(total, static_cast<std::size_t>(len), &total))
+      throw tool::NcError(NC_EINTOVERFLOW, "number of values of " + var.name);
   const std::size_t ncols = shape.empty() ? 1 : static_cast<std::size_t>(shape.back());
   RowPrinter rows(w_, var.type, format, fill, ncols, total / ncols);
   tool::read_var_in_chunks(ncid_, varid, var.type, shape, options_.read_chunk_bytes,

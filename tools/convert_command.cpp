@@ -10,9 +10,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <string>
 #include <vector>
 
+#include "data_extent.hpp"
 #include "nc_error.hpp"
 #include "nc_mpi_type.hpp"
 #include "subcommands.hpp"
@@ -124,6 +126,8 @@ void convert(const std::string& in_path, const std::string& out_path, const std:
   int in_format = 0;
   nc_check(ncmpi_open(MPI_COMM_WORLD, in_path.c_str(), NC_NOWRITE, MPI_INFO_NULL, &in), in_path);
   nc_check(ncmpi_inq_format(in, &in_format), "ncmpi_inq_format");
+  if (const DataExtent extent = data_extent(in, in_path); extent.far_too_short())
+    throw NcError(NC_ETRUNC, in_path + ": data section shorter than the header describes (" + extent.describe() + ")");
   bool ok = false;
   const int cmode = cmode_for(format, in_format, &ok);
   if (!ok) throw NcError(NC_EINVAL, "format '" + format + "'");
@@ -172,6 +176,8 @@ void convert(const std::string& in_path, const std::string& out_path, const std:
       if (failed == NC_ERANGE) failed = NC_NOERR;
     } catch (const NcError& e) {
       failed = e.code();
+    } catch (const std::exception&) {
+      failed = NC_ENOMEM;
     }
   }
   bar.finish(nvars);
@@ -224,6 +230,9 @@ int convert_main(int argc, char** argv) {
     convert(argv[optind], argv[optind + 1], format, quiet, rank, nprocs);
   } catch (const NcError& e) {
     if (rank == 0) std::fprintf(stderr, "exacdf convert: %s\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {  // e.g. no memory: an error, never a crash
+    std::fprintf(stderr, "exacdf convert: %s\n", e.what());
     return 1;
   }
   return 0;

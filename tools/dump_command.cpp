@@ -11,6 +11,7 @@
 
 #include "cdl_dump.hpp"
 #include "cdl_format.hpp"
+#include "data_extent.hpp"
 #include "nc_error.hpp"
 #include "subcommands.hpp"
 
@@ -123,6 +124,16 @@ int dump_open_file(int ncid, const DumpArgs& args) {
     if (status != NC_NOERR) {
       std::fprintf(stderr, "exacdf dump: %s: No such variable (%s)\n", name.c_str(),
                    ncmpi_strerror(status));
+      return 1;
+    }
+  }
+  if (!args.cdl.header_only) {
+    // Values past the end of a file print as zeros (as ncdump) only a bounded
+    // amount: a header describing far more data than exists is an error.
+    const DataExtent extent = data_extent(ncid, args.path);
+    if (extent.far_too_short()) {
+      std::fprintf(stderr, "exacdf dump: %s: data section shorter than the header describes (%s); -h prints the header\n",
+                   args.path.c_str(), extent.describe().c_str());
       return 1;
     }
   }

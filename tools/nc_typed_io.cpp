@@ -99,7 +99,8 @@ void read_var_in_chunks(int ncid, int varid, nc_type type, const std::vector<MPI
     return;
   }
   MPI_Offset total = 1;
-  for (MPI_Offset len : shape) total *= len;
+  for (MPI_Offset len : shape)
+    if (len < 0 || __builtin_mul_overflow(total, len, &total)) throw NcError(NC_EINTOVERFLOW, "variable shape");
   if (total == 0) return;
 
   const auto max_elems = static_cast<MPI_Offset>(std::max<std::size_t>(1, max_bytes / size));

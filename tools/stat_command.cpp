@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,10 @@ int stat_main(int argc, char** argv) {
     nc_check(ncmpi_close(ncid), "ncmpi_close");
   } catch (const NcError& e) {
     if (rank == 0) std::fprintf(stderr, "exacdf stat: %s\n", e.what());
+    if (ncid >= 0) ncmpi_close(ncid);
+    return 1;
+  } catch (const std::exception& e) {  // e.g. no memory: an error, never a crash
+    std::fprintf(stderr, "exacdf stat: %s: %s\n", path.c_str(), e.what());
     if (ncid >= 0) ncmpi_close(ncid);
     return 1;
   }

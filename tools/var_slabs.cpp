@@ -35,9 +35,12 @@ int for_each_slab(int ncid, int varid, const VarShape& vs, size_t max_bytes, int
     return st != NC_NOERR ? st : visit(nullptr, nullptr, buf.data());
   }
   MPI_Offset row = width;
-  for (size_t d = 1; d < vs.shape.size(); ++d) row *= vs.shape[d];
+  for (size_t d = 1; d < vs.shape.size(); ++d)
+    if (__builtin_mul_overflow(row, vs.shape[d], &row)) return NC_EINTOVERFLOW;
   const MPI_Offset len = vs.shape[0];
-  const MPI_Offset lo = len * rank / nprocs, hi = len * (rank + 1) / nprocs;
+  // This rank's rows [lo, hi): len / nprocs each, the first len % nprocs one more.
+  const MPI_Offset q = len / nprocs, r = len % nprocs;
+  const MPI_Offset lo = q * rank + std::min<MPI_Offset>(rank, r), hi = lo + q + (rank < r ? 1 : 0);
   if (row == 0) return NC_NOERR;
   const MPI_Offset rows_per_slab = std::max<MPI_Offset>(1, static_cast<MPI_Offset>(max_bytes) / row);
   std::vector<unsigned char> buf;

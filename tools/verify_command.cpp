@@ -6,11 +6,15 @@
 // generation is damaged or incomplete (a crash or a full disk while it was
 // committed look the same as later damage) opens at the previous one: if
 // that one is sound, verify prints a warning naming both and exits 3.
+// A data section shorter than the header describes is wrong (checked
+// before any data is read).
 #include <exacdf.h>
 
 #include <cstdio>
+#include <exception>
 #include <string>
 
+#include "data_extent.hpp"
 #include "nc_error.hpp"
 #include "subcommands.hpp"
 #include "var_slabs.hpp"
@@ -38,8 +42,21 @@ int verify_main(int argc, char** argv) {
     ncid = -1;
   } else {
     if (exa_inq_generation(ncid, &generation, &newer_damaged) != NC_NOERR) generation = -1;  // classic
+    // The data the header describes must exist before it is read: bounded
+    // work, and a truncated data section is reported instead of read as zeros.
+    try {
+      const DataExtent extent = data_extent(ncid, path);
+      if (extent.short_data()) {
+        failed = 1;
+        what = "data section shorter than the header describes (" + extent.describe() +
+               "): truncated, or data never written";
+      }
+    } catch (const NcError& e) {
+      failed = 1;
+      what = std::string("metadata: ") + e.what();
+    }
     int nvars = 0;
-    ncmpi_inq_nvars(ncid, &nvars);
+    if (ncmpi_inq_nvars(ncid, &nvars) != NC_NOERR) nvars = 0;
     ncmpi_begin_indep_data(ncid);
     for (int v = 0; v < nvars && !failed; ++v) {
       char name[EXA_MAX_PATH + NC_MAX_NAME + 2] = "";
@@ -50,6 +67,8 @@ int verify_main(int argc, char** argv) {
                            [](const MPI_Offset*, const MPI_Offset*, const void*) { return NC_NOERR; });
       } catch (const NcError& e) {
         st = e.code();
+      } catch (const std::exception&) {  // e.g. no memory for a slab
+        st = NC_ENOMEM;
       }
       if (st != NC_NOERR && st != NC_ERANGE) {
         failed = 1;

@@ -216,7 +216,8 @@ Status check_semantics(const Header& h, int64_t header_size) {
   EXA_RETURN_IF_ERROR(check_unique(h.vars, "variable"));
   for (const Variable& v : h.vars) EXA_RETURN_IF_ERROR(check_unique(v.atts, "attribute"));
   EXA_RETURN_IF_ERROR(check_var_sizes(h));
-  return check_var_offsets(h, header_size);
+  EXA_RETURN_IF_ERROR(check_var_offsets(h, header_size));
+  return check_record_section(h.version, /*partitioned=*/false, h.numrecs, existing_layout(h));
 }
 
 }  // namespace

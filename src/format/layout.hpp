@@ -76,6 +76,17 @@ Status check_var_sizes(const Header& header, std::span<const int> var_order = {}
 // variables in increasing, non-overlapping order. Returns NC_ENOTNC.
 Status check_var_offsets(const Header& header, int64_t header_size);
 
+// The most records a file of this format can hold: CDF-1/2 store numrecs in
+// 32 bits, all ones meaning streaming, so 2^32-2; CDF-5 and the partitioned
+// format 2^63-1 (their bound is the offset of the record, see
+// check_record_section and io::selection_extent).
+int64_t max_numrecs(Version version, bool partitioned);
+
+// Whether numrecs records fit a file of this format: numrecs at most
+// max_numrecs, and the record section [begin_rec, begin_rec + numrecs *
+// recsize) inside 2^63 bytes. Streaming numrecs passes. Returns NC_ENOTNC.
+Status check_record_section(Version version, bool partitioned, int64_t numrecs, const Layout& layout);
+
 // The layout a decoded file has, derived as PnetCDF derives it at open:
 // header_extent is the first variable's begin (fixed-size first), begin_rec
 // the first record variable's begin, or the end of the last fixed-size

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <string>
 
 #include "format/layout.hpp"
 #include "format/xdr.hpp"
@@ -138,6 +139,22 @@ Status check_var_offsets(const Header& header, int64_t header_size) {
         return {NC_ENOTNC, "variable '" + v.name + "' ends beyond 2^63 bytes"};
     }
   }
+  return Status::ok();
+}
+
+int64_t max_numrecs(Version version, bool partitioned) {
+  if (!partitioned && version != Version::kCdf5) return int64_t(std::numeric_limits<uint32_t>::max()) - 1;
+  return kInt64Max;
+}
+
+Status check_record_section(Version version, bool partitioned, int64_t numrecs, const Layout& layout) {
+  if (numrecs == kStreamingNumrecs) return Status::ok();
+  if (numrecs < 0 || numrecs > max_numrecs(version, partitioned))
+    return {NC_ENOTNC, "numrecs " + std::to_string(numrecs) + " is more records than a file of this format holds"};
+  int64_t bytes = 0, end = 0;
+  if (__builtin_mul_overflow(numrecs, layout.recsize, &bytes) ||
+      __builtin_add_overflow(layout.begin_rec, bytes, &end))
+    return {NC_ENOTNC, "numrecs " + std::to_string(numrecs) + " puts the record section beyond 2^63 bytes"};
   return Status::ok();
 }
 

@@ -194,6 +194,8 @@ Status decode_superblock(std::span<const uint8_t> bytes, Superblock* out) {
     return corrupt("bad record section in superblock");
   if (sb.record_size > 0 && sb.numrecs > (max - sb.record_begin) / sb.record_size)
     return corrupt("record section beyond 2^63 bytes");
+  if (sb.record_begin + sb.numrecs * sb.record_size > sb.file_end)
+    return corrupt("numrecs puts the record section beyond the end of the space in use");
   if (sb.ndims > uint64_t(INT32_MAX) || sb.nvars > uint64_t(INT32_MAX))
     return corrupt("more than 2^31 dimensions or variables");
   if (sb.record_dim > sb.ndims) return corrupt("record dimension beyond the dimensions");

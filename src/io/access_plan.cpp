@@ -8,15 +8,51 @@ namespace exa::io {
 
 int64_t stride_of(const Selection& sel, size_t k) { return sel.stride.empty() ? 1 : sel.stride[k]; }
 
+// Saturating at INT64_MAX: a stride that large only meets index 0 in a
+// selection selection_extent accepted.
 std::vector<int64_t> byte_strides(const VarGeometry& var) {
   size_t n = var.shape.size();
   std::vector<int64_t> out(n);
   int64_t step = var.xsize;
   for (size_t k = n; k-- > 0;) {
     out[k] = (k == 0 && var.record) ? var.recsize : step;
-    step *= var.shape[k];
+    if (__builtin_mul_overflow(step, var.shape[k], &step)) step = INT64_MAX;
   }
   return out;
+}
+
+namespace {
+
+// a + i * b for non-negative operands, false on overflow.
+bool add_product(int64_t a, int64_t i, int64_t b, int64_t* out) {
+  int64_t p = 0;
+  return !__builtin_mul_overflow(i, b, &p) && !__builtin_add_overflow(a, p, out);
+}
+
+}  // namespace
+
+Status selection_extent(const VarGeometry& var, const Selection& sel, int64_t* first, int64_t* end) {
+  *first = *end = var.begin;
+  for (int64_t c : sel.count)
+    if (c == 0) return Status::ok();
+  const std::vector<int64_t> bs = byte_strides(var);
+  int64_t lo = var.begin;
+  for (size_t k = 0; k < bs.size(); ++k)
+    if (!add_product(lo, sel.start[k], bs[k], &lo))
+      return {NC_EINVALCOORDS, "start is beyond the largest offset a file can have"};
+  int64_t hi = lo;
+  for (size_t k = 0; k < bs.size(); ++k) {
+    int64_t span = 0;  // index distance from the first to the last element
+    if (sel.count[k] > 1 && !add_product(0, sel.count[k] - 1, stride_of(sel, k), &span))
+      return {NC_EEDGE, "selection extends beyond the largest offset a file can have"};
+    if (!add_product(hi, span, bs[k], &hi))
+      return {NC_EEDGE, "selection extends beyond the largest offset a file can have"};
+  }
+  if (__builtin_add_overflow(hi, var.xsize, &hi))
+    return {NC_EEDGE, "selection extends beyond the largest offset a file can have"};
+  *first = lo;
+  *end = hi;
+  return Status::ok();
 }
 
 namespace {
@@ -27,8 +63,8 @@ Status build_file_type(const VarGeometry& var, const Selection& sel, MPI_Datatyp
                        int64_t* offset) {
   size_t n = var.shape.size();
   std::vector<int64_t> bs = byte_strides(var);
-  *offset = var.begin;
-  for (size_t k = 0; k < n; ++k) *offset += sel.start[k] * bs[k];
+  int64_t end = 0;
+  EXA_RETURN_IF_ERROR(selection_extent(var, sel, offset, &end));
   MPI_Datatype t;
   MPI_Type_contiguous(static_cast<int>(var.xsize), MPI_BYTE, &t);
   for (size_t k = n; k-- > 0;) {
@@ -38,7 +74,9 @@ Status build_file_type(const VarGeometry& var, const Selection& sel, MPI_Datatyp
       return {NC_EINTOVERFLOW, "selection count exceeds INT_MAX along one dimension"};
     }
     MPI_Datatype next;
-    MPI_Type_create_hvector(static_cast<int>(cnt), 1, stride_of(sel, k) * bs[k], t, &next);
+    // One element needs no stride (and an unchecked product could overflow).
+    MPI_Aint step = cnt > 1 ? stride_of(sel, k) * bs[k] : 0;
+    MPI_Type_create_hvector(static_cast<int>(cnt), 1, step, t, &next);
     MPI_Type_free(&t);
     t = next;
   }
@@ -75,7 +113,8 @@ MemoryRun memory_run(int64_t nbytes) {
 
 int64_t selected_elements(const Selection& sel) {
   int64_t n = 1;
-  for (int64_t c : sel.count) n *= c;
+  for (int64_t c : sel.count)
+    if (__builtin_mul_overflow(n, c, &n)) return INT64_MAX;
   return n;
 }
 
@@ -88,19 +127,29 @@ Status check_selection(const VarGeometry& var, const Selection& sel, int64_t num
     int64_t start = sel.start[k];
     if (start < 0 || (!unbounded(k) && start > length(k)))
       return {NC_EINVALCOORDS, "start out of range"};
+    if (unbounded(k) && start >= var.max_records && sel.count[k] > 0)
+      return {NC_EINVALCOORDS, "start is a record number no file of this format can hold"};
     if (!unbounded(k) && start == length(k) && sel.count[k] > 0)
       return {NC_EINVALCOORDS, "start at the end with a non-zero count"};
   }
   for (size_t k = 0; k < n; ++k) {
     int64_t start = sel.start[k], count = sel.count[k], stride = stride_of(sel, k);
     if (count < 0) return {NC_ENEGATIVECNT, "negative count"};
-    if (count == 0 || unbounded(k)) continue;
-    int64_t last = stride >= 1 ? start + (count - 1) * stride : start + count - 1;
+    if (count == 0) continue;
+    // The index of the last element, saturating: beyond every limit either way.
+    int64_t last = 0;
+    if (!add_product(start, count - 1, stride >= 1 ? stride : 1, &last)) last = INT64_MAX;
+    if (unbounded(k)) {
+      if (last >= var.max_records)
+        return {NC_EEDGE, "start + count reaches a record number no file of this format can hold"};
+      continue;
+    }
     if (last >= length(k)) return {NC_EEDGE, "start + count exceeds the dimension"};
   }
   for (size_t k = 0; k < n; ++k)
     if (stride_of(sel, k) < 1) return {NC_ESTRIDE, "stride must be positive"};
-  return Status::ok();
+  int64_t first = 0, end = 0;
+  return selection_extent(var, sel, &first, &end);
 }
 
 namespace {
@@ -125,13 +174,8 @@ bool contiguous_in_file(const VarGeometry& var, const Selection& sel) {
 // An independent transfer of one contiguous run: no file view to set and reset.
 Status transfer_run(MpiFile& file, const VarGeometry& var, const Selection& sel, bool write,
                     void* buf, int64_t nbytes) {
-  int64_t offset = var.begin;
-  size_t n = var.shape.size();
-  int64_t step = var.xsize;
-  for (size_t k = n; k-- > 0;) {
-    offset += sel.start[k] * ((k == 0 && var.record) ? var.recsize : step);
-    step *= var.shape[k];
-  }
+  int64_t offset = 0, end = 0;
+  EXA_RETURN_IF_ERROR(selection_extent(var, sel, &offset, &end));
   return write ? file.write_at(offset, buf, nbytes) : file.read_at(offset, buf, nbytes);
 }
 
@@ -166,14 +210,21 @@ Status transfer(MpiFile& file, const VarGeometry& var, const Selection& sel, boo
     err = collective ? MPI_File_read_at_all(fh, 0, buf, mem.count, mem.type, &status)
                      : MPI_File_read_at(fh, 0, buf, mem.count, mem.type, &status);
   if (mem.owned) MPI_Type_free(&mem.type);
-  if (!write && err == MPI_SUCCESS && nbytes > 0) zero_unread(status, buf, nbytes);
+  Status short_read;
+  if (!write && err == MPI_SUCCESS && nbytes > 0 && !read_complete(status, nbytes)) {
+    zero_unread(status, buf, nbytes);
+    int64_t first = 0, end = 0;
+    short_read = selection_extent(var, sel, &first, &end);
+    if (short_read.is_ok()) short_read = file.check_short_read(end);
+  }
   MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
   Status moved = write ? check_written(err, status, nbytes, "MPI-IO data write")
                        : from_mpi(err, MpiOp::kRead, "MPI-IO data read");
   if (moved.is_ok()) write ? file.count_written(nbytes) : file.count_read(nbytes);
   if (ftype != MPI_BYTE) MPI_Type_free(&ftype);
   if (!st.is_ok()) return st;
-  return moved;
+  if (!moved.is_ok()) return moved;
+  return short_read;
 }
 
 }  // namespace exa::io

@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <climits>
 #include <vector>
 
 #include "io/mpi_file.hpp"
@@ -19,6 +20,10 @@ struct VarGeometry {
   std::vector<int64_t> shape;  // dimension lengths (shape[0] ignored for record variables)
   bool record = false;
   int64_t recsize = 0;         // bytes between consecutive records
+  // Records a file of this format can hold (numrecs at most this): CDF-1/2
+  // store numrecs in 32 bits (all ones means streaming); CDF-5 and the
+  // partitioned format are bounded by the 2^63-byte offsets (selection_extent).
+  int64_t max_records = INT64_MAX;
 };
 
 struct Selection {
@@ -41,8 +46,16 @@ std::vector<int64_t> byte_strides(const VarGeometry& var);
 // are not.
 Status check_selection(const VarGeometry& var, const Selection& sel, int64_t numrecs, bool write);
 
-// Number of elements selected.
+// Number of elements selected (saturates at INT64_MAX).
 int64_t selected_elements(const Selection& sel);
+
+// The one place a selection becomes byte offsets: the range [*first, *end)
+// of the file it touches, every product and sum overflow-checked. A first
+// byte beyond 2^63-1 is NC_EINVALCOORDS, a last one NC_EEDGE. A selection of
+// no elements touches nothing (*first == *end == var.begin). Everything
+// downstream (file types, flattened segments, independent runs) computes
+// offsets inside this range, so it cannot overflow once this succeeded.
+Status selection_extent(const VarGeometry& var, const Selection& sel, int64_t* first, int64_t* end);
 
 // One transfer of packed external bytes between memory and a selection.
 // Collective calls must be made by every rank of the file (nbytes may be 0).

@@ -49,6 +49,7 @@ std::vector<Segment> resolve_overlaps(std::vector<Segment> posted) {
 struct Runs {
   MPI_Datatype type = MPI_BYTE;
   int64_t bytes = 0;
+  int64_t end = 0;  // one past the highest byte (of file runs: offsets)
   bool owned = false;
 };
 
@@ -58,6 +59,7 @@ Runs make_runs(const std::vector<std::pair<int64_t, int64_t>>& runs) {
   Runs r;
   for (const auto& [start, len] : runs) {
     r.bytes += len;
+    r.end = std::max(r.end, start + len);
     if (!lengths.empty() && displs.back() + lengths.back() == start &&
         static_cast<int64_t>(lengths.back()) + len <= INT_MAX) {
       lengths.back() += static_cast<int>(len);
@@ -115,6 +117,8 @@ Status transfer_runs(MpiFile& file, Runs& fruns, Runs& mruns, bool write, bool c
   Status st = write ? check_written(err, status, count > 0 ? fruns.bytes : 0, "aggregated MPI-IO write")
                     : from_mpi(err, MpiOp::kRead, "aggregated MPI-IO read");
   if (st.is_ok()) write ? file.count_written(fruns.bytes) : file.count_read(fruns.bytes);
+  if (st.is_ok() && !write && !read_complete(status, count > 0 ? mruns.bytes : 0))
+    return file.check_short_read(fruns.end);  // the rest stays as zeroed before
   return st;
 }
 

@@ -1,5 +1,6 @@
 #include "io/mpi_file.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <climits>
 #include <cstring>
@@ -27,6 +28,13 @@ Status in_pieces(int64_t offset, int64_t nbytes, Fn&& fn) {
 }
 
 }  // namespace
+
+bool read_complete(const MPI_Status& status, int64_t nbytes) {
+  MPI_Count got = 0;
+  MPI_Status copy = status;
+  MPI_Get_elements_x(&copy, MPI_BYTE, &got);
+  return got != MPI_UNDEFINED && got >= nbytes;
+}
 
 void zero_unread(const MPI_Status& status, void* buf, int64_t nbytes) {
   MPI_Count got = 0;
@@ -88,12 +96,22 @@ Status MpiFile::read_at(int64_t offset, void* buf, int64_t nbytes) {
   return in_pieces(offset, nbytes, [&](int64_t off, int64_t n) {
     MPI_Status status;
     int err = MPI_File_read_at(fh_, off, p + (off - offset), static_cast<int>(n), MPI_BYTE, &status);
-    if (err == MPI_SUCCESS) {
-      count_read(n);
-      zero_unread(status, p + (off - offset), n);
-    }
-    return from_mpi(err, MpiOp::kRead, "MPI_File_read_at");
+    if (err != MPI_SUCCESS) return from_mpi(err, MpiOp::kRead, "MPI_File_read_at");
+    count_read(n);
+    if (read_complete(status, n)) return Status::ok();
+    zero_unread(status, p + (off - offset), n);
+    return check_short_read(off + n);
   });
+}
+
+Status MpiFile::check_short_read(int64_t end) {
+  if (committed_end_ <= 0) return Status::ok();
+  MPI_Offset size = 0;
+  EXA_RETURN_IF_ERROR(from_mpi(MPI_File_get_size(fh_, &size), MpiOp::kRead, "MPI_File_get_size"));
+  if (size < std::min(end, committed_end_))
+    return {NC_ETRUNC, "data lies beyond the end of the file (" + std::to_string(size) + " bytes, " +
+                           std::to_string(committed_end_) + " committed): truncated"};
+  return Status::ok();
 }
 
 namespace {

@@ -16,6 +16,8 @@ namespace exa::io {
 // Bytes past the end of the file read as zeros: zeroes what a read left
 // unfilled (a read of nbytes into buf that returned `status`).
 void zero_unread(const MPI_Status& status, void* buf, int64_t nbytes);
+// Whether a read of nbytes that returned `status` got all of them.
+bool read_complete(const MPI_Status& status, int64_t nbytes);
 
 // The Status of a finished MPI-IO write of `expected` bytes: MPI's error,
 // or NC_EWRITE when it moved fewer bytes than asked (Open MPI's ompio
@@ -54,6 +56,16 @@ class MpiFile {
   // Collective. Closes; safe to call twice.
   Status close();
 
+  // Bytes a reader may expect to exist: the committed end of a partitioned
+  // file (its writers make the file at least that long, so missing bytes
+  // below it are a truncation). 0 (classic files): bytes past the end of the
+  // file read as zeros, as in PnetCDF.
+  void set_committed_end(int64_t end) { committed_end_ = end; }
+  // After a read of a range ending at `end` got fewer bytes than asked for:
+  // NC_ETRUNC when the file is shorter than min(end, committed end), else ok
+  // (the caller zeroes what was not read). Independent.
+  Status check_short_read(int64_t end);
+
   // Bytes this rank moved through this file (ncmpi_inq_put_size/get_size).
   int64_t bytes_written() const { return bytes_written_; }
   int64_t bytes_read() const { return bytes_read_; }
@@ -79,6 +91,7 @@ class MpiFile {
   int64_t bytes_written_ = 0;
   int64_t bytes_read_ = 0;
   int64_t io_calls_ = 0;
+  int64_t committed_end_ = 0;
 };
 
 }  // namespace exa::io

@@ -265,9 +265,29 @@ Status commit_compact_pieces(MpiFile& file, const std::vector<CompactPiece>& min
   return Status::ok();
 }
 
+namespace {
+
+// The file reaches the new state's end: data never written (no fill) lies
+// in a hole, not past the end, so a reader can tell a truncated file (NC_ETRUNC)
+// from unwritten data. After a sync, so the size seen is every rank's; a byte
+// past that end was never written, and a zero there is what a hole reads.
+Status reach_file_end(MpiFile& file, const pf::Superblock& sb) {
+  Status st;
+  if (file.rank() == 0) {
+    MPI_Offset size = 0;
+    st = from_mpi(MPI_File_get_size(file.handle(), &size), MpiOp::kRead, "MPI_File_get_size");
+    const uint8_t zero = 0;
+    if (st.is_ok() && uint64_t(size) < sb.file_end) st = file.write_at(int64_t(sb.file_end) - 1, &zero, 1);
+  }
+  return agree(file.comm(), st);
+}
+
+}  // namespace
+
 Status commit_superblock(MpiFile& file, const pf::Superblock& sb) {
   // Everything the new state uses is on disk before the superblock points at it.
   EXA_RETURN_IF_ERROR(agree(file.comm(), file.sync_all()));
+  EXA_RETURN_IF_ERROR(reach_file_end(file, sb));
   return write_superblock(file, sb);
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "convert/external.hpp"
+#include "format/layout.hpp"
 #include "io/access_plan.hpp"
 #include "io/header_io.hpp"
 #include "io/memory_plan.hpp"
@@ -280,6 +281,18 @@ Status NativeConnector::vard(FileState& f, int varid, MPI_Datatype filetype, voi
   int64_t xsize = var ? format::external_size(var->type) : 1;
   VardShape shape;
   if (st.is_ok()) st = vard_shape(*var, filetype, bufcount, buftype, &shape);
+  // The file type's bytes, from the variable's begin, must lie at offsets a
+  // file can have (and its records be records the format can count).
+  int64_t type_end = 0;
+  if (st.is_ok() && shape.nelems > 0 &&
+      (__builtin_add_overflow(int64_t(shape.lb), int64_t(shape.extent), &type_end) ||
+       __builtin_add_overflow(type_end, var->begin, &type_end)))
+    st = {NC_EINVALCOORDS, "vard file type reaches beyond the largest offset a file can have"};
+  const int64_t recsize_now = nf.ds.layout().recsize;
+  if (st.is_ok() && shape.nelems > 0 && put && nf.ds.is_record_var(varid) && recsize_now > 0 &&
+      (int64_t(shape.lb) + int64_t(shape.extent)) / recsize_now >=
+          format::max_numrecs(nf.ds.version(), nf.partitioned))
+    st = {NC_EEDGE, "vard file type reaches a record number no file of this format can hold"};
   if (st.is_ok() && shape.nelems > 0 && CompactStore::is_compact(nf, varid))
     st = {NC_ENOTSUPPORT, "put_vard/get_vard of a compact variable (its data is in its metadata block)"};
   int64_t nelems = st.is_ok() ? shape.nelems : 0;
@@ -329,7 +342,7 @@ Status NativeConnector::vard(FileState& f, int varid, MPI_Datatype filetype, voi
   if (st.is_ok()) put ? file.count_written(bytes) : file.count_read(bytes);
   int64_t recs = 0;
   if (put && st.is_ok() && bytes > 0 && nf.ds.is_record_var(varid) && nf.ds.layout().recsize > 0)
-    recs = (lb + extent + nf.ds.layout().recsize - 1) / nf.ds.layout().recsize;
+    recs = (lb + extent) / nf.ds.layout().recsize + ((lb + extent) % nf.ds.layout().recsize != 0 ? 1 : 0);
   if (put) {
     Status r = update_numrecs(nf, collective, recs, agrees_numrecs(nf, varid), io_st);
     if (st.is_ok()) st = r;

@@ -136,6 +136,12 @@ void set_partitioned_layout(NativeFile& nf) {
   layout.header_size = int64_t(nf.superblock.index_offset + nf.superblock.index_size);
   layout.header_extent = layout.header_size;
   nf.ds.set_layout(layout);
+  note_committed_end(nf);
+}
+
+void note_committed_end(NativeFile& nf) {
+  nf.file.set_committed_end(int64_t(nf.superblock.file_end));
+  nf.indep.set_committed_end(int64_t(nf.superblock.file_end));
 }
 
 int default_create_format() { return g_default_format.load(); }
@@ -352,8 +358,10 @@ Status write_numrecs(NativeFile& nf, int64_t numrecs, bool agreed) {
   sb.generation += 1;
   sb.numrecs = uint64_t(numrecs);
   sb.file_end = std::max(sb.file_end, sb.record_begin + sb.numrecs * sb.record_size);
-  EXA_RETURN_IF_ERROR(io::write_superblock(nf.file, sb));
+  // Synced first: the new superblock must not count records not yet on disk.
+  EXA_RETURN_IF_ERROR(io::commit_superblock(nf.file, sb));
   nf.superblock = sb;
+  note_committed_end(nf);
   return Status::ok();
 }
 
@@ -519,6 +527,7 @@ Status finish_define_partitioned(NativeFile& nf, const format::LayoutHints& hint
   if (!regions.empty()) EXA_RETURN_IF_ERROR(io::write_fill(nf.file, regions));
   EXA_RETURN_IF_ERROR(io::commit_superblock(nf.file, sb));
   nf.superblock = sb;
+  note_committed_end(nf);
   nf.index = std::make_shared<pf::PagedIndex>(sb, index);
   nf.compact.reset();
   nf.enddef_now.header_io = MPI_Wtime() - t;

@@ -19,6 +19,9 @@ void attach_index(NativeFile& nf, io::OpenedIndex opened);
 model::Dataset::BlockReader block_reader(NativeFile& nf);
 // A partitioned file's layout from its superblock (data mode). Local.
 void set_partitioned_layout(NativeFile& nf);
+// Tells the file's handles the committed end of the current superblock:
+// data reads that find the file shorter are NC_ETRUNC (docs/format.md).
+void note_committed_end(NativeFile& nf);
 
 // A partitioned file: loads every page of the index table not yet loaded
 // on every rank, each read once and shared (collective; io::share_extents),

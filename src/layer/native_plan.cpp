@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "convert/external.hpp"
+#include "format/layout.hpp"
 #include "io/aggregate.hpp"
 #include "io/header_io.hpp"
 #include "io/memory_plan.hpp"
@@ -91,6 +92,7 @@ Status make_plan(NativeFile& nf, const DataRequest& req, bool write, Plan* plan,
   plan->geo.xsize = format::external_size(var.type);
   plan->geo.record = nf.ds.is_record_var(req.varid);
   plan->geo.recsize = nf.ds.layout().recsize;
+  plan->geo.max_records = format::max_numrecs(nf.ds.version(), nf.partitioned);
   plan->compact = CompactStore::is_compact(nf, req.varid);
   for (size_t k = 0; k < n; ++k) {
     plan->geo.shape.push_back(nf.ds.dim(var.dimids[k]).length);

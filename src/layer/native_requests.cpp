@@ -73,7 +73,18 @@ int64_t reached(const PendingRequest& r) {
   return most;
 }
 
+// A request posted in define mode meets the offsets of now: its selections
+// are checked against them once more before anything is flattened.
+Status extents_fit(const PendingRequest& r) {
+  for (const io::Selection& sel : r.pieces) {
+    int64_t first = 0, end = 0;
+    EXA_RETURN_IF_ERROR(io::selection_extent(r.geo, sel, &first, &end));
+  }
+  return Status::ok();
+}
+
 // Appends the file segments of every piece, walking the packed external bytes.
+
 void flatten_request(PendingRequest& r, std::vector<io::Segment>* out) {
   uint8_t* at = r.external.data();
   for (const io::Selection& sel : r.pieces) {
@@ -258,6 +269,10 @@ Status NativeConnector::wait(FileState& f, int num, int* reqids, int* statuses, 
     // Posted perhaps in define mode: the offsets are those of now.
     r.geo.begin = nf.ds.var(r.varid).begin;
     r.geo.recsize = nf.ds.layout().recsize;
+    if (Status fits = extents_fit(r); !fits.is_ok()) {  // nothing of it is transferred
+      outcome[id] = fits;
+      continue;
+    }
     if (!r.put) r.external.resize(static_cast<size_t>(r.nelems * r.geo.xsize));
     outcome[id] = Status::ok();  // a put's NC_ERANGE was the post's answer
     if (CompactStore::is_compact(nf, r.varid)) {  // the data is in its block: no MPI-IO
