@@ -112,8 +112,8 @@ int ncmpi_delete(const char* filename, MPI_Info info) {
     if (filename == nullptr || *filename == '\0') return {NC_EINVAL, "empty path"};
     int err = MPI_File_delete(filename, info);
     if (err == MPI_SUCCESS) return Status::ok();
-    int cls = 0;
-    MPI_Error_class(err, &cls);
+    int cls = MPI_ERR_OTHER;  // (a failing MPI_Error_class leaves it: NC_EFILE below)
+    if (MPI_Error_class(err, &cls) != MPI_SUCCESS) cls = MPI_ERR_OTHER;
     if (cls == MPI_ERR_NO_SUCH_FILE) return {NC_ENOENT, "no such file"};
     if (cls == MPI_ERR_ACCESS) return {NC_EACCESS, "permission denied"};
     return {NC_EFILE, "MPI_File_delete failed"};

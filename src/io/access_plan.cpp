@@ -65,22 +65,28 @@ Status build_file_type(const VarGeometry& var, const Selection& sel, MPI_Datatyp
   std::vector<int64_t> bs = byte_strides(var);
   int64_t end = 0;
   EXA_RETURN_IF_ERROR(selection_extent(var, sel, offset, &end));
-  MPI_Datatype t;
-  MPI_Type_contiguous(static_cast<int>(var.xsize), MPI_BYTE, &t);
-  for (size_t k = n; k-- > 0;) {
-    int64_t cnt = sel.count[k];
-    if (cnt > INT_MAX) {
-      MPI_Type_free(&t);
+  for (size_t k = 0; k < n; ++k)
+    if (sel.count[k] > INT_MAX)
       return {NC_EINTOVERFLOW, "selection count exceeds INT_MAX along one dimension"};
-    }
+  MPI_Datatype t;
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Type_contiguous(static_cast<int>(var.xsize), MPI_BYTE, &t)));
+  Status st;
+  for (size_t k = n; k-- > 0 && st.is_ok();) {
+    const int64_t cnt = sel.count[k];
     MPI_Datatype next;
     // One element needs no stride (and an unchecked product could overflow).
     MPI_Aint step = cnt > 1 ? stride_of(sel, k) * bs[k] : 0;
-    MPI_Type_create_hvector(static_cast<int>(cnt), 1, step, t, &next);
-    MPI_Type_free(&t);
-    t = next;
+    st = EXA_MPI(MPI_Type_create_hvector(static_cast<int>(cnt), 1, step, t, &next));
+    Status freed = EXA_MPI(MPI_Type_free(&t));
+    if (st.is_ok()) st = freed;
+    t = st.is_ok() ? next : MPI_DATATYPE_NULL;
   }
-  MPI_Type_commit(&t);
+  if (st.is_ok()) st = EXA_MPI(MPI_Type_commit(&t));
+  if (!st.is_ok()) {
+    if (t != MPI_DATATYPE_NULL)
+      EXA_MPI(MPI_Type_free(&t)).set_aside("building the file type failed: that is reported");
+    return st;
+  }
   *type = t;
   return Status::ok();
 }
@@ -94,19 +100,28 @@ struct MemoryRun {
   bool owned = false;
 };
 
-MemoryRun memory_run(int64_t nbytes) {
-  if (nbytes <= INT_MAX) return {static_cast<int>(nbytes), MPI_BYTE, false};
+Status memory_run(int64_t nbytes, MemoryRun* out) {
+  *out = MemoryRun{};
+  if (nbytes <= INT_MAX) {
+    out->count = static_cast<int>(nbytes);
+    return Status::ok();
+  }
   constexpr int64_t kBlock = int64_t{1} << 20;
   MPI_Datatype block;
-  MPI_Type_contiguous(static_cast<int>(kBlock), MPI_BYTE, &block);
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Type_contiguous(static_cast<int>(kBlock), MPI_BYTE, &block)));
   int lengths[2] = {static_cast<int>(nbytes / kBlock), static_cast<int>(nbytes % kBlock)};
   MPI_Aint displs[2] = {0, static_cast<MPI_Aint>(nbytes / kBlock * kBlock)};
   MPI_Datatype types[2] = {block, MPI_BYTE};
   MPI_Datatype run;
-  MPI_Type_create_struct(2, lengths, displs, types, &run);
-  MPI_Type_commit(&run);
-  MPI_Type_free(&block);
-  return {1, run, true};
+  Status st = EXA_MPI(MPI_Type_create_struct(2, lengths, displs, types, &run));
+  if (st.is_ok()) {
+    st = EXA_MPI(MPI_Type_commit(&run));
+    if (!st.is_ok()) EXA_MPI(MPI_Type_free(&run)).set_aside("the commit's failure is reported");
+  }
+  Status freed = EXA_MPI(MPI_Type_free(&block));
+  if (st.is_ok()) st = freed;
+  if (st.is_ok()) *out = {1, run, true};
+  return st;
 }
 
 }  // namespace
@@ -132,6 +147,7 @@ Status check_selection(const VarGeometry& var, const Selection& sel, int64_t num
     if (!unbounded(k) && start == length(k) && sel.count[k] > 0)
       return {NC_EINVALCOORDS, "start at the end with a non-zero count"};
   }
+  bool beyond_records = false;
   for (size_t k = 0; k < n; ++k) {
     int64_t start = sel.start[k], count = sel.count[k], stride = stride_of(sel, k);
     if (count < 0) return {NC_ENEGATIVECNT, "negative count"};
@@ -140,14 +156,21 @@ Status check_selection(const VarGeometry& var, const Selection& sel, int64_t num
     int64_t last = 0;
     if (!add_product(start, count - 1, stride >= 1 ? stride : 1, &last)) last = INT64_MAX;
     if (unbounded(k)) {
-      if (last >= var.max_records)
-        return {NC_EEDGE, "start + count reaches a record number no file of this format can hold"};
+      beyond_records = beyond_records || last >= var.max_records;
       continue;
     }
     if (last >= length(k)) return {NC_EEDGE, "start + count exceeds the dimension"};
   }
   for (size_t k = 0; k < n; ++k)
     if (stride_of(sel, k) < 1) return {NC_ESTRIDE, "stride must be positive"};
+  // PnetCDF's own answer comes before exacdf's limits: a selection whose byte count
+  // does not fit in 64 bits is NC_EINTOVERFLOW.
+  int64_t bytes = 0;
+  const int64_t elements = selected_elements(sel);
+  if (elements == INT64_MAX || __builtin_mul_overflow(elements, var.xsize, &bytes))
+    return {NC_EINTOVERFLOW, "selection too large"};
+  if (beyond_records)
+    return {NC_EEDGE, "start + count reaches a record number no file of this format can hold"};
   int64_t first = 0, end = 0;
   return selection_extent(var, sel, &first, &end);
 }
@@ -198,9 +221,14 @@ Status transfer(MpiFile& file, const VarGeometry& var, const Selection& sel, boo
     st = {NC_EWRITE, "write failed (injected by exa_debug_fail_write)"};
     nbytes = 0;
   }
-  MemoryRun mem = memory_run(nbytes);
-  MPI_File_set_view(fh, nbytes > 0 ? offset : 0, MPI_BYTE, nbytes > 0 ? ftype : MPI_BYTE,
-                    "native", MPI_INFO_NULL);
+  MemoryRun mem;
+  Status described = memory_run(nbytes, &mem);
+  if (st.is_ok()) st = described;
+  if (!st.is_ok()) nbytes = 0;
+  Status view = EXA_MPI(MPI_File_set_view(fh, nbytes > 0 ? offset : 0, MPI_BYTE,
+                                          nbytes > 0 ? ftype : MPI_BYTE, "native", MPI_INFO_NULL));
+  if (!view.is_ok()) mem.count = 0;  // a collective call still takes part, with nothing
+  if (st.is_ok()) st = view;
   MPI_Status status;
   int err;
   if (write)
@@ -209,7 +237,7 @@ Status transfer(MpiFile& file, const VarGeometry& var, const Selection& sel, boo
   else
     err = collective ? MPI_File_read_at_all(fh, 0, buf, mem.count, mem.type, &status)
                      : MPI_File_read_at(fh, 0, buf, mem.count, mem.type, &status);
-  if (mem.owned) MPI_Type_free(&mem.type);
+  Status freed = mem.owned ? EXA_MPI(MPI_Type_free(&mem.type)) : Status::ok();
   Status short_read;
   if (!write && err == MPI_SUCCESS && nbytes > 0 && !read_complete(status, nbytes)) {
     zero_unread(status, buf, nbytes);
@@ -217,14 +245,14 @@ Status transfer(MpiFile& file, const VarGeometry& var, const Selection& sel, boo
     short_read = selection_extent(var, sel, &first, &end);
     if (short_read.is_ok()) short_read = file.check_short_read(end);
   }
-  MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
-  Status moved = write ? check_written(err, status, nbytes, "MPI-IO data write")
+  Status reset = EXA_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
+  Status moved = write ? check_written(err, status, mem.count > 0 ? nbytes : 0, "MPI-IO data write")
                        : from_mpi(err, MpiOp::kRead, "MPI-IO data read");
   if (moved.is_ok()) write ? file.count_written(nbytes) : file.count_read(nbytes);
-  if (ftype != MPI_BYTE) MPI_Type_free(&ftype);
-  if (!st.is_ok()) return st;
-  if (!moved.is_ok()) return moved;
-  return short_read;
+  Status freed_file = ftype != MPI_BYTE ? EXA_MPI(MPI_Type_free(&ftype)) : Status::ok();
+  for (const Status* s : {&st, &moved, &short_read, &reset, &freed, &freed_file})
+    if (!s->is_ok()) return *s;
+  return Status::ok();
 }
 
 }  // namespace exa::io

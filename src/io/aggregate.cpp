@@ -53,10 +53,12 @@ struct Runs {
   bool owned = false;
 };
 
-Runs make_runs(const std::vector<std::pair<int64_t, int64_t>>& runs) {
+// Fails only if MPI cannot make the type; *out then describes nothing.
+Status make_runs(const std::vector<std::pair<int64_t, int64_t>>& runs, Runs* out) {
   std::vector<int> lengths;
   std::vector<MPI_Aint> displs;
   Runs r;
+  *out = Runs{};
   for (const auto& [start, len] : runs) {
     r.bytes += len;
     r.end = std::max(r.end, start + len);
@@ -72,53 +74,82 @@ Runs make_runs(const std::vector<std::pair<int64_t, int64_t>>& runs) {
       done += piece;
     }
   }
-  if (lengths.empty()) return r;
-  MPI_Type_create_hindexed(static_cast<int>(lengths.size()), lengths.data(), displs.data(),
-                           MPI_BYTE, &r.type);
-  MPI_Type_commit(&r.type);
+  if (lengths.empty()) {
+    *out = r;
+    return Status::ok();
+  }
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Type_create_hindexed(static_cast<int>(lengths.size()),
+                                                       lengths.data(), displs.data(), MPI_BYTE,
+                                                       &r.type)));
+  Status st = EXA_MPI(MPI_Type_commit(&r.type));
+  if (!st.is_ok()) {
+    EXA_MPI(MPI_Type_free(&r.type)).set_aside("the commit's failure is reported");
+    return st;
+  }
   r.owned = true;
-  return r;
+  *out = r;
+  return Status::ok();
 }
 
-// The file runs and the memory runs (absolute addresses) of sorted segments.
-void describe(const std::vector<Segment>& segs, Runs* file, Runs* memory) {
+Status free_runs(Runs* r) {
+  Status st = r->owned ? EXA_MPI(MPI_Type_free(&r->type)) : Status::ok();
+  *r = Runs{};
+  return st;
+}
+
+// The file runs and the memory runs (absolute addresses) of sorted segments. On
+// failure both describe nothing (a collective transfer still takes part, empty).
+Status describe(const std::vector<Segment>& segs, Runs* file, Runs* memory) {
   std::vector<std::pair<int64_t, int64_t>> f, m;
   f.reserve(segs.size());
   m.reserve(segs.size());
+  Status st;
   for (const Segment& s : segs) {
     f.emplace_back(s.offset, s.length);
-    MPI_Aint addr;
-    MPI_Get_address(s.data, &addr);
+    MPI_Aint addr = 0;
+    if (st.is_ok()) st = EXA_MPI(MPI_Get_address(s.data, &addr));
     m.emplace_back(static_cast<int64_t>(addr), s.length);
   }
-  *file = make_runs(f);
-  *memory = make_runs(m);
+  if (st.is_ok()) st = make_runs(f, file);
+  if (st.is_ok()) st = make_runs(m, memory);
+  if (!st.is_ok()) {
+    free_runs(file).set_aside("describing the transfer failed: that is reported");
+    free_runs(memory).set_aside("describing the transfer failed: that is reported");
+  }
+  return st;
 }
 
 // The single MPI-IO call of an aggregated transfer: file view `file`,
 // memory `memory` (absolute addresses, so the buffer is MPI_BOTTOM).
-Status transfer_runs(MpiFile& file, Runs& fruns, Runs& mruns, bool write, bool collective) {
+// `described` is describe()'s outcome: a rank that failed it takes part with nothing.
+Status transfer_runs(MpiFile& file, Runs& fruns, Runs& mruns, bool write, bool collective,
+                     const Status& described) {
   MPI_File fh = file.handle();
-  MPI_File_set_view(fh, 0, MPI_BYTE, fruns.type, "native", MPI_INFO_NULL);
+  Status view = EXA_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, fruns.type, "native", MPI_INFO_NULL));
   // An injected failure (exa_debug_fail_write): this rank's part never lands,
   // as if it crashed; it still takes part in a collective call.
   const bool fail = write && take_injected_write_failure();
-  int count = mruns.bytes > 0 && !fail ? 1 : 0;
+  int count = mruns.bytes > 0 && !fail && view.is_ok() ? 1 : 0;
   void* buf = mruns.bytes > 0 ? MPI_BOTTOM : nullptr;
   MPI_Status status;
   int err = write ? (collective ? MPI_File_write_at_all(fh, 0, buf, count, mruns.type, &status)
                                 : MPI_File_write_at(fh, 0, buf, count, mruns.type, &status))
                   : (collective ? MPI_File_read_at_all(fh, 0, buf, count, mruns.type, &status)
                                 : MPI_File_read_at(fh, 0, buf, count, mruns.type, &status));
-  MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
-  if (fruns.owned) MPI_Type_free(&fruns.type);
-  if (mruns.owned) MPI_Type_free(&mruns.type);
+  const int64_t file_bytes = fruns.bytes, memory_bytes = mruns.bytes, file_end = fruns.end;
+  Status reset = EXA_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
+  Status freed = free_runs(&fruns);
+  Status freed_memory = free_runs(&mruns);
+  if (!described.is_ok()) return described;
+  if (!view.is_ok()) return view;
   if (fail) return {NC_EWRITE, "write failed (injected by exa_debug_fail_write)"};
-  Status st = write ? check_written(err, status, count > 0 ? fruns.bytes : 0, "aggregated MPI-IO write")
+  Status st = write ? check_written(err, status, count > 0 ? file_bytes : 0, "aggregated MPI-IO write")
                     : from_mpi(err, MpiOp::kRead, "aggregated MPI-IO read");
-  if (st.is_ok()) write ? file.count_written(fruns.bytes) : file.count_read(fruns.bytes);
-  if (st.is_ok() && !write && !read_complete(status, count > 0 ? mruns.bytes : 0))
-    return file.check_short_read(fruns.end);  // the rest stays as zeroed before
+  if (st.is_ok()) write ? file.count_written(file_bytes) : file.count_read(file_bytes);
+  if (st.is_ok() && !write && !read_complete(status, count > 0 ? memory_bytes : 0))
+    st = file.check_short_read(file_end);  // the rest stays as zeroed before
+  for (const Status* s : {&reset, &freed, &freed_memory})
+    if (st.is_ok() && !s->is_ok()) st = *s;
   return st;
 }
 
@@ -162,8 +193,8 @@ void flatten(const VarGeometry& var, const Selection& sel, uint8_t* packed,
 Status write_segments(MpiFile& file, std::vector<Segment> segments, bool collective) {
   std::vector<Segment> disjoint = resolve_overlaps(std::move(segments));
   Runs fruns, mruns;
-  describe(disjoint, &fruns, &mruns);
-  return transfer_runs(file, fruns, mruns, true, collective);
+  Status described = describe(disjoint, &fruns, &mruns);
+  return transfer_runs(file, fruns, mruns, true, collective, described);
 }
 
 Status read_segments(MpiFile& file, std::vector<Segment> segments, bool collective) {
@@ -174,10 +205,10 @@ Status read_segments(MpiFile& file, std::vector<Segment> segments, bool collecti
     overlap = segments[i - 1].offset + segments[i - 1].length > segments[i].offset;
   if (!overlap) {  // straight into the requests' buffers
     Runs fruns, mruns;
-    describe(segments, &fruns, &mruns);
+    Status described = describe(segments, &fruns, &mruns);
     // Bytes past the end of the file read as zeros.
     for (const Segment& s : segments) std::memset(s.data, 0, static_cast<size_t>(s.length));
-    return transfer_runs(file, fruns, mruns, false, collective);
+    return transfer_runs(file, fruns, mruns, false, collective, described);
   }
   // Overlapping reads: read the union once into staging, then copy out.
   std::vector<Segment> runs;
@@ -198,8 +229,8 @@ Status read_segments(MpiFile& file, std::vector<Segment> segments, bool collecti
     at += r.length;
   }
   Runs fruns, mruns;
-  describe(runs, &fruns, &mruns);
-  EXA_RETURN_IF_ERROR(transfer_runs(file, fruns, mruns, false, collective));
+  Status described = describe(runs, &fruns, &mruns);
+  EXA_RETURN_IF_ERROR(transfer_runs(file, fruns, mruns, false, collective, described));
   size_t r = 0;
   for (const Segment& s : segments) {
     while (runs[r].offset + runs[r].length < s.offset + s.length) ++r;

@@ -11,21 +11,22 @@ namespace exa::io {
 
 namespace {
 
-void read_info(MPI_Info info, std::map<std::string, std::string>* out) {
-  if (info == MPI_INFO_NULL) return;
+Status read_info(MPI_Info info, std::map<std::string, std::string>* out) {
+  if (info == MPI_INFO_NULL) return Status::ok();
   int nkeys = 0;
-  MPI_Info_get_nkeys(info, &nkeys);
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Info_get_nkeys(info, &nkeys)));
   for (int i = 0; i < nkeys; ++i) {
     char key[MPI_MAX_INFO_KEY + 1];
-    MPI_Info_get_nthkey(info, i, key);
+    EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Info_get_nthkey(info, i, key)));
     int len = 0, flag = 0;
-    MPI_Info_get_valuelen(info, key, &len, &flag);
+    EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Info_get_valuelen(info, key, &len, &flag)));
     if (!flag) continue;
     std::string value(static_cast<size_t>(len) + 1, '\0');
-    MPI_Info_get(info, key, len + 1, value.data(), &flag);
+    EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Info_get(info, key, len + 1, value.data(), &flag)));
     value.resize(static_cast<size_t>(len));
     (*out)[key] = value;
   }
+  return Status::ok();
 }
 
 std::string_view trim(std::string_view s) {
@@ -73,7 +74,7 @@ bool same_word(const std::string& value, std::string_view word) {
 
 Status gather_hints(MPI_Info user, Hints* out) {
   Hints h;
-  read_info(user, &h.all);
+  EXA_RETURN_IF_ERROR(read_info(user, &h.all));
   read_env(&h.all);
   h.layout.header_align = positive(h.all, "nc_header_align_size", 0);
   h.layout.var_align = positive(h.all, "nc_var_align_size", 0);
@@ -107,18 +108,32 @@ void read_striping(MPI_File fh, Hints* hints) {
   MPI_Info info = MPI_INFO_NULL;
   if (fh == MPI_FILE_NULL || MPI_File_get_info(fh, &info) != MPI_SUCCESS) return;
   std::map<std::string, std::string> used;
-  read_info(info, &used);
-  MPI_Info_free(&info);
+  // Striping is advisory (alignment only): what cannot be read stays unknown (0).
+  read_info(info, &used).set_aside("striping unknown: alignment falls back to the defaults");
+  free_info(&info).set_aside("an info object MPI gave back could not be freed: nothing else depends on it");
   hints->striping_unit = positive(used, "striping_unit", 0);
   hints->striping_factor = positive(used, "striping_factor", 0);
   hints->layout.striping_unit = hints->striping_unit;
 }
 
-MPI_Info to_mpi_info(const Hints& hints) {
+Status to_mpi_info(const Hints& hints, MPI_Info* out) {
+  *out = MPI_INFO_NULL;
   MPI_Info info;
-  MPI_Info_create(&info);
-  for (const auto& [key, value] : hints.all) MPI_Info_set(info, key.c_str(), value.c_str());
-  return info;
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Info_create(&info)));
+  Status st;
+  for (const auto& [key, value] : hints.all)
+    if (st.is_ok()) st = EXA_MPI(MPI_Info_set(info, key.c_str(), value.c_str()));
+  if (!st.is_ok()) {
+    free_info(&info).set_aside("filling the info failed: that is reported");
+    return st;
+  }
+  *out = info;
+  return Status::ok();
+}
+
+Status free_info(MPI_Info* info) {
+  if (*info == MPI_INFO_NULL) return Status::ok();
+  return EXA_MPI(MPI_Info_free(info));
 }
 
 namespace {

@@ -62,7 +62,10 @@ Status gather_hints(MPI_Info user, Hints* out);
 void read_striping(MPI_File fh, Hints* hints);
 
 // A new MPI_Info holding every merged hint (the caller frees it).
-MPI_Info to_mpi_info(const Hints& hints);
+Status to_mpi_info(const Hints& hints, MPI_Info* out);
+
+// Frees an info object made here or given by MPI (MPI_INFO_NULL: nothing to do).
+Status free_info(MPI_Info* info);
 
 // The info a file reports through ncmpi_inq_file_info (a new MPI_Info the
 // caller frees): the MPI-IO hints of the open file, every merged hint, and

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "convert/external.hpp"
+#include "io/mpi_errors.hpp"
 
 namespace exa::io {
 
@@ -12,7 +13,7 @@ namespace {
 // Walks a derived datatype down to its basic types; all must be the same.
 Status basic_type(MPI_Datatype t, nc_type* found) {
   int nints = 0, naddrs = 0, ntypes = 0, combiner = 0;
-  MPI_Type_get_envelope(t, &nints, &naddrs, &ntypes, &combiner);
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Type_get_envelope(t, &nints, &naddrs, &ntypes, &combiner)));
   if (combiner == MPI_COMBINER_NAMED) {
     nc_type m = memtype_of_predefined(t);
     if (m == NC_NAT) return {NC_EUNSPTETYPE, "unsupported element type in the MPI datatype"};
@@ -23,13 +24,17 @@ Status basic_type(MPI_Datatype t, nc_type* found) {
   std::vector<int> ints(static_cast<size_t>(nints));
   std::vector<MPI_Aint> addrs(static_cast<size_t>(naddrs));
   std::vector<MPI_Datatype> types(static_cast<size_t>(ntypes));
-  MPI_Type_get_contents(t, nints, naddrs, ntypes, ints.data(), addrs.data(), types.data());
+  EXA_RETURN_IF_ERROR(EXA_MPI(
+      MPI_Type_get_contents(t, nints, naddrs, ntypes, ints.data(), addrs.data(), types.data())));
   Status st;
   for (MPI_Datatype sub : types) {
     if (st.is_ok()) st = basic_type(sub, found);
+    // The contents are new handles for derived types: each is freed here.
     int sub_combiner = 0, a = 0, b = 0, c = 0;
-    MPI_Type_get_envelope(sub, &a, &b, &c, &sub_combiner);
-    if (sub_combiner != MPI_COMBINER_NAMED) MPI_Type_free(&sub);
+    Status asked = EXA_MPI(MPI_Type_get_envelope(sub, &a, &b, &c, &sub_combiner));
+    Status freed = asked.is_ok() && sub_combiner != MPI_COMBINER_NAMED ? EXA_MPI(MPI_Type_free(&sub))
+                                                                         : asked;
+    if (st.is_ok()) st = freed;
   }
   return st;
 }
@@ -57,7 +62,7 @@ Status element_type_of(MPI_Datatype t, nc_type* memtype, int64_t* elements_per_t
   nc_type found = NC_NAT;
   EXA_RETURN_IF_ERROR(basic_type(t, &found));
   int size = 0;
-  MPI_Type_size(t, &size);
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Type_size(t, &size)));
   *memtype = found;
   *elements_per_type = size / convert::native_size(found);
   return Status::ok();
@@ -65,7 +70,7 @@ Status element_type_of(MPI_Datatype t, nc_type* memtype, int64_t* elements_per_t
 
 MemoryPlan::~MemoryPlan() {
   for (Layer& l : layers_)
-    if (l.owned) MPI_Type_free(&l.type);
+    if (l.owned) EXA_MPI(MPI_Type_free(&l.type)).set_aside("destructor: a type of its own, freed once");
 }
 
 Status MemoryPlan::build(void* buf, MPI_Datatype buftype, int64_t bufcount, nc_type memtype,
@@ -77,19 +82,24 @@ Status MemoryPlan::build(void* buf, MPI_Datatype buftype, int64_t bufcount, nc_t
   }
   if (imap == nullptr) return Status::ok();
   int64_t width = convert::native_size(memtype);
+  for (size_t k = 0; k < sel.count.size(); ++k)
+    if (sel.count[k] > INT_MAX || imap[k] < 0) return {NC_EINVAL, "imap or count out of range"};
   MPI_Datatype t;
-  MPI_Type_contiguous(static_cast<int>(width), MPI_BYTE, &t);
-  for (size_t k = sel.count.size(); k-- > 0;) {
-    if (sel.count[k] > INT_MAX || imap[k] < 0) {
-      MPI_Type_free(&t);
-      return {NC_EINVAL, "imap or count out of range"};
-    }
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Type_contiguous(static_cast<int>(width), MPI_BYTE, &t)));
+  Status st;
+  for (size_t k = sel.count.size(); k-- > 0 && st.is_ok();) {
     MPI_Datatype next;
-    MPI_Type_create_hvector(static_cast<int>(sel.count[k]), 1, imap[k] * width, t, &next);
-    MPI_Type_free(&t);
-    t = next;
+    st = EXA_MPI(MPI_Type_create_hvector(static_cast<int>(sel.count[k]), 1, imap[k] * width, t, &next));
+    Status freed = EXA_MPI(MPI_Type_free(&t));
+    if (st.is_ok()) st = freed;
+    t = st.is_ok() ? next : MPI_DATATYPE_NULL;
   }
-  MPI_Type_commit(&t);
+  if (st.is_ok()) st = EXA_MPI(MPI_Type_commit(&t));
+  if (!st.is_ok()) {
+    if (t != MPI_DATATYPE_NULL)
+      EXA_MPI(MPI_Type_free(&t)).set_aside("building the memory type failed: that is reported");
+    return st;
+  }
   layers_.push_back({t, 1, true});
   return Status::ok();
 }
@@ -98,7 +108,7 @@ Status MemoryPlan::build(void* buf, MPI_Datatype buftype, int64_t bufcount, nc_t
 static Status pack_layer(const void* from, MPI_Datatype type, int64_t count,
                          ByteBuffer* out) {
   int size = 0;
-  MPI_Type_size(type, &size);
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Type_size(type, &size)));
   out->resize(static_cast<size_t>(size) * static_cast<size_t>(count));
   if (out->empty()) return Status::ok();  // MPI_Pack rejects an empty buffer
   int position = 0;

@@ -36,10 +36,10 @@ int code_for_class(int error_class, MpiOp op) {
 Status from_mpi(int mpi_err, MpiOp op, const char* what) {
   if (mpi_err == MPI_SUCCESS) return Status::ok();
   int error_class = MPI_ERR_OTHER;
-  MPI_Error_class(mpi_err, &error_class);
+  if (MPI_Error_class(mpi_err, &error_class) != MPI_SUCCESS) error_class = MPI_ERR_OTHER;
   char text[MPI_MAX_ERROR_STRING];
   int len = 0;
-  MPI_Error_string(mpi_err, text, &len);
+  if (MPI_Error_string(mpi_err, text, &len) != MPI_SUCCESS) len = 0;
   return {code_for_class(error_class, op), std::string(what) + ": " + std::string(text, static_cast<size_t>(len))};
 }
 

@@ -29,27 +29,31 @@ Status in_pieces(int64_t offset, int64_t nbytes, Fn&& fn) {
 
 }  // namespace
 
-bool read_complete(const MPI_Status& status, int64_t nbytes) {
+namespace {
+
+// The bytes a transfer moved, by its status; 0 when MPI cannot tell (which makes the
+// caller treat the transfer as short: the safe side for reads and writes alike).
+int64_t bytes_moved(const MPI_Status& status) {
   MPI_Count got = 0;
   MPI_Status copy = status;
-  MPI_Get_elements_x(&copy, MPI_BYTE, &got);
-  return got != MPI_UNDEFINED && got >= nbytes;
+  if (MPI_Get_elements_x(&copy, MPI_BYTE, &got) != MPI_SUCCESS || got == MPI_UNDEFINED || got < 0)
+    return 0;
+  return static_cast<int64_t>(got);
 }
 
+}  // namespace
+
+bool read_complete(const MPI_Status& status, int64_t nbytes) { return bytes_moved(status) >= nbytes; }
+
 void zero_unread(const MPI_Status& status, void* buf, int64_t nbytes) {
-  MPI_Count got = 0;
-  MPI_Status copy = status;
-  MPI_Get_elements_x(&copy, MPI_BYTE, &got);
-  if (got == MPI_UNDEFINED || got < 0) got = 0;
+  const int64_t got = bytes_moved(status);
   if (got < nbytes) std::memset(static_cast<char*>(buf) + got, 0, static_cast<size_t>(nbytes - got));
 }
 
 Status check_written(int mpi_err, const MPI_Status& status, int64_t expected, const char* what) {
   if (mpi_err != MPI_SUCCESS) return from_mpi(mpi_err, MpiOp::kWrite, what);
   if (expected <= 0) return Status::ok();
-  MPI_Count got = 0;
-  MPI_Status copy = status;
-  if (MPI_Get_elements_x(&copy, MPI_BYTE, &got) != MPI_SUCCESS || got == MPI_UNDEFINED) got = 0;
+  const int64_t got = bytes_moved(status);
   if (got >= expected) return Status::ok();
   return {NC_EWRITE, std::string(what) + ": wrote " + std::to_string(got) + " of " + std::to_string(expected) +
                          " bytes (is the file system full?)"};
@@ -59,18 +63,22 @@ MpiFile::~MpiFile() { close().set_aside("destructor: a handle still open here wa
 
 Status MpiFile::open_impl(MPI_Comm comm, const std::string& path, int amode, MPI_Info info,
                           bool create) {
-  MPI_Comm_dup(comm, &comm_);
+  // (A failing MPI_Comm_dup is collective: every rank gets it.)
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_dup(comm, &comm_)));
   // Errors on the library's own communicator come back as codes, never abort.
-  MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
-  MPI_Comm_rank(comm_, &rank_);
-  MPI_Comm_size(comm_, &nprocs_);
+  Status st = EXA_MPI(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
+  if (st.is_ok()) st = EXA_MPI(MPI_Comm_rank(comm_, &rank_));
+  if (st.is_ok()) st = EXA_MPI(MPI_Comm_size(comm_, &nprocs_));
+  // Every rank takes part in the open, whatever the above gave.
   int err = MPI_File_open(comm_, path.c_str(), amode, info, &fh_);
-  Status st = from_mpi(err, create ? MpiOp::kCreate : MpiOp::kOpen, "MPI_File_open");
-  if (st.is_ok()) MPI_File_set_errhandler(fh_, MPI_ERRORS_RETURN);
+  if (st.is_ok()) st = from_mpi(err, create ? MpiOp::kCreate : MpiOp::kOpen, "MPI_File_open");
+  if (st.is_ok()) st = EXA_MPI(MPI_File_set_errhandler(fh_, MPI_ERRORS_RETURN));
   st = agree(comm_, st);
   if (!st.is_ok()) {
-    if (fh_ != MPI_FILE_NULL) MPI_File_close(&fh_);
-    MPI_Comm_free(&comm_);
+    if (fh_ != MPI_FILE_NULL)
+      EXA_MPI(MPI_File_close(&fh_)).set_aside("the open's failure is reported");
+    EXA_MPI(MPI_Comm_free(&comm_)).set_aside("the open's failure is reported");
+    fh_ = MPI_FILE_NULL;
     comm_ = MPI_COMM_NULL;
   }
   return st;
@@ -140,7 +148,8 @@ Status MpiFile::write_at(int64_t offset, const void* buf, int64_t nbytes) {
 
 Status MpiFile::sync_all() {
   Status st = from_mpi(MPI_File_sync(fh_), MpiOp::kWrite, "MPI_File_sync");
-  MPI_Barrier(comm_);
+  Status waited = EXA_MPI(MPI_Barrier(comm_));
+  if (st.is_ok()) st = waited;
   Status again = from_mpi(MPI_File_sync(fh_), MpiOp::kWrite, "MPI_File_sync");
   return st.is_ok() ? again : st;
 }
@@ -163,7 +172,10 @@ Status MpiFile::close() {
   Status st;
   if (fh_ != MPI_FILE_NULL) st = from_mpi(MPI_File_close(&fh_), MpiOp::kOther, "MPI_File_close");
   fh_ = MPI_FILE_NULL;
-  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+  if (comm_ != MPI_COMM_NULL) {
+    Status freed = EXA_MPI(MPI_Comm_free(&comm_));
+    if (st.is_ok()) st = freed;
+  }
   comm_ = MPI_COMM_NULL;
   return st;
 }

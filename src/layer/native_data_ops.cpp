@@ -79,13 +79,16 @@ uint64_t selection_digest(const NativeFile& nf, const DataRequest& req, const Pl
 // to be read once and broadcast. One allreduce, on every rank, only when the
 // hint asks for it (exa_bcast_read=enable): a collective get costs no MPI
 // call beyond its MPI-IO otherwise (auto: as disable).
-bool read_once_and_broadcast(NativeFile& nf, const DataRequest& req, const Plan& plan, bool ok) {
-  if (!req.collective || nf.file.nprocs() == 1) return false;
-  if (nf.hints.bcast_read != io::Hints::BcastRead::kEnable) return false;
+Status read_once_and_broadcast(NativeFile& nf, const DataRequest& req, const Plan& plan, bool ok,
+                              bool* once) {
+  *once = false;
+  if (!req.collective || nf.file.nprocs() == 1) return Status::ok();
+  if (nf.hints.bcast_read != io::Hints::BcastRead::kEnable) return Status::ok();
   uint64_t h = selection_digest(nf, req, plan, ok, nf.file.rank());
   uint64_t v[2] = {h, ~h};
-  MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_UINT64_T, MPI_MAX, nf.comm());
-  return v[0] == ~v[1];
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_UINT64_T, MPI_MAX, nf.comm())));
+  *once = v[0] == ~v[1];
+  return Status::ok();
 }
 
 // Rank 0 reads; the outcome travels with the data, so small reads cost one
@@ -104,7 +107,8 @@ Status broadcast_read(NativeFile& nf, const DataRequest& req, const Plan& plan, 
     std::memcpy(first.data(), &code, sizeof code);
     std::memcpy(first.data() + sizeof code, external, first.size() - sizeof code);
   }
-  MPI_Bcast(first.data(), static_cast<int>(first.size()), MPI_BYTE, 0, nf.comm());
+  EXA_RETURN_IF_ERROR(
+      EXA_MPI(MPI_Bcast(first.data(), static_cast<int>(first.size()), MPI_BYTE, 0, nf.comm())));
   int code = NC_NOERR;
   std::memcpy(&code, first.data(), sizeof code);
   if (code != NC_NOERR) return st.is_ok() ? Status{code, "read failed on rank 0"} : st;
@@ -112,7 +116,8 @@ Status broadcast_read(NativeFile& nf, const DataRequest& req, const Plan& plan, 
     std::memcpy(external, first.data() + sizeof code, first.size() - sizeof code);
   auto* p = static_cast<char*>(external);
   for (int64_t off = kPiece; off < bytes; off += kPiece)
-    MPI_Bcast(p + off, static_cast<int>(std::min(bytes - off, kPiece)), MPI_BYTE, 0, nf.comm());
+    EXA_RETURN_IF_ERROR(EXA_MPI(
+        MPI_Bcast(p + off, static_cast<int>(std::min(bytes - off, kPiece)), MPI_BYTE, 0, nf.comm())));
   return Status::ok();
 }
 
@@ -189,11 +194,11 @@ Status NativeConnector::get(FileState& f, const DataRequest& req) {
   bool in_place = st.is_ok() && mem.contiguous() && plan.memtype == plan.xtype && plan.nelems > 0;
   ScratchLease staging(nf, in_place ? 0 : plan.xbytes());
   void* external = in_place ? req.buf : staging.data();
-  Status io_st;
-  if (read_once_and_broadcast(nf, req, plan, st.is_ok()))
-    io_st = broadcast_read(nf, req, plan, external);
-  else
-    io_st = transfer_planned(nf, req, plan, false, external, plan.xbytes());
+  bool once = false;
+  Status io_st = read_once_and_broadcast(nf, req, plan, st.is_ok(), &once);
+  if (io_st.is_ok())
+    io_st = once ? broadcast_read(nf, req, plan, external)
+                 : transfer_planned(nf, req, plan, false, external, plan.xbytes());
   if (!st.is_ok()) return st;
   EXA_RETURN_IF_ERROR(io_st);
   if (plan.nelems == 0) return Status::ok();

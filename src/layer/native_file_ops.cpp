@@ -100,10 +100,11 @@ std::vector<io::FillRegion> fill_regions_for_new_vars(const NativeFile& nf, int 
 
 Status open_indep_handle(NativeFile& nf) {
   if (nf.indep.handle() != MPI_FILE_NULL) return Status::ok();
-  MPI_Info mpi_info = io::to_mpi_info(nf.hints);
+  MPI_Info mpi_info = MPI_INFO_NULL;
+  EXA_RETURN_IF_ERROR(io::to_mpi_info(nf.hints, &mpi_info));
   Status st = nf.indep.open(MPI_COMM_SELF, nf.path, nf.file.writable(), mpi_info);
-  MPI_Info_free(&mpi_info);
-  return st;
+  Status freed = io::free_info(&mpi_info);
+  return st.is_ok() ? freed : st;
 }
 
 void attach_index(NativeFile& nf, io::OpenedIndex opened) {
@@ -155,10 +156,12 @@ Status NativeConnector::create(MPI_Comm comm, const std::string& path, int cmode
   format::Version version = format::Version::kCdf1;
   Status st = version_for_cmode(cmode, &version);
   if (st.is_ok()) st = io::gather_hints(info, &nf->hints);
+  MPI_Info mpi_info = MPI_INFO_NULL;
+  if (st.is_ok()) st = io::to_mpi_info(nf->hints, &mpi_info);
   EXA_RETURN_IF_ERROR(io::agree(comm, st));
-  MPI_Info mpi_info = io::to_mpi_info(nf->hints);
   st = nf->file.create(comm, path, (cmode & NC_NOCLOBBER) != 0, mpi_info);
-  MPI_Info_free(&mpi_info);
+  // (After a collective create, a rank-local failure to free is not a reason to fail.)
+  io::free_info(&mpi_info).set_aside("the hints' info object leaks; the file is fine");
   EXA_RETURN_IF_ERROR(st);
   io::read_striping(nf->file.handle(), &nf->hints);
   nf->ds = model::Dataset(version);
@@ -185,10 +188,12 @@ Status NativeConnector::open(MPI_Comm comm, const std::string& path, int omode, 
   if (!mismatch.is_ok() && mismatch.code() != NC_EMULTIDEFINE_OMODE) return mismatch;
   Status st = check_omode(omode);
   if (st.is_ok()) st = io::gather_hints(info, &nf->hints);
+  MPI_Info mpi_info = MPI_INFO_NULL;
+  if (st.is_ok()) st = io::to_mpi_info(nf->hints, &mpi_info);
   EXA_RETURN_IF_ERROR(io::agree(comm, st));
-  MPI_Info mpi_info = io::to_mpi_info(nf->hints);
   st = nf->file.open(comm, path, (omode & NC_WRITE) != 0, mpi_info);
-  MPI_Info_free(&mpi_info);
+  // (After a collective open, a rank-local failure to free is not a reason to fail.)
+  io::free_info(&mpi_info).set_aside("the hints' info object leaks; the file is fine");
   EXA_RETURN_IF_ERROR(st);
   bool partitioned = false;
   std::vector<uint8_t> slots;  // what the probe read (rank 0)
@@ -649,10 +654,11 @@ Status NativeConnector::redef(FileState& f) {
 Status NativeConnector::sync_numrecs(FileState& f) {
   auto& nf = native(f);
   if (nf.define_mode) return {NC_EINDEFINE, "in define mode"};
-  int64_t mine = nf.ds.numrecs(), most = mine;
-  int dirty = nf.numrecs_dirty ? 1 : 0, any_dirty = 0;
-  MPI_Allreduce(&mine, &most, 1, MPI_INT64_T, MPI_MAX, nf.comm());
-  MPI_Allreduce(&dirty, &any_dirty, 1, MPI_INT, MPI_MAX, nf.comm());
+  // One allreduce: the most records any rank wrote, and whether any rank has unwritten growth.
+  int64_t both[2] = {nf.ds.numrecs(), nf.numrecs_dirty ? 1 : 0};
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(MPI_IN_PLACE, both, 2, MPI_INT64_T, MPI_MAX, nf.comm())));
+  const int64_t most = both[0];
+  const bool any_dirty = both[1] != 0;
   nf.ds.set_numrecs(most);
   nf.numrecs_dirty = false;
   if (!any_dirty || !nf.file.writable()) return Status::ok();

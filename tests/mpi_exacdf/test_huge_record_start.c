@@ -54,8 +54,8 @@ static void bad_puts(const char* path, int cdf12) {
     CHECK_ERR(ncmpi_put_vara_float_all(ncid, rec, &start, &count, v), NC_EEDGE);
   }
   start = 0;
-  count = (MPI_Offset)1 << 62;
-  CHECK_ERR(ncmpi_put_vara_float_all(ncid, rec, &start, &count, v), NC_EEDGE);
+  count = (MPI_Offset)1 << 62; /* 2^64 bytes: PnetCDF's NC_EINTOVERFLOW comes first */
+  CHECK_ERR(ncmpi_put_vara_float_all(ncid, rec, &start, &count, v), NC_EINTOVERFLOW);
   count = 2;
   stride = INT64_MAX;
   CHECK_ERR(ncmpi_put_vars_float_all(ncid, rec, &start, &count, &stride, v), NC_EEDGE);
