@@ -3,6 +3,7 @@
 #include <climits>
 
 #include "io/mpi_errors.hpp"
+#include "io/nested_type.hpp"
 
 namespace exa::io {
 
@@ -68,27 +69,13 @@ Status build_file_type(const VarGeometry& var, const Selection& sel, MPI_Datatyp
   for (size_t k = 0; k < n; ++k)
     if (sel.count[k] > INT_MAX)
       return {NC_EINTOVERFLOW, "selection count exceeds INT_MAX along one dimension"};
-  MPI_Datatype t;
-  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Type_contiguous(static_cast<int>(var.xsize), MPI_BYTE, &t)));
-  Status st;
-  for (size_t k = n; k-- > 0 && st.is_ok();) {
+  std::vector<TypeLevel> levels(n);
+  for (size_t k = 0; k < n; ++k) {
     const int64_t cnt = sel.count[k];
-    MPI_Datatype next;
     // One element needs no stride (and an unchecked product could overflow).
-    MPI_Aint step = cnt > 1 ? stride_of(sel, k) * bs[k] : 0;
-    st = EXA_MPI(MPI_Type_create_hvector(static_cast<int>(cnt), 1, step, t, &next));
-    Status freed = EXA_MPI(MPI_Type_free(&t));
-    if (st.is_ok()) st = freed;
-    t = st.is_ok() ? next : MPI_DATATYPE_NULL;
+    levels[k] = {static_cast<int>(cnt), cnt > 1 ? MPI_Aint(stride_of(sel, k) * bs[k]) : 0};
   }
-  if (st.is_ok()) st = EXA_MPI(MPI_Type_commit(&t));
-  if (!st.is_ok()) {
-    if (t != MPI_DATATYPE_NULL)
-      EXA_MPI(MPI_Type_free(&t)).set_aside("building the file type failed: that is reported");
-    return st;
-  }
-  *type = t;
-  return Status::ok();
+  return nested_hvector(var.xsize, levels, type);
 }
 
 // The memory side of one transfer of nbytes contiguous bytes as (count,

@@ -5,6 +5,7 @@
 
 #include "convert/external.hpp"
 #include "io/mpi_errors.hpp"
+#include "io/nested_type.hpp"
 
 namespace exa::io {
 
@@ -84,22 +85,11 @@ Status MemoryPlan::build(void* buf, MPI_Datatype buftype, int64_t bufcount, nc_t
   int64_t width = convert::native_size(memtype);
   for (size_t k = 0; k < sel.count.size(); ++k)
     if (sel.count[k] > INT_MAX || imap[k] < 0) return {NC_EINVAL, "imap or count out of range"};
+  std::vector<TypeLevel> levels(sel.count.size());
+  for (size_t k = 0; k < levels.size(); ++k)
+    levels[k] = {static_cast<int>(sel.count[k]), MPI_Aint(imap[k] * width)};
   MPI_Datatype t;
-  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Type_contiguous(static_cast<int>(width), MPI_BYTE, &t)));
-  Status st;
-  for (size_t k = sel.count.size(); k-- > 0 && st.is_ok();) {
-    MPI_Datatype next;
-    st = EXA_MPI(MPI_Type_create_hvector(static_cast<int>(sel.count[k]), 1, imap[k] * width, t, &next));
-    Status freed = EXA_MPI(MPI_Type_free(&t));
-    if (st.is_ok()) st = freed;
-    t = st.is_ok() ? next : MPI_DATATYPE_NULL;
-  }
-  if (st.is_ok()) st = EXA_MPI(MPI_Type_commit(&t));
-  if (!st.is_ok()) {
-    if (t != MPI_DATATYPE_NULL)
-      EXA_MPI(MPI_Type_free(&t)).set_aside("building the memory type failed: that is reported");
-    return st;
-  }
+  EXA_RETURN_IF_ERROR(nested_hvector(width, levels, &t));
   layers_.push_back({t, 1, true});
   return Status::ok();
 }
