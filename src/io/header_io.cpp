@@ -67,7 +67,8 @@ Status write_header(MpiFile& file, const std::vector<uint8_t>& bytes) {
   return agree(file.comm(), st);
 }
 
-Status write_numrecs(MpiFile& file, format::Version version, int64_t numrecs, bool agreed) {
+Status write_numrecs(MpiFile& file, format::Version version, int64_t numrecs, bool agreed,
+                     const Status& carried) {
   Status st;
   if (file.rank() == 0) {
     uint8_t buf[8];
@@ -76,6 +77,7 @@ Status write_numrecs(MpiFile& file, format::Version version, int64_t numrecs, bo
     for (int i = 0; i < width; ++i) buf[i] = static_cast<uint8_t>(v >> (8 * (width - 1 - i)));
     st = file.write_at(4, buf, width);
   }
+  if (st.is_ok()) st = carried;
   return agreed ? agree(file.comm(), st) : st;
 }
 

@@ -21,7 +21,10 @@ Status write_header(MpiFile& file, const std::vector<uint8_t>& bytes);
 
 // Collective. Rank 0 rewrites only the numrecs field; errors agreed, unless
 // !agreed (a data call: no MPI call, rank 0's failure is rank 0's, as PnetCDF).
-Status write_numrecs(MpiFile& file, format::Version version, int64_t numrecs, bool agreed = true);
+// `carried`: this rank's outcome of the I/O before it, carried by the agreement (agreed only)
+// so every rank returns a write that failed on one.
+Status write_numrecs(MpiFile& file, format::Version version, int64_t numrecs, bool agreed = true,
+                     const Status& carried = Status::ok());
 
 }  // namespace exa::io
 

@@ -355,8 +355,10 @@ Status share_blocks_of_var(NativeFile& nf, int varid) {
   return share_blocks(nf, distinct(blocks), false);
 }
 
-Status write_numrecs(NativeFile& nf, int64_t numrecs, bool agreed) {
-  if (!nf.partitioned) return io::write_numrecs(nf.file, nf.ds.version(), numrecs, agreed);
+Status write_numrecs(NativeFile& nf, int64_t numrecs, bool agreed, const Status& carried) {
+  if (!nf.partitioned) return io::write_numrecs(nf.file, nf.ds.version(), numrecs, agreed, carried);
+  // A failed write of any rank: no new generation counts records that may not be there.
+  if (agreed) EXA_RETURN_IF_ERROR(io::agree(nf.comm(), carried));
   // A superblock of the next generation in the other slot: the current one
   // stays valid until the new one is written.
   auto sb = nf.superblock;

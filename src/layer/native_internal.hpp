@@ -53,7 +53,9 @@ format::LayoutHints layout_hints(const NativeFile& nf, const format::LayoutHints
 // Records the number of records on disk: the numrecs field of a classic
 // header, a new superblock of a partitioned file (collective). !agreed: the
 // classic header's field is written by rank 0 with no MPI call (data calls).
-Status write_numrecs(NativeFile& nf, int64_t numrecs, bool agreed = true);
+// `carried` (agreed only): this rank's I/O outcome, returned by every rank if any failed.
+Status write_numrecs(NativeFile& nf, int64_t numrecs, bool agreed = true,
+                     const Status& carried = Status::ok());
 
 // Encodes the header in file order on rank 0 and writes it there (collective).
 Status write_file_header(NativeFile& nf);

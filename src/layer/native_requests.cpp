@@ -309,7 +309,9 @@ Status NativeConnector::wait(FileState& f, int num, int* reqids, int* statuses, 
     nf.ds.set_numrecs(need[2]);
     if (collective) {
       nf.numrecs_dirty = false;
-      Status w = write_numrecs(nf, need[2]);
+      // The numrecs agreement also carries a put that failed on some rank (the nonblocking
+      // flush communicates after its I/O only here).
+      Status w = write_numrecs(nf, need[2], true, io_put);
       if (io_put.is_ok()) io_put = w;
     } else {
       nf.numrecs_dirty = true;

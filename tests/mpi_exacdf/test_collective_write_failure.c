@@ -36,6 +36,18 @@ int main(int argc, char **argv) {
   CHECK_OK(ncmpi_inq_dimlen(ncid, dims[0], &nrec));
   CHECK(nrec == (nprocs > 1 ? 1 : 0));
 
+  /* The nonblocking flush: a wait_all whose puts add a record agrees numrecs after its
+   * I/O, and that agreement carries the failed write to every rank. */
+  int req = NC_REQ_NULL, status = NC_NOERR;
+  MPI_Offset next[2] = {1, (MPI_Offset)PER * rank};
+  CHECK_OK(ncmpi_iput_vara_int(ncid, r, next, count, mine, &req));
+  exa_debug_fail_write(victim ? 1 : 0);
+  CHECK_ERR(ncmpi_wait_all(ncid, 1, &req, &status), NC_EWRITE);
+  exa_debug_fail_write(0);
+  /* (numrecs was agreed before the I/O: the record counts even where its data failed.) */
+  CHECK_OK(ncmpi_inq_dimlen(ncid, dims[0], &nrec));
+  CHECK(nrec == 2);
+
   /* Fixed-size variable: the failure is the failing rank's. */
   exa_debug_fail_write(victim ? 1 : 0);
   CHECK_ERR(ncmpi_put_vara_int_all(ncid, v, &start[1], &count[1], mine), victim ? NC_EWRITE : NC_NOERR);
