@@ -42,18 +42,6 @@ Status check_coordinates(const NativeFile& nf, const DataRequest& req, bool writ
   return io::check_selection(plan->geo, plan->sel, nf.ds.numrecs(), write);
 }
 
-// The number of elements and their external bytes must fit in 64 bits
-// (PnetCDF: NC_EINTOVERFLOW, e.g. count[0] = INT64_MAX on a record variable).
-Status count_elements(const io::Selection& sel, int64_t xsize, int64_t* nelems) {
-  int64_t n = 1;
-  for (int64_t c : sel.count)
-    if (__builtin_mul_overflow(n, c, &n)) return {NC_EINTOVERFLOW, "too many elements selected"};
-  int64_t bytes = 0;
-  if (__builtin_mul_overflow(n, xsize, &bytes)) return {NC_EINTOVERFLOW, "selection too large"};
-  *nelems = n;
-  return Status::ok();
-}
-
 }  // namespace
 
 // The checks in PnetCDF's order: permission, define mode, data mode, then the id.
@@ -104,7 +92,7 @@ Status make_plan(NativeFile& nf, const DataRequest& req, bool write, Plan* plan,
   int64_t per_buftype = 0;
   EXA_RETURN_IF_ERROR(resolve_memtype(req, var, plan, &per_buftype));
   EXA_RETURN_IF_ERROR(convert::check_convertible(plan->memtype, var.type));
-  EXA_RETURN_IF_ERROR(count_elements(plan->sel, plan->geo.xsize, &plan->nelems));
+  plan->nelems = io::selected_elements(plan->sel);  // (its overflow: check_selection's NC_EINTOVERFLOW)
   // Only a conversion between types can give NC_ERANGE.
   if (plan->memtype != var.type) plan->erange = erange_fill(nf, write ? req.varid : -1);
   if (per_buftype > 0 && req.bufcount >= 0 && req.bufcount * per_buftype != plan->nelems)
