@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Set up everything exacdf needs to build, test and run its demo on Debian 12:
 # Debian packages (compilers, Open MPI, PnetCDF, netCDF and HDF5 tools, GoogleTest, clang for
-# fuzzing) and a Python venv at .venv (numpy, netCDF4, xarray, mpi4py on the system Open MPI).
+# fuzzing, gfortran for the Fortran API, CRoaring for query indexes) and a Python venv at
+# .venv (numpy, netCDF4, xarray, mpi4py on the system Open MPI, h5py, pytest, nanobind and
+# scikit-build-core for the Python package, matplotlib for benchmark plots).
 # Idempotent: when everything is in place it only checks and returns in a second or two.
 # Exports nothing permanent; scripts/env.sh holds the run-time environment.
 set -euo pipefail
@@ -16,8 +18,10 @@ DEB_PACKAGES=(
   libgtest-dev
   clang libclang-rt-14-dev
   python3 python3-venv python3-dev
+  gfortran
+  libroaring-dev
 )
-PY_PACKAGES=(numpy netCDF4 xarray mpi4py)
+PY_PACKAGES=(numpy netCDF4 xarray mpi4py h5py pytest nanobind scikit-build-core matplotlib)
 
 log() { printf 'setup: %s\n' "$*" >&2; }
 
