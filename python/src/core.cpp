@@ -92,8 +92,10 @@ MPI_Datatype mpi_type(int memtype) {
   }
 }
 
-// Any C-contiguous CPU array; the Python side has converted it to memtype's dtype.
-using Buffer = nb::ndarray<nb::c_contig, nb::device::cpu>;
+// Any C-contiguous CPU array; the Python side has converted it to memtype's dtype. Read-only
+// arrays are accepted (a put's data is often a broadcast view); gets are given buffers the
+// Python side made and owns, so writing through data() is safe.
+using Buffer = nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>;
 using Offsets = std::vector<MPI_Offset>;
 
 struct Request {
@@ -103,7 +105,7 @@ struct Request {
 };
 
 Request request_of(Buffer &buf, int memtype) {
-  return Request{static_cast<MPI_Offset>(buf.size()), mpi_type(memtype), buf.data()};
+  return Request{static_cast<MPI_Offset>(buf.size()), mpi_type(memtype), const_cast<void *>(buf.data())};
 }
 
 const MPI_Offset *or_null(const Offsets &v) { return v.empty() ? nullptr : v.data(); }
@@ -192,9 +194,9 @@ std::pair<int, MPI_Offset> inq_att(int ncid, int varid, const std::string &name)
 // Attribute values in the attribute's own type (text as bytes, uint8 arrays).
 void get_att(int ncid, int varid, const std::string &name, int xtype, Buffer out) {
   if (xtype == NC_CHAR)
-    check(ncmpi_get_att_text(ncid, varid, name.c_str(), static_cast<char *>(out.data())));
+    check(ncmpi_get_att_text(ncid, varid, name.c_str(), static_cast<char *>(const_cast<void *>(out.data()))));
   else
-    check(ncmpi_get_att(ncid, varid, name.c_str(), out.data()));
+    check(ncmpi_get_att(ncid, varid, name.c_str(), const_cast<void *>(out.data())));
 }
 
 void put_att(int ncid, int varid, const std::string &name, int xtype, Buffer values) {
@@ -274,16 +276,17 @@ void varn(int ncid, int varid, std::vector<Offsets> starts, std::vector<Offsets>
 }
 
 // Posts a nonblocking strided put or get; the caller keeps buf alive until the wait.
-int ivars(int ncid, int varid, const Offsets &start, const Offsets &count, const Offsets &stride,
+// Returns (code, request): a put with out-of-range values is posted (a request id) and
+// returns NC_ERANGE, which the Python side reports with the request at wait_all.
+std::pair<int, int> ivars(int ncid, int varid, const Offsets &start, const Offsets &count, const Offsets &stride,
           Buffer buf, int memtype, bool write) {
   Request r = request_of(buf, memtype);
   int req = NC_REQ_NULL;
   const MPI_Offset *s = or_null(start), *c = or_null(count), *st = or_null(stride);
-  if (write)
-    check(ncmpi_iput_vars(ncid, varid, s, c, st, r.data, r.nelems, r.type, &req));
-  else
-    check(ncmpi_iget_vars(ncid, varid, s, c, st, r.data, r.nelems, r.type, &req));
-  return req;
+  const int rc = write ? ncmpi_iput_vars(ncid, varid, s, c, st, r.data, r.nelems, r.type, &req)
+                       : ncmpi_iget_vars(ncid, varid, s, c, st, r.data, r.nelems, r.type, &req);
+  if (rc != NC_NOERR && req == NC_REQ_NULL) throw NcError{rc};
+  return {rc, req};
 }
 
 // Completes requests; returns the call's code and each request's status (Python reports).
