@@ -63,6 +63,24 @@ run_ctest() {
   return "$rc"
 }
 
+# The Python package (python/) into .venv, from this tree, so the python.* ctest tests test
+# these sources. It builds the C library again inside the wheel build (statically, Release);
+# its build tree is kept in build/python so later runs rebuild only what changed, and ccache
+# is used when present. EXACDF_SKIP_PYTHON=1 leaves it out (the python.* tests then skip).
+install_python_package() {
+  [[ "${EXACDF_SKIP_PYTHON:-0}" == 1 ]] && { echo "test.sh: Python package skipped (EXACDF_SKIP_PYTHON=1)"; return 0; }
+  local t1=$SECONDS cmake_args=""
+  command -v ccache >/dev/null && cmake_args="-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache"
+  if CMAKE_ARGS="$cmake_args" "$ROOT/.venv/bin/python" -m pip install -q --disable-pip-version-check \
+    --no-build-isolation --config-settings=build-dir="$ROOT/build/python" "$ROOT/python" \
+    >build/python-install.log 2>&1; then
+    echo "test.sh: Python package installed into .venv in $((SECONDS - t1)) s"
+  else
+    cat build/python-install.log
+    fail "pip install ./python"
+  fi
+}
+
 # --- 1. Release build, all tests -------------------------------------------------------------
 banner "build/ (RelWithDebInfo, -Werror)"
 t0=$SECONDS
@@ -70,6 +88,7 @@ mkdir -p build
 if configure build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEXACDF_WERROR=ON -DEXACDF_SANITIZE=OFF \
   && build build; then
   echo "test.sh: build/ built in $((SECONDS - t0)) s"
+  install_python_package
   run_ctest "ctest build/" build
 else
   fail "build/: configure or build failed"

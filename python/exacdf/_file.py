@@ -303,20 +303,19 @@ class Variable(_Attributes):
         try:
             data = self._as_data(value)
             sel = select(key, self.shape, self._unlimited(), write_shape=data.shape)
-            data = self._to_selection(data, sel)
+            data, memtype = self._to_selection(data, sel)
         except (IndexError, ValueError, TypeError):
             self._take_part_empty(key, write=True, collective=collective)
             raise
         if not sel.fancy:
             start, count, stride = sel.vars_request()
-            _core.vars(f._ncid, self._varid, start, count, stride, data, self._nc_type, True,
+            _core.vars(f._ncid, self._varid, start, count, stride, data, memtype, True,
                        collective)
         else:
             starts, counts, where = sel.varn_requests()
             flat = (np.concatenate([data[w].reshape(-1) for w in where]) if where
                     else data.reshape(-1)[:0])
-            _core.varn(f._ncid, self._varid, starts, counts, flat, self._nc_type, True,
-                       collective)
+            _core.varn(f._ncid, self._varid, starts, counts, flat, memtype, True, collective)
 
     def _as_data(self, value) -> np.ndarray:
         if self._nc_type == _core.NC_CHAR:
@@ -327,13 +326,23 @@ class Variable(_Attributes):
             return a
         return np.asarray(value)
 
-    def _to_selection(self, data, sel) -> np.ndarray:
-        """data as the native buffer of the selection's full shape (flips applied)."""
+    def _to_selection(self, data, sel):
+        """(buffer, memtype): data as a native buffer of the selection's full shape (flips
+        applied), in its own numeric type when it has one, so the library converts it and
+        reports NC_ERANGE for values the variable's type cannot hold (as in C)."""
         data = np.broadcast_to(data, sel.out_shape) if data.shape != sel.out_shape else data
         data = data.reshape(sel.shape)
         if sel.flips():
             data = np.flip(data, axis=sel.flips())
-        return as_buffer(data, self._nc_type)
+        memtype = self._nc_type
+        if memtype != _core.NC_CHAR and data.dtype.kind in "iuf":
+            try:
+                memtype = nc_type_of(data.dtype)
+            except TypeError:  # float16, longdouble: numpy converts
+                memtype = self._nc_type
+        elif data.dtype == bool:
+            memtype = _core.NC_BYTE
+        return as_buffer(data, memtype), memtype
 
     def _take_part_empty(self, key, write: bool, collective: bool) -> None:
         """This rank's share of a collective call when its index or data failed: the same
@@ -360,10 +369,9 @@ class Variable(_Attributes):
         sel = select(key, self.shape, self._unlimited(), write_shape=data.shape)
         if sel.fancy:
             raise IndexError("iput takes integers and slices (use blocking access for lists)")
-        data = self._to_selection(data, sel)
+        data, memtype = self._to_selection(data, sel)
         start, count, stride = sel.vars_request()
-        rc, req = _core.ivars(f._ncid, self._varid, start, count, stride, data, self._nc_type,
-                              True)
+        rc, req = _core.ivars(f._ncid, self._varid, start, count, stride, data, memtype, True)
         return f._post(Request(self, req, True, data, posted_error=rc))
 
     def iget(self, key=Ellipsis) -> Request:
