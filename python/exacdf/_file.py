@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import weakref
 
 import numpy as np
 from mpi4py import MPI
@@ -38,14 +37,15 @@ _DATA_MODELS = {"cdf1": "NETCDF3_CLASSIC", "cdf2": "NETCDF3_64BIT_OFFSET",
                 "cdf5": "NETCDF3_64BIT_DATA", "partitioned": "EXACDF_PARTITIONED"}
 
 
-_OPEN_FILES: "weakref.WeakSet[File]" = weakref.WeakSet()
+# Open files, held until closed (a File dropped while open would leave its MPI file open).
+_OPEN_FILES: "set[File]" = set()
 
 
 @atexit.register
 def _close_open_files() -> None:
     """Files still open at exit are closed before mpi4py finalizes MPI (Open MPI aborts on an
     MPI_File_close after MPI_Finalize). Every rank normally holds the same files open."""
-    for f in list(_OPEN_FILES):
+    for f in sorted(_OPEN_FILES, key=lambda f: f._ncid):  # the same order on every rank
         try:
             if not f._collective:
                 f.end_indep()

@@ -158,7 +158,13 @@ class ExacdfBackendEntrypoint(BackendEntrypoint):
 
     def open_datatree(self, filename_or_obj, *, comm=None, info=None, **decode):
         groups = self.open_groups_as_dict(filename_or_obj, comm=comm, info=info, **decode)
-        return xr.DataTree.from_dict(groups)
+        try:
+            from xarray.backends.common import datatree_from_dict_with_io_cleanup
+        except ImportError:  # older xarray: the root's closer is the file's
+            tree = xr.DataTree.from_dict(groups)
+            tree.set_close(groups["/"]._close)
+            return tree
+        return datatree_from_dict_with_io_cleanup(groups)
 
 
 # --- writer ---------------------------------------------------------------------------------
