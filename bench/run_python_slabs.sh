@@ -3,7 +3,8 @@
 # by slabs at RANKS through the Python package (bench/python_slabs.py), the same calls in C
 # (bench/python_slabs_c.c against build/libexacdf), and netCDF4-python and h5py (serial).
 # Knobs: SHAPE="1024 512 512" RANKS="1 2 4" REPS=3 DIR=$TMPDIR PYTHON=.venv/bin/python
-# BUILD=build. Prints JSON lines (the best of REPS per configuration) to stdout.
+# BUILD=build (its libexacdf.so), or LINK="<link flags>" for the C program (e.g. the static
+# library of the Python package's build tree, the same Release build the package links). Prints JSON lines (the best of REPS per configuration) to stdout.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$ROOT/scripts/env.sh"
@@ -14,8 +15,9 @@ DIR=${DIR:-${TMPDIR:-/tmp}}
 PYTHON=${PYTHON:-$ROOT/.venv/bin/python}
 BUILD=${BUILD:-$ROOT/build}
 cbin="$DIR/python_slabs_c"
-mpicc -O2 "$ROOT/bench/python_slabs_c.c" -o "$cbin" -I"$ROOT/include" -L"$BUILD" -lexacdf \
-  -Wl,-rpath,"$BUILD"
+LINK=${LINK:--L$BUILD -lexacdf -Wl,-rpath,$BUILD}
+# shellcheck disable=SC2086
+mpicc -O2 "$ROOT/bench/python_slabs_c.c" -o "$cbin" -I"$ROOT/include" $LINK -lstdc++
 best() {  # best of REPS runs of a command printing one JSON line (by write + read time)
   "$PYTHON" - "$@" <<'PY'
 import json, subprocess, sys, os
