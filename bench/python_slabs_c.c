@@ -31,8 +31,12 @@ int main(int argc, char **argv) {
   size_t plane = (size_t)(shape[1] * shape[2]);
   for (size_t i = 0; i < n; i++) data[i] = (float)(lo + (MPI_Offset)(i / plane));
   int ncid, dims[3], varid;
+  double t0 = 0, t1 = 0, t2 = 0;
+  /* Twice in the process, the second timed (as python_slabs.py): the first pays the page
+   * faults of the library's first large buffers. */
+  for (int rep = 0; rep < 2; rep++) {
   MPI_Barrier(MPI_COMM_WORLD);
-  double t0 = MPI_Wtime();
+  t0 = MPI_Wtime();
   CHECK(ncmpi_create(MPI_COMM_WORLD, argv[4], NC_CLOBBER | NC_64BIT_DATA, MPI_INFO_NULL, &ncid));
   CHECK(ncmpi_def_dim(ncid, "z", shape[0], &dims[0]));
   CHECK(ncmpi_def_dim(ncid, "y", shape[1], &dims[1]));
@@ -42,13 +46,14 @@ int main(int argc, char **argv) {
   CHECK(ncmpi_put_vara_float_all(ncid, varid, start, count, data));
   CHECK(ncmpi_close(ncid));
   MPI_Barrier(MPI_COMM_WORLD);
-  double t1 = MPI_Wtime();
+  t1 = MPI_Wtime();
   CHECK(ncmpi_open(MPI_COMM_WORLD, argv[4], NC_NOWRITE, MPI_INFO_NULL, &ncid));
   CHECK(ncmpi_inq_varid(ncid, "field", &varid));
   CHECK(ncmpi_get_vara_float_all(ncid, varid, start, count, back));
   CHECK(ncmpi_close(ncid));
   MPI_Barrier(MPI_COMM_WORLD);
-  double t2 = MPI_Wtime();
+  t2 = MPI_Wtime();
+  }
   for (size_t i = 0; i < n; i++)
     if (back[i] != data[i]) {
       fprintf(stderr, "rank %d: wrong value at %zu\n", rank, i);

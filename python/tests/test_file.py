@@ -300,3 +300,11 @@ def test_info_hints_and_comm_self(comm, path):
         with exacdf.File(p, comm=MPI.COMM_SELF) as f:
             np.testing.assert_array_equal(f["v"][:], [1, 2])
     comm.Barrier()
+
+
+def test_version_report(capsys):
+    from exacdf.__main__ import main
+    assert main() == 0
+    out = capsys.readouterr().out
+    assert f"exacdf (Python package) {exacdf.__version__}" in out
+    assert "MPI library" in out and exacdf.library_version() in out
