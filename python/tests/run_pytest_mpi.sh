@@ -4,6 +4,7 @@
 # The package must be installed in PYTHON's environment (scripts/test.sh does it, the README's
 # set-up too). If it is not, the test fails, unless the user chose to go without it
 # (EXACDF_SKIP_PYTHON=1): then it is skipped (exit 77, ctest's SKIP_RETURN_CODE).
+# No -x: a rank stopping at its first failure would leave the others waiting in collectives.
 set -u
 python=${1:?usage: run_pytest_mpi.sh PYTHON NP SCRATCH MPIEXEC [FLAGS...]}
 np=$2
@@ -25,5 +26,5 @@ cd "$scratch" || exit 1
 export EXACDF_PY_TEST_DIR="$scratch"
 # The tests must import the installed package, never python/ from the source tree.
 unset PYTHONPATH
-exec timeout 600 "$@" -n "$np" "$python" -m pytest -q -p no:cacheprovider -x \
+exec timeout 300 "$@" -n "$np" "$python" -m pytest -q -p no:cacheprovider \
   --rootdir "$here" "$here"
