@@ -28,7 +28,9 @@ class Axis:
 class Selection:
     axes: list = field(default_factory=list)
     #: the key had a list index: the request is one varn call (on every rank whose key has
-    #: the same form, whatever its values: a rank with an empty list takes part with none)
+    #: the same form, whatever its values: a rank with an empty list takes part with none).
+    #: The form, not the values, decides: a put_vara_all on one rank against a put_varn_all
+    #: on another hangs, in PnetCDF 1.12.3 as in exacdf (blocking varn is post + wait_all).
     fancy: bool = False
 
     @property
