@@ -112,4 +112,6 @@ extern void exa_debug_fail_write(int nth);
 }
 #endif
 
+#include "exacdf_relation.h"
+
 #endif /* EXACDF_H */

@@ -1,0 +1,71 @@
+// The size- and skew-aware write policy of seed 002 (Table 1, O1..O7): which
+// steps apply to one relation write, decided from its total size, the rank
+// count and the skew of the per-rank sizes. Pure (no MPI) so every threshold
+// is unit tested; src/relation/relation_writer.cpp applies the decision.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace exa::relation {
+
+// One bit per step; kAllSteps is the default, 0 is "none".
+enum PolicyStep : unsigned {
+  kO1Gather = 1u << 0,      // tiny output: gather to rank 0, one write
+  kO2TwoPhase = 1u << 1,    // rank 0 creates and defines, all reopen and write collectively
+  kO3NoFill = 1u << 2,      // explicit no-fill for full overwrites
+  kO4Layout = 1u << 3,      // fixed-size row dimension (contiguous) instead of a record dimension
+  kO5Hints = 1u << 4,       // MPI-IO hints by size tier
+  kO6Alignment = 1u << 5,   // nc_var_align_size by size tier
+  kO7Phases = 1u << 6,      // skew-aware write phases
+};
+inline constexpr unsigned kAllSteps = 0x7f;
+
+// The sizes the limits are measured in (binary units).
+inline constexpr uint64_t kKiB = 1024, kMiB = kKiB * 1024, kGiB = kMiB * 1024;
+inline constexpr uint64_t kTinyBytes = 10 * kMiB;    // O1, O6 lowest tier
+inline constexpr uint64_t kSmallBytes = 1 * kGiB;    // O5, O6 tier edge
+inline constexpr uint64_t kLargeBytes = 10 * kGiB;   // O5, O6 tier edge
+
+// "all", "none", or a comma list of step names ("O1,O3,o5"; spaces ignored).
+// False for anything else (mask untouched).
+bool parse_policy(std::string_view text, unsigned* mask);
+
+struct PolicyInput {
+  uint64_t total_bytes = 0;  // the relation's bytes over all ranks
+  int nprocs = 1;
+  double ratio = 1.0;        // max/min per-rank bytes (infinity when min is 0 and max is not)
+  double cv = 0.0;           // coefficient of variation of per-rank bytes
+};
+
+struct PolicyDecision {
+  unsigned mask = 0;           // the steps allowed
+  bool gather = false;         // O1
+  bool two_phase = false;      // O2
+  bool no_fill = false;        // O3
+  bool fixed_rows = false;     // O4 (else an unlimited row dimension)
+  int cb_nodes = 0;            // O5 (0: hints not set)
+  uint64_t cb_buffer_size = 0; // O5
+  uint64_t var_align = 0;      // O6 (0: library default)
+  int phases = 1;              // O7
+};
+
+PolicyDecision decide(const PolicyInput& in, unsigned mask);
+
+// The O5 aggregator count, O5 collective buffer size, O6 alignment and O7
+// phase count for a size / rank count / skew (used by decide, and by the
+// HDF5 and MPI-IO OPT peers in bench/ so every configuration uses one rule).
+int tier_cb_nodes(uint64_t total_bytes, int nprocs);
+uint64_t tier_cb_buffer_size(uint64_t total_bytes, int nprocs);
+uint64_t tier_var_align(uint64_t total_bytes);
+int skew_phases(double ratio, double cv, int nprocs);
+
+// Ratio and CV from the sum, sum of squares, max and min of per-rank bytes.
+void skew_from_moments(double sum, double sum_sq, double max, double min, int nprocs,
+                       double* ratio, double* cv);
+
+// One line for EXACDF_VERBOSE.
+std::string describe(const PolicyInput& in, const PolicyDecision& d);
+
+}  // namespace exa::relation

@@ -1,0 +1,395 @@
+#include "relation/relation_io.hpp"
+
+#include <pnetcdf.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "io/mpi_errors.hpp"
+#include "util/hash.hpp"
+
+namespace exa::relation {
+namespace {
+
+Status nc(int code, const char* what) {
+  if (code == NC_NOERR) return Status::ok();
+  return {code, std::string(what) + ": " + ncmpi_strerror(code)};
+}
+
+bool verbose() {
+  const char* v = std::getenv("EXACDF_VERBOSE");
+  return v != nullptr && std::strcmp(v, "1") == 0;
+}
+
+void log_decision(MPI_Comm comm, const char* where, const std::string& name, const PolicyInput& in,
+                  const PolicyDecision& d) {
+  int rank = 0;
+  if (!verbose() || MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || rank != 0) return;
+  std::fprintf(stderr, "exacdf: %s %s: %s\n", where, name.c_str(), describe(in, d).c_str());
+}
+
+// The per-rank moments one allreduce combines: exact row sums and extremes,
+// and the sum of squared byte counts (a double: it overflows 64 bits).
+struct Moments {
+  uint64_t sum, max, min;
+  double sum_sq;
+};
+
+void combine_moments(void* in, void* inout, int* len, MPI_Datatype*) {
+  auto* a = static_cast<Moments*>(in);
+  auto* b = static_cast<Moments*>(inout);
+  for (int i = 0; i < *len; ++i) {
+    b[i].sum += a[i].sum;
+    b[i].max = std::max(a[i].max, b[i].max);
+    b[i].min = std::min(a[i].min, b[i].min);
+    b[i].sum_sq += a[i].sum_sq;
+  }
+}
+
+// A committed datatype of n uint64 values (a row); freed by the destructor.
+struct RowType {
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  ~RowType() {
+    if (type != MPI_DATATYPE_NULL) EXA_MPI(MPI_Type_free(&type)).set_aside("destructor");
+  }
+  Status make(int n) {
+    EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Type_contiguous(n, MPI_UINT64_T, &type)));
+    return EXA_MPI(MPI_Type_commit(&type));
+  }
+};
+
+std::vector<uint64_t> rows_with_ids(const uint64_t* tuples, uint64_t nlocal, int arity, uint64_t offset) {
+  const size_t cols = static_cast<size_t>(arity) + 1;
+  std::vector<uint64_t> rows(static_cast<size_t>(nlocal) * cols);
+  for (uint64_t i = 0; i < nlocal; ++i) {
+    std::memcpy(&rows[i * cols], &tuples[i * arity], sizeof(uint64_t) * arity);
+    rows[i * cols + arity] = offset + i;
+  }
+  return rows;
+}
+
+const unsigned long long* ull(const uint64_t* p) { return reinterpret_cast<const unsigned long long*>(p); }
+
+Status define_relation(int ncid, const std::string& name, int arity, uint64_t total, bool fixed_rows,
+                       int nranks, bool no_fill, int* varid) {
+  int dims[2];
+  EXA_RETURN_IF_ERROR(nc(ncmpi_def_dim(ncid, (name + "_rows").c_str(),
+                                       fixed_rows ? static_cast<MPI_Offset>(total) : NC_UNLIMITED, &dims[0]),
+                         "rows dimension"));
+  EXA_RETURN_IF_ERROR(nc(ncmpi_def_dim(ncid, (name + "_cols").c_str(), arity + 1, &dims[1]), "columns dimension"));
+  EXA_RETURN_IF_ERROR(nc(ncmpi_def_var(ncid, name.c_str(), NC_UINT64, 2, dims, varid), "relation variable"));
+  std::string columns;
+  for (int c = 0; c < arity; ++c) columns += "c" + std::to_string(c) + ",";
+  columns += "id";
+  const std::string partitioning = "rank-contiguous row blocks (one MPI_Exscan); rows hash-partitioned by the writer";
+  const std::string kind = "exacdf relation";
+  EXA_RETURN_IF_ERROR(nc(ncmpi_put_att_text(ncid, *varid, "exa_kind", kind.size(), kind.c_str()), "attribute"));
+  EXA_RETURN_IF_ERROR(nc(ncmpi_put_att_int(ncid, *varid, "arity", NC_INT, 1, &arity), "attribute"));
+  EXA_RETURN_IF_ERROR(nc(ncmpi_put_att_text(ncid, *varid, "columns", columns.size(), columns.c_str()), "attribute"));
+  EXA_RETURN_IF_ERROR(
+      nc(ncmpi_put_att_text(ncid, *varid, "partitioning", partitioning.size(), partitioning.c_str()), "attribute"));
+  EXA_RETURN_IF_ERROR(nc(ncmpi_put_att_int(ncid, *varid, "writer_nranks", NC_INT, 1, &nranks), "attribute"));
+  if (no_fill) {
+    int old = 0;
+    EXA_RETURN_IF_ERROR(nc(ncmpi_set_fill(ncid, NC_NOFILL, &old), "ncmpi_set_fill"));
+  }
+  return Status::ok();
+}
+
+// Rows to rank 0 (O1: the output is tiny, so int counts hold it).
+Status gather_rows(MPI_Comm comm, const std::vector<uint64_t>& rows, uint64_t total, int cols,
+                   std::vector<uint64_t>* all) {
+  int rank = 0, size = 1;
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_rank(comm, &rank)));
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_size(comm, &size)));
+  if (total * static_cast<uint64_t>(cols) > INT_MAX) return {NC_EINTOVERFLOW, "gather of more than 2^31 values"};
+  int mine = static_cast<int>(rows.size());
+  std::vector<int> counts(rank == 0 ? size : 0), displs(rank == 0 ? size : 0);
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Gather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm)));
+  if (rank == 0) {
+    for (int r = 1; r < size; ++r) displs[r] = displs[r - 1] + counts[r - 1];
+    all->resize(static_cast<size_t>(total) * cols);
+  }
+  return EXA_MPI(MPI_Gatherv(rows.data(), mine, MPI_UINT64_T, all->data(), counts.data(), displs.data(),
+                             MPI_UINT64_T, 0, comm));
+}
+
+// The collective writes of an open file: one (O1: rank 0 writes every row) or
+// d.phases rounds (O7: the ranks of block p write in round p, a barrier after each).
+Status put_rows(int ncid, int varid, MPI_Comm comm, const WriteShape& s, int cols, const std::vector<uint64_t>& rows,
+                const PolicyDecision& d) {
+  int rank = 0, size = 1;
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_rank(comm, &rank)));
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_size(comm, &size)));
+  MPI_Offset zero[2] = {0, 0}, none[2] = {0, cols};
+  if (d.gather) {
+    std::vector<uint64_t> all;
+    EXA_RETURN_IF_ERROR(gather_rows(comm, rows, s.total, cols, &all));
+    MPI_Offset count[2] = {rank == 0 ? static_cast<MPI_Offset>(s.total) : 0, cols};
+    return nc(ncmpi_put_vara_ulonglong_all(ncid, varid, zero, count, ull(all.data())), "relation write");
+  }
+  const int my_phase = static_cast<int>(static_cast<int64_t>(rank) * d.phases / size);
+  for (int p = 0; p < d.phases; ++p) {
+    MPI_Offset start[2] = {static_cast<MPI_Offset>(s.offset), 0};
+    MPI_Offset count[2] = {static_cast<MPI_Offset>(s.nlocal), cols};
+    const bool mine = p == my_phase && s.nlocal > 0;
+    EXA_RETURN_IF_ERROR(nc(ncmpi_put_vara_ulonglong_all(ncid, varid, mine ? start : zero, mine ? count : none,
+                                                        ull(rows.data())),
+                           "relation write"));
+    if (d.phases > 1) EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Barrier(comm)));
+  }
+  return Status::ok();
+}
+
+// O5 and O6 as MPI-IO / exacdf hints.
+Status policy_info(const PolicyDecision& d, MPI_Info* info) {
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Info_create(info)));
+  auto set = [&](const char* k, const std::string& v) { return EXA_MPI(MPI_Info_set(*info, k, v.c_str())); };
+  if (d.cb_nodes > 0) {
+    EXA_RETURN_IF_ERROR(set("cb_nodes", std::to_string(d.cb_nodes)));
+    EXA_RETURN_IF_ERROR(set("cb_buffer_size", std::to_string(d.cb_buffer_size)));
+    EXA_RETURN_IF_ERROR(set("romio_cb_write", "enable"));
+    EXA_RETURN_IF_ERROR(set("romio_ds_write", "disable"));
+  }
+  if (d.var_align > 0) EXA_RETURN_IF_ERROR(set("nc_var_align_size", std::to_string(d.var_align)));
+  return Status::ok();
+}
+
+struct InfoGuard {
+  MPI_Info info = MPI_INFO_NULL;
+  ~InfoGuard() {
+    if (info != MPI_INFO_NULL) EXA_MPI(MPI_Info_free(&info)).set_aside("destructor");
+  }
+};
+
+// Creates path on comm, defines the relation, leaves it in data mode.
+Status create_defined(MPI_Comm comm, const std::string& path, MPI_Info info, const std::string& name, int arity,
+                      uint64_t total, int nranks, const PolicyDecision& d, int* ncid, int* varid) {
+  EXA_RETURN_IF_ERROR(nc(ncmpi_create(comm, path.c_str(), NC_CLOBBER | NC_64BIT_DATA, info, ncid), "ncmpi_create"));
+  Status st = define_relation(*ncid, name, arity, total, d.fixed_rows, nranks, d.no_fill, varid);
+  if (st) st = nc(ncmpi_enddef(*ncid), "ncmpi_enddef");
+  if (!st) nc(ncmpi_abort(*ncid), "abort after error").set_aside("the define error is reported");
+  return st;
+}
+
+Status sync_close(int ncid, Status st) {
+  if (st) st = nc(ncmpi_sync(ncid), "ncmpi_sync");
+  Status closed = nc(ncmpi_close(ncid), "ncmpi_close");
+  return st ? closed : st;
+}
+
+}  // namespace
+
+int owner_of(uint64_t v, int nranks) { return static_cast<int>(mix64(v) % static_cast<uint64_t>(nranks)); }
+
+Status agree(MPI_Comm comm, Status st) {
+  int mine = st.code(), first = 0;
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm)));
+  if (first == NC_NOERR) return Status::ok();
+  if (!st) return st;
+  return {first, "failed on another rank"};
+}
+
+Status measure(MPI_Comm comm, int arity, uint64_t nlocal, WriteShape* out) {
+  int size = 1, rank = 0;
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_size(comm, &size)));
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_rank(comm, &rank)));
+  uint64_t offset = 0;
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Exscan(&nlocal, &offset, 1, MPI_UINT64_T, MPI_SUM, comm)));
+  if (rank == 0) offset = 0;  // MPI_Exscan leaves rank 0's result undefined
+
+  static MPI_Op op = MPI_OP_NULL;  // created once, lives as long as MPI
+  if (op == MPI_OP_NULL) EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Op_create(combine_moments, 1, &op)));
+  RowType type;
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Type_contiguous(sizeof(Moments), MPI_BYTE, &type.type)));
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Type_commit(&type.type)));
+  const uint64_t row_bytes = (static_cast<uint64_t>(arity) + 1) * 8;
+  const double bytes = static_cast<double>(nlocal * row_bytes);
+  Moments m{nlocal, nlocal, nlocal, bytes * bytes}, all{};
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(&m, &all, 1, type.type, op, comm)));
+
+  out->nlocal = nlocal;
+  out->offset = offset;
+  out->total = all.sum;
+  out->input.total_bytes = all.sum * row_bytes;
+  out->input.nprocs = size;
+  skew_from_moments(static_cast<double>(all.sum * row_bytes), all.sum_sq, static_cast<double>(all.max * row_bytes),
+                    static_cast<double>(all.min * row_bytes), size, &out->input.ratio, &out->input.cv);
+  return Status::ok();
+}
+
+Status policy_mask(MPI_Info info, unsigned* mask) {
+  *mask = kAllSteps;
+  const char* env = std::getenv("EXACDF_POLICY");
+  if (env != nullptr && !parse_policy(env, mask)) return {NC_EINVAL, std::string("EXACDF_POLICY=") + env};
+  if (info == MPI_INFO_NULL) return Status::ok();
+  char value[256];
+  int found = 0;
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Info_get(info, "exa_policy", sizeof value - 1, value, &found)));
+  if (found && !parse_policy(value, mask)) return {NC_EINVAL, std::string("exa_policy=") + value};
+  return Status::ok();
+}
+
+Status write_relation(int ncid, MPI_Comm comm, const std::string& name, int arity, uint64_t nlocal,
+                      const uint64_t* tuples, unsigned mask) {
+  int exists = -1;
+  if (ncmpi_inq_varid(ncid, name.c_str(), &exists) == NC_NOERR) return {NC_ENAMEINUSE, "relation " + name};
+  int format = 0;
+  EXA_RETURN_IF_ERROR(nc(ncmpi_inq_format(ncid, &format), "ncmpi_inq_format"));
+  if (format == NC_FORMAT_CLASSIC || format == NC_FORMAT_CDF2)  // checked before anything is defined
+    return {NC_ESTRICTCDF2, "relations are NC_UINT64: CDF-5 or partitioned files only"};
+  WriteShape s;
+  EXA_RETURN_IF_ERROR(measure(comm, arity, nlocal, &s));
+  // On an open file only O1 (gather) and O7 (phases) are the store's to decide.
+  PolicyDecision d = decide(s.input, mask & (kO1Gather | kO7Phases));
+  log_decision(comm, "exa_relation_write", name, s.input, d);
+
+  const int redef = ncmpi_redef(ncid);
+  if (redef != NC_NOERR && redef != NC_EINDEFINE) return nc(redef, "ncmpi_redef");
+  int varid = -1;
+  Status st = define_relation(ncid, name, arity, s.total, true, s.input.nprocs, false, &varid);
+  Status ended = nc(ncmpi_enddef(ncid), "ncmpi_enddef");
+  EXA_RETURN_IF_ERROR(st);
+  EXA_RETURN_IF_ERROR(ended);
+  const std::vector<uint64_t> rows = rows_with_ids(tuples, nlocal, arity, s.offset);
+  return put_rows(ncid, varid, comm, s, arity + 1, rows, d);
+}
+
+Status write_relation_file(MPI_Comm comm, const std::string& path, const std::string& name, int arity,
+                           uint64_t nlocal, const uint64_t* tuples, unsigned mask, uint64_t* total) {
+  int rank = 0;
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_rank(comm, &rank)));
+  WriteShape s;
+  EXA_RETURN_IF_ERROR(measure(comm, arity, nlocal, &s));
+  *total = s.total;
+  const PolicyDecision d = decide(s.input, mask);
+  log_decision(comm, "checkpoint", name, s.input, d);
+  InfoGuard info;
+  EXA_RETURN_IF_ERROR(policy_info(d, &info.info));
+  const std::vector<uint64_t> rows = rows_with_ids(tuples, nlocal, arity, s.offset);
+  const int cols = arity + 1;
+  const int nranks = s.input.nprocs;
+  int ncid = -1, varid = -1;
+
+  if (d.gather) {  // O1: one rank, one create, one write
+    std::vector<uint64_t> all;
+    Status st = gather_rows(comm, rows, s.total, cols, &all);
+    if (st && rank == 0) {
+      st = create_defined(MPI_COMM_SELF, path, info.info, name, arity, s.total, nranks, d, &ncid, &varid);
+      if (st) {
+        MPI_Offset start[2] = {0, 0}, count[2] = {static_cast<MPI_Offset>(s.total), cols};
+        st = sync_close(ncid, nc(ncmpi_put_vara_ulonglong_all(ncid, varid, start, count, ull(all.data())),
+                                 "relation write"));
+      }
+    }
+    return agree(comm, st);
+  }
+  if (!d.two_phase) {  // every rank creates, defines and writes
+    EXA_RETURN_IF_ERROR(create_defined(comm, path, info.info, name, arity, s.total, nranks, d, &ncid, &varid));
+    return sync_close(ncid, put_rows(ncid, varid, comm, s, cols, rows, d));
+  }
+  // O2: rank 0 creates and defines alone; then all open and write collectively,
+  // each O7 phase on its own communicator (MPI_Comm_split), a barrier after each.
+  Status st;
+  if (rank == 0) {
+    st = create_defined(MPI_COMM_SELF, path, info.info, name, arity, s.total, nranks, d, &ncid, &varid);
+    if (st) st = nc(ncmpi_close(ncid), "ncmpi_close");
+  }
+  EXA_RETURN_IF_ERROR(agree(comm, st));
+  int size = nranks;
+  const int my_phase = static_cast<int>(static_cast<int64_t>(rank) * d.phases / size);
+  MPI_Comm phase_comm = MPI_COMM_NULL;
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_split(comm, my_phase, rank, &phase_comm)));
+  PolicyDecision one = d;
+  one.phases = 1;
+  for (int p = 0; p < d.phases && st; ++p) {
+    if (p == my_phase) {
+      ncid = -1;
+      st = nc(ncmpi_open(phase_comm, path.c_str(), NC_WRITE, info.info, &ncid), "ncmpi_open");
+      if (st) st = nc(ncmpi_inq_varid(ncid, name.c_str(), &varid), "ncmpi_inq_varid");
+      if (st) st = sync_close(ncid, put_rows(ncid, varid, phase_comm, s, cols, rows, one));
+      else if (ncid >= 0) nc(ncmpi_close(ncid), "close after error").set_aside("the open error is reported");
+    }
+    st = agree(comm, st);  // the barrier of the phase
+  }
+  EXA_MPI(MPI_Comm_free(&phase_comm)).set_aside("the write's status is what matters");
+  return st;
+}
+
+Status inquire_relation(int ncid, const std::string& name, int* varid, int* arity, uint64_t* rows) {
+  EXA_RETURN_IF_ERROR(nc(ncmpi_inq_varid(ncid, name.c_str(), varid), "relation"));
+  nc_type type = 0;
+  int ndims = 0, dims[2];
+  EXA_RETURN_IF_ERROR(nc(ncmpi_inq_vartype(ncid, *varid, &type), "relation"));
+  EXA_RETURN_IF_ERROR(nc(ncmpi_inq_varndims(ncid, *varid, &ndims), "relation"));
+  if (type != NC_UINT64 || ndims != 2) return {NC_EINVAL, name + " is not a relation (2-D NC_UINT64)"};
+  EXA_RETURN_IF_ERROR(nc(ncmpi_inq_vardimid(ncid, *varid, dims), "relation"));
+  MPI_Offset nrows = 0, ncols = 0;
+  EXA_RETURN_IF_ERROR(nc(ncmpi_inq_dimlen(ncid, dims[0], &nrows), "relation rows"));
+  EXA_RETURN_IF_ERROR(nc(ncmpi_inq_dimlen(ncid, dims[1], &ncols), "relation columns"));
+  int a = 0;
+  if (ncmpi_get_att_int(ncid, *varid, "arity", &a) != NC_NOERR || a < 1 || a > 64 || ncols != a + 1)
+    return {NC_EINVAL, name + " is not a relation (arity attribute)"};
+  *arity = a;
+  *rows = static_cast<uint64_t>(nrows);
+  return Status::ok();
+}
+
+Status read_relation(int ncid, MPI_Comm comm, const std::string& name, int hash_column,
+                     std::vector<uint64_t>* out, int* arity_out) {
+  int varid = -1, arity = 0;
+  uint64_t nrows = 0;
+  EXA_RETURN_IF_ERROR(inquire_relation(ncid, name, &varid, &arity, &nrows));
+  *arity_out = arity;
+  if (hash_column < -1 || hash_column >= arity) return {NC_EINVAL, "hash column out of range"};
+  int rank = 0, size = 1;
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_rank(comm, &rank)));
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_size(comm, &size)));
+  const uint64_t base = nrows / size, rem = nrows % size, r = static_cast<uint64_t>(rank);
+  const uint64_t first = r * base + std::min(r, rem), mine = base + (r < rem ? 1 : 0);
+  const int cols = arity + 1;
+  std::vector<uint64_t> rows(mine * cols);
+  MPI_Offset start[2] = {static_cast<MPI_Offset>(mine > 0 ? first : 0), 0};
+  MPI_Offset count[2] = {static_cast<MPI_Offset>(mine), cols};
+  EXA_RETURN_IF_ERROR(nc(ncmpi_get_vara_ulonglong_all(ncid, varid, start, count,
+                                                      reinterpret_cast<unsigned long long*>(rows.data())),
+                         "relation read"));
+  // Rows by destination (the id column dropped); the contiguous share keeps them here.
+  std::vector<uint64_t> send_rows(size, 0);
+  std::vector<int> dest(mine, rank);
+  if (hash_column >= 0)
+    for (uint64_t i = 0; i < mine; ++i) dest[i] = owner_of(rows[i * cols + hash_column], size);
+  for (uint64_t i = 0; i < mine; ++i) ++send_rows[dest[i]];
+  std::vector<int> scount(size), sdispl(size), rcount(size), rdispl(size);
+  uint64_t at = 0;
+  for (int p = 0; p < size; ++p) {
+    if (send_rows[p] > INT_MAX || at > INT_MAX) return {NC_EINTOVERFLOW, "more than 2^31 rows to one rank"};
+    scount[p] = static_cast<int>(send_rows[p]);
+    sdispl[p] = static_cast<int>(at);
+    at += send_rows[p];
+  }
+  std::vector<uint64_t> send(mine * arity);
+  std::vector<uint64_t> fill(sdispl.begin(), sdispl.end());
+  for (uint64_t i = 0; i < mine; ++i)
+    std::memcpy(&send[fill[dest[i]]++ * arity], &rows[i * cols], sizeof(uint64_t) * arity);
+  rows.clear();
+  rows.shrink_to_fit();
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Alltoall(scount.data(), 1, MPI_INT, rcount.data(), 1, MPI_INT, comm)));
+  uint64_t got = 0;
+  for (int p = 0; p < size; ++p) {
+    if (got > INT_MAX) return {NC_EINTOVERFLOW, "more than 2^31 rows to one rank"};
+    rdispl[p] = static_cast<int>(got);
+    got += static_cast<uint64_t>(rcount[p]);
+  }
+  RowType row;
+  EXA_RETURN_IF_ERROR(row.make(arity));
+  const size_t before = out->size();
+  out->resize(before + got * arity);
+  return EXA_MPI(MPI_Alltoallv(send.data(), scount.data(), sdispl.data(), row.type, out->data() + before,
+                               rcount.data(), rdispl.data(), row.type, comm));
+}
+
+}  // namespace exa::relation
