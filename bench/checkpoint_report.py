@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""checkpoint.raw.jsonl -> checkpoint.json (medians), checkpoint.md, checkpoint.png."""
+import json
+import statistics
+import sys
+from collections import defaultdict
+
+raw, out = sys.argv[1], sys.argv[2]
+runs = [json.loads(l) for l in open(raw) if l.strip()]
+cells = defaultdict(list)
+for r in runs:
+    cells[(r["label"], r["graph"], r["ranks"])].append(r)
+rows = []
+for (label, graph, ranks), rs in sorted(cells.items()):
+    rows.append({
+        "label": label, "graph": graph, "ranks": ranks, "reps": len(rs),
+        "checkpoint_time": statistics.median(r["checkpoint_time"] for r in rs),
+        "total_time": statistics.median(r["total_time"] for r in rs),
+        "checkpoints": rs[0]["checkpoints"], "checkpoint_bytes": rs[0]["checkpoint_bytes"],
+        "tuples": rs[0]["tuples"], "iterations": rs[0]["iterations"], "digest": rs[0]["digest"],
+        "vertices": rs[0]["vertices"], "edges": rs[0]["edges"],
+    })
+json.dump(rows, open(f"{out}/checkpoint.json", "w"), indent=1)
+
+graphs = sorted({r["graph"] for r in rows})
+ranks = sorted({r["ranks"] for r in rows})
+configs = [c for c in ["posix", "mpiio", "mpiio-opt", "hdf5", "hdf5-opt", "exacdf", "exacdf-policy"]
+           if any(r["label"] == c for r in rows)]
+ladder = [l for l in dict.fromkeys(r["label"] for r in rows) if l.startswith("ladder:")]
+get = {(r["label"], r["graph"], r["ranks"]): r for r in rows}
+
+md = ["# Checkpoint benchmark (seed 002, issue 21)", "",
+      "Produced by `bench/run_checkpoint_bench.sh`; medians of the runs in checkpoint.raw.jsonl.",
+      "Checkpoint time = wall time of all checkpoints (max over ranks, barriers around each);",
+      "total = end-to-end TC time. Seconds.", ""]
+for g in graphs:
+    any_row = next(r for r in rows if r["graph"] == g)
+    md += [f"## {g}: {any_row['vertices']} vertices, {any_row['edges']} edges, "
+           f"{any_row['iterations']} iterations, {any_row['tuples']} closure tuples, "
+           f"{any_row['checkpoints']} checkpoints, {any_row['checkpoint_bytes'] / 1e6:.1f} MB written", ""]
+    md += ["| config | " + " | ".join(f"{n} ranks ckpt / total" for n in ranks) + " |",
+           "|---|" + "---|" * len(ranks)]
+    for c in configs:
+        cells_ = []
+        for n in ranks:
+            r = get.get((c, g, n))
+            cells_.append(f"{r['checkpoint_time']:.3f} / {r['total_time']:.3f}" if r else "-")
+        md.append(f"| {c} | " + " | ".join(cells_) + " |")
+    md.append("")
+if ladder:
+    g = next(r["graph"] for r in rows if r["label"] in ladder)
+    md += [f"## Ladder (exacdf, {g}): checkpoint time by EXACDF_POLICY", "",
+           "| policy | " + " | ".join(f"{n} ranks" for n in ranks) + " |", "|---|" + "---|" * len(ranks)]
+    for l in ladder:
+        md.append(f"| {l[7:]} | " + " | ".join(
+            f"{get[(l, g, n)]['checkpoint_time']:.3f}" if (l, g, n) in get else "-" for n in ranks) + " |")
+    md.append("")
+digests = defaultdict(set)
+for r in rows:
+    digests[r["graph"]].add((r["tuples"], r["digest"]))
+md.append("Closure identical across every configuration and rank count: " +
+          ", ".join(f"{g} {'yes' if len(d) == 1 else 'NO'}" for g, d in digests.items()) + ".")
+open(f"{out}/checkpoint.md", "w").write("\n".join(md) + "\n")
+
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+except ImportError:
+    sys.exit(0)
+ncol = len(graphs) + (1 if ladder else 0)
+fig, axes = plt.subplots(1, ncol, figsize=(4.5 * ncol, 4), squeeze=False)
+for ax, g in zip(axes[0], graphs):
+    w = 0.8 / max(len(configs), 1)
+    for i, c in enumerate(configs):
+        ys = [get[(c, g, n)]["checkpoint_time"] if (c, g, n) in get else 0 for n in ranks]
+        ax.bar([k + i * w for k in range(len(ranks))], ys, w, label=c)
+    ax.set_xticks([k + 0.4 - w / 2 for k in range(len(ranks))], [str(n) for n in ranks])
+    ax.set_title(f"{g}: checkpoint time")
+    ax.set_xlabel("ranks")
+    ax.set_ylabel("s")
+axes[0][0].legend(fontsize=7)
+if ladder:
+    ax = axes[0][-1]
+    g = next(r["graph"] for r in rows if r["label"] in ladder)
+    for n in ranks:
+        ax.plot(range(len(ladder)), [get[(l, g, n)]["checkpoint_time"] if (l, g, n) in get else float("nan")
+                                     for l in ladder], marker="o", label=f"{n} ranks")
+    ax.set_xticks(range(len(ladder)), [l[7:].replace("O1,O2,O3,O4,O5,O6", "..O6").replace("O1,O2,O3,O4,O5", "..O5")
+                                       .replace("O1,O2,O3,O4", "..O4") for l in ladder], rotation=45, fontsize=7)
+    ax.set_title(f"ladder ({g})")
+    ax.set_ylabel("checkpoint s")
+    ax.legend(fontsize=7)
+fig.tight_layout()
+fig.savefig(f"{out}/checkpoint.png", dpi=110)
