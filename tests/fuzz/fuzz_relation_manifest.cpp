@@ -1,11 +1,14 @@
 // libFuzzer target for the checkpoint manifest decoder. Whatever it accepts
 // must re-encode to exactly the same bytes (the encoding is canonical), and
-// every accepted entry must name a safe file (no '..', no absolute path).
+// every accepted entry must name a safe file (no '.', '..' or absolute path).
 #include <cstdint>
 #include <cstdlib>
+#include <cstdio>
+#include <string>
 #include <string_view>
 
 #include "relation/pure/manifest.hpp"
+#include "util/crc32c.hpp"
 
 namespace {
 
@@ -13,22 +16,32 @@ void require(bool condition) {
   if (!condition) std::abort();
 }
 
-}  // namespace
-
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+void check(std::string_view bytes) {
   using namespace exa::relation;
-  const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   Manifest m;
   const exa::Status st = decode_manifest(bytes, &m);
   if (!st.is_ok()) {
     require(st.code() == NC_ENOTNC);
-    return 0;
+    return;
   }
   for (const ManifestEntry& e : m.entries) {
     require(valid_relation_name(e.relation) && valid_entry_file(e.file));
-    require(e.file.find("..") == std::string::npos && e.file[0] != '/');
+    const size_t slash = e.file.find('/');  // "<dir>/<file>", neither "." nor ".." nor hidden
+    require(slash != std::string::npos && slash > 0 && e.file[0] != '.' && e.file[slash + 1] != '.');
     require(e.iteration <= m.iteration);
   }
   require(encode_manifest(m) == bytes);
+}
+
+}  // namespace
+
+// The input as it is (mostly stopped by the CRC), then with a valid CRC line
+// appended, so the line parser behind the CRC is explored too.
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  check(bytes);
+  char crc[32];
+  std::snprintf(crc, sizeof crc, "crc32c %08x\n", exa::crc32c(data, size));
+  check(std::string(bytes) + crc);
   return 0;
 }
