@@ -17,6 +17,7 @@
 #
 # Usage: bench/run_checkpoint_bench.sh       (RANKS="1 2 4 8" REPS=3)
 #        TC=build/examples/tc/tc RANKS="1 2" REPS=1 OUT_DIR=/tmp/x bench/run_checkpoint_bench.sh
+#        APPEND=1 REPS=2 bench/run_checkpoint_bench.sh    (more repetitions into the same medians)
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=../scripts/env.sh
@@ -34,7 +35,7 @@ SCRATCH="${SCRATCH:-${TMPDIR:-/tmp}/exacdf-ckbench}"
 [[ -x "$TC" ]] || { echo "no tc binary at $TC (build examples/tc first)" >&2; exit 1; }
 mkdir -p "$OUT_DIR" "$SCRATCH"
 RAW="$OUT_DIR/checkpoint.raw.jsonl"
-: > "$RAW"
+[[ "${APPEND:-0}" == 1 ]] || : > "$RAW"   # APPEND=1 adds repetitions to an earlier run's
 
 one() {  # one run: label np graph:vertices io policy
   local label=$1 np=$2 gv=$3 io=$4 policy=$5

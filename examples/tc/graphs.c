@@ -104,7 +104,9 @@ static void make_usroad(uint64_t target, uint64_t seed, tc_graph *g) {
 }
 
 /* fe_ocean: a triangulated 2-D mesh (right, down and one diagonal per cell:
- * degree 6 inside) with round land holes, ~2.85 edges per vertex (~5.7). */
+ * degree 6 inside) with three round land holes, ~2.8 edges per vertex (~5.6).
+ * The ocean is one component; vertices inside the holes keep no edges (the
+ * vertex ids stay those of the full grid). */
 static void make_fe_ocean(uint64_t target, uint64_t seed, tc_graph *g) {
   uint64_t w = (uint64_t)sqrt((double)target);
   if (w < 4) w = 4;
