@@ -69,6 +69,25 @@ for r in rows:
     digests[r["graph"]].add((r["tuples"], r["digest"]))
 md.append("Closure identical across every configuration and rank count: " +
           ", ".join(f"{g} {'yes' if len(d) == 1 else 'NO'}" for g, d in digests.items()) + ".")
+md += ["", "## Reading (written for the run of 2026-11-23, 3 repetitions; re-check after a re-run)", "",
+       "- Every configuration and rank count computed the same closure (count and digest).",
+       "- exacdf with the policy beat exacdf's defaults in 10 of 12 graph x rank cells (the defaults:",
+       "  every rank creates the file and writes; the policy mostly gathers to one writer, O1, since",
+       "  each checkpoint file here is below 10 MiB). It was at least as fast as MPI-IO OPT in 7 of",
+       "  12 cells and as HDF5-OPT in 5 of 12: the issue's aim (every cell) is NOT met at this scale",
+       "  on this machine; the differences are within the run-to-run spread.",
+       "- POSIX pwrite (no collective, no self-describing metadata, no manifest) is the fastest",
+       "  writer here in most cells: with 2 cores and one local disk there is nothing for",
+       "  aggregation to win, and exacdf pays for what it adds (a netCDF header per file, a",
+       "  synced manifest and directory per checkpoint, the prefix sum and skew allreduce).",
+       "- The ladder: O1 is the step that buys something (it removes the parallel create of",
+       "  tiny files); with O1 on, O2, O5 and O7 are never selected (O1 takes every write), O3",
+       "  is PnetCDF's default already, and O4/O6 change a header field. The second ladder",
+       "  (O1 off) shows O2..O7 on their own: no step is reliably better here; O7 turns on",
+       "  for the small frontier relation dT whose per-rank sizes include zeros (ratio",
+       "  infinite), and its extra phases cost time at 8 ranks.",
+       "- These are seconds of a scaled-down workload (6-20 MB per run); the seed's regime",
+       "  (15-30 GB, hundreds of ranks, Lustre) was not reproducible here."]
 open(f"{out}/checkpoint.md", "w").write("\n".join(md) + "\n")
 
 try:
