@@ -97,16 +97,19 @@ try:
 except ImportError:
     sys.exit(0)
 ncol = len(graphs) + (1 if ladder else 0)
-fig, axes = plt.subplots(1, ncol, figsize=(4.5 * ncol, 4), squeeze=False)
-for ax, g in zip(axes[0], graphs):
-    w = 0.8 / max(len(configs), 1)
-    for i, c in enumerate(configs):
-        ys = [get[(c, g, n)]["checkpoint_time"] if (c, g, n) in get else 0 for n in ranks]
-        ax.bar([k + i * w for k in range(len(ranks))], ys, w, label=c)
-    ax.set_xticks([k + 0.4 - w / 2 for k in range(len(ranks))], [str(n) for n in ranks])
-    ax.set_title(f"{g}: checkpoint time")
-    ax.set_xlabel("ranks")
-    ax.set_ylabel("s")
+fig, axes = plt.subplots(2, ncol, figsize=(4.5 * ncol, 7.5), squeeze=False)
+for row, (key, what) in enumerate([("checkpoint_time", "checkpoint time"), ("total_time", "end-to-end TC time")]):
+    for ax, g in zip(axes[row], graphs):
+        w = 0.8 / max(len(configs), 1)
+        for i, c in enumerate(configs):
+            ys = [get[(c, g, n)][key] if (c, g, n) in get else 0 for n in ranks]
+            ax.bar([k + i * w for k in range(len(ranks))], ys, w, label=c)
+        ax.set_xticks([k + 0.4 - w / 2 for k in range(len(ranks))], [str(n) for n in ranks])
+        ax.set_title(f"{g}: {what}")
+        ax.set_xlabel("ranks")
+        ax.set_ylabel("s")
+if ladder:
+    axes[1][-1].axis("off")
 axes[0][0].legend(fontsize=7)
 if ladder:
     ax = axes[0][-1]
