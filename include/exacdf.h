@@ -112,4 +112,6 @@ extern void exa_debug_fail_write(int nth);
 }
 #endif
 
+#include "exacdf_query.h" /* queries over values, bitmap indexes */
+
 #endif /* EXACDF_H */

@@ -1,0 +1,23 @@
+// Index sidecars on disk: building one collectively, loading and checking
+// it against the data file (size, modification time, digest of the first
+// bytes, and this process's puts), reading its chunk blocks.
+#pragma once
+
+#include <string>
+
+#include "query/index_format.hpp"
+#include "query/mpi/engine.hpp"
+
+namespace exa::query {
+
+struct LoadedIndex {
+  IndexHeader header;
+  std::string path;
+  Status load_chunk(uint64_t c, ChunkBitmaps* out) const;  // local
+};
+
+// *usable: the sidecar exists, is well formed and current for v (agreed
+// over the ranks). Errors only for failed MPI calls. Collective.
+Status load_index(const FileCtx& ctx, const VarShape& v, LoadedIndex* out, bool* usable);
+
+}  // namespace exa::query
