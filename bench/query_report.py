@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""docs/perf/query.{md,png} from the JSON lines of bench/query_bench.c."""
+import json
+import sys
+
+src, md_path, png_path, command = sys.argv[1:5]
+rows = [json.loads(l) for l in open(src) if l.startswith("{")]
+builds = [r for r in rows if r["kind"] == "build"]
+queries = [r for r in rows if r["kind"] == "query"]
+n = rows[0]["n"] if rows else 0
+
+
+def scan_of(q):
+    for r in queries:
+        if r["mode"] == "scan" and r["dist"] == q["dist"] and r["ranks"] == q["ranks"] and r["target"] == q["target"]:
+            return r
+    return None
+
+
+out = []
+out.append("# Queries over values: VPIC-like energy > t\n")
+out.append(f"Command: `{command}`\n")
+out.append(f"{n:,} float32 energies plus x, y, z (CDF-5, one 1-D variable each); "
+           "times are medians of the slowest rank, the file in the page cache "
+           "(2-core VM shared with other jobs: absolute times are noisy, ratios in the same run are what to read).\n")
+out.append("## Index build\n")
+out.append("| distribution | ranks | index | bins | build s | MB/s | index size % of data |")
+out.append("|---|---|---|---|---|---|---|")
+for b in builds:
+    out.append(f"| {b['dist']} | {b['ranks']} | {b['index']} | {b['bins']} | {b['build_s']:.3f} | "
+               f"{b['build_MBps']:.0f} | {b['index_pct']:.1f} |")
+out.append("\n## Queries (speed-up = scan time / index time)\n")
+out.append("| distribution | ranks | selectivity | hits | mode | count s | positions s | fetch x,y,z s | count speed-up | positions speed-up | fetch speed-up |")
+out.append("|---|---|---|---|---|---|---|---|---|---|---|")
+for q in queries:
+    s = scan_of(q)
+    sp = lambda k: (s[k] / q[k]) if s and q[k] > 0 else float("nan")
+    out.append(f"| {q['dist']} | {q['ranks']} | {100 * q['target']:g}% | {q['hits']:,} | {q['mode']} | "
+               f"{q['count_s']:.4f} | {q['positions_s']:.4f} | {q['fetch_xyz_s']:.4f} | "
+               f"{sp('count_s'):.1f}x | {sp('positions_s'):.1f}x | {sp('fetch_xyz_s'):.1f}x |")
+open(md_path, "w").write("\n".join(out) + "\n")
+
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+except ImportError:
+    sys.exit(0)
+dists = sorted({q["dist"] for q in queries})
+ranks = sorted({q["ranks"] for q in queries})
+fig, axes = plt.subplots(1, len(dists), figsize=(5 * len(dists), 4), squeeze=False)
+for ax, d in zip(axes[0], dists):
+    for mode, style in (("scan", "k-o"), ("index", "b-s"), ("index_edges", "g-^")):
+        for r, alpha in zip(ranks, (1.0, 0.7, 0.45, 0.3)):
+            pts = sorted((q["target"], q["positions_s"]) for q in queries
+                         if q["dist"] == d and q["mode"] == mode and q["ranks"] == r)
+            if pts:
+                ax.plot([100 * p[0] for p in pts], [p[1] for p in pts], style, alpha=alpha,
+                        label=f"{mode}, {r} rank{'s' if r > 1 else ''}")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("selectivity %")
+    ax.set_ylabel("count + positions, s")
+    ax.set_title(f"{d}, N={n:,}")
+    ax.legend(fontsize=6)
+fig.tight_layout()
+fig.savefig(png_path, dpi=110)
