@@ -47,6 +47,21 @@ class Bitset {
       }
     }
   }
+  // Calls fn(i) for every set bit i in [lo, hi), increasing.
+  template <typename Fn>
+  void for_each_in(uint64_t lo, uint64_t hi, Fn&& fn) const {
+    hi = hi < n_ ? hi : n_;
+    for (uint64_t k = lo >> 6; k < words_.size() && (k << 6) < hi; ++k) {
+      uint64_t w = words_[k];
+      if ((k << 6) < lo) w &= ~uint64_t{0} << (lo & 63);
+      while (w != 0) {
+        const uint64_t i = (k << 6) + static_cast<uint64_t>(std::countr_zero(w));
+        if (i >= hi) return;
+        fn(i);
+        w &= w - 1;
+      }
+    }
+  }
   std::vector<uint64_t>& words() { return words_; }
 
  private:

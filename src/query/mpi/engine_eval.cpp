@@ -21,7 +21,9 @@ namespace exa::query {
 namespace {
 
 constexpr uint64_t kSlabElems = uint64_t{1} << 22;  // values read per collective round
-constexpr uint64_t kRunGap = 64;  // candidate runs closer than this are read as one
+// Candidates closer than this are read as one run (reading 4 KiB more costs
+// less than one more piece of a varn read).
+constexpr uint64_t kRunGap = 1024;
 
 Status nc(int code, const char* what) {
   if (code == NC_NOERR) return Status::ok();
@@ -243,7 +245,7 @@ Status index_leaf(const FileCtx& ctx, const VarShape& v, const Normalized& nz, c
       }
       if (cand.empty()) continue;
       std::sort(cand.begin(), cand.end());
-      if (!one_d || cand.size() * 8 > hi - lo) {
+      if (!one_d || cand.size() * 256 > hi - lo) {
         add_run(lo + to_box, hi - lo);  // dense or multi-dimensional: the rows in one piece
         continue;
       }
@@ -395,10 +397,9 @@ Status fetch(const FileCtx& ctx, const Box& box, const Bitset& hits, int varid, 
   // Runs of consecutive hits within one row of the box's last dimension.
   const uint64_t last = static_cast<uint64_t>(box.count[nd - 1]);
   std::vector<MPI_Offset> coords;  // start then count per run
-  uint64_t prev = 0;
-  bool open = false;
+  uint64_t prev = 0, first_pos = 0, nhits = 0;
   hits.for_each([&](uint64_t p) {
-    if (open && p == prev + 1 && p % last != 0) {
+    if (nhits > 0 && p == prev + 1 && p % last != 0) {
       ++coords.back();
     } else {
       uint64_t rest = p;
@@ -410,19 +411,54 @@ Status fetch(const FileCtx& ctx, const Box& box, const Bitset& hits, int varid, 
       }
       coords.insert(coords.end(), s.begin(), s.end());
       coords.insert(coords.end(), nd, 1);
-      open = true;
     }
+    if (nhits == 0) first_pos = p;
+    ++nhits;
     prev = p;
     return true;
   });
+  // Many short runs: read the rows holding the hits in slabs instead (one
+  // piece per slab costs less than a piece per run).
+  uint64_t row = 1;
+  for (size_t d = 1; d < nd; ++d) row *= static_cast<uint64_t>(box.count[d]);
   const size_t nruns = coords.size() / (2 * nd);
-  std::vector<MPI_Offset*> starts(nruns), counts(nruns);
-  for (size_t i = 0; i < nruns; ++i) {
+  const uint64_t row0 = nhits ? first_pos / row : 0, row1 = nhits ? prev / row + 1 : 0;
+  const bool dense = nhits > 0 && row > 0 && nruns * 64 > (row1 - row0) * row;
+  const size_t nvarn = dense ? 0 : nruns;
+  std::vector<MPI_Offset*> starts(nvarn), counts(nvarn);
+  for (size_t i = 0; i < nvarn; ++i) {
     starts[i] = coords.data() + 2 * nd * i;
     counts[i] = coords.data() + 2 * nd * i + nd;
   }
-  if (nruns > static_cast<size_t>(INT32_MAX)) return {NC_EINVAL, "too many runs"};
-  return get_varn_all(ctx.ncid, varid, memtype, static_cast<int>(nruns), starts.data(), counts.data(), buf);
+  if (nvarn > static_cast<size_t>(INT32_MAX)) return {NC_EINVAL, "too many runs"};
+  Status first = get_varn_all(ctx.ncid, varid, memtype, static_cast<int>(nvarn), starts.data(),
+                              counts.data(), buf);
+  const uint64_t slab_rows = std::max<uint64_t>(1, kSlabElems / std::max<uint64_t>(row, 1));
+  const uint64_t mine = dense ? (row1 - row0 + slab_rows - 1) / slab_rows : 0;
+  uint64_t rounds = 0;
+  EXA_RETURN_IF_ERROR(max_over(ctx.comm, mine, &rounds));
+  const size_t tsize = static_cast<size_t>(type_size(memtype));
+  std::vector<unsigned char> slab(dense ? std::min(slab_rows, row1 - row0) * row * tsize + 8 : 8);
+  unsigned char* out = static_cast<unsigned char*>(buf);
+  for (uint64_t r = 0; r < rounds; ++r) {
+    std::vector<MPI_Offset> s = box.start, c(nd, 0);
+    uint64_t r0 = 0, r1 = 0;
+    if (r < mine) {
+      r0 = row0 + r * slab_rows;
+      r1 = std::min(row1, r0 + slab_rows);
+      s[0] += static_cast<MPI_Offset>(r0);
+      c = box.count;
+      c[0] = static_cast<MPI_Offset>(r1 - r0);
+    }
+    Status rs = get_vara_all(ctx.ncid, varid, memtype, s.data(), c.data(), slab.data());
+    if (!rs.is_ok() && (first.is_ok() || first.code() == NC_ERANGE)) first = rs;
+    if ((!rs.is_ok() && rs.code() != NC_ERANGE) || r >= mine) continue;
+    hits.for_each_in(r0 * row, r1 * row, [&](uint64_t p) {
+      std::memcpy(out, slab.data() + (p - r0 * row) * tsize, tsize);
+      out += tsize;
+    });
+  }
+  return first;
 }
 
 }  // namespace exa::query

@@ -435,8 +435,8 @@ Status index_create(const FileCtx& ctx, int varid, const char* spec) {
       const std::vector<unsigned char> head = encode_header(h);
       int fd = ::open(tmp.c_str(), O_WRONLY);
       if (fd < 0) return {NC_EFILE, "cannot open the index sidecar " + tmp};
+      // No fsync: a sidecar torn by a crash fails its checksums and is not used.
       Status ws = write_all_at(fd, head.data(), head.size(), 0);
-      if (ws.is_ok() && ::fsync(fd) != 0) ws = {NC_EWRITE, "index sidecar: fsync failed"};
       ::close(fd);
       EXA_RETURN_IF_ERROR(ws);
       if (std::rename(tmp.c_str(), final_path.c_str()) != 0) return {NC_EWRITE, "cannot rename the index sidecar"};
