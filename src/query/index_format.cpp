@@ -180,6 +180,7 @@ void ChunkBitmaps::optimize() {
 
 std::vector<unsigned char> ChunkBitmaps::encode() const {
   std::vector<unsigned char> out;
+  for (roaring_bitmap_t* r : bins_) put_le(&out, roaring_bitmap_get_cardinality(r), 4);
   for (roaring_bitmap_t* r : bins_) {
     const size_t n = roaring_bitmap_portable_size_in_bytes(r);
     put_le(&out, n, 4);
@@ -191,20 +192,41 @@ std::vector<unsigned char> ChunkBitmaps::encode() const {
   return out;
 }
 
+Status ChunkBitmaps::cardinalities(const unsigned char* data, size_t len, uint32_t nbins,
+                                   uint64_t chunk_elems, std::vector<uint32_t>* out) {
+  if (len / 4 < nbins) return bad("truncated chunk block");
+  out->resize(nbins);
+  uint64_t total = 0;
+  for (uint32_t b = 0; b < nbins; ++b) {
+    (*out)[b] = static_cast<uint32_t>(get_le(data + 4 * b, 4));
+    total += (*out)[b];
+  }
+  if (total != chunk_elems) return bad("bin counts disagree with the chunk");
+  return Status::ok();
+}
+
 Status ChunkBitmaps::decode(const unsigned char* data, size_t len, uint32_t nbins,
-                            uint64_t chunk_elems, ChunkBitmaps* out) {
+                            uint64_t chunk_elems, ChunkBitmaps* out, const std::vector<bool>& want) {
+  std::vector<uint32_t> counts;
+  EXA_RETURN_IF_ERROR(cardinalities(data, len, nbins, chunk_elems, &counts));
   ChunkBitmaps result(0);
-  size_t at = 0;
+  size_t at = 4 * static_cast<size_t>(nbins);
   for (uint32_t b = 0; b < nbins; ++b) {
     if (len - at < 4) return bad("truncated chunk block");
     const uint64_t n = get_le(data + at, 4);
     at += 4;
     if (n > len - at) return bad("truncated bitmap");
+    if (!want.empty() && !want[b]) {
+      result.bins_.push_back(roaring_bitmap_create());
+      at += n;
+      continue;
+    }
     const char* p = reinterpret_cast<const char*>(data + at);
     if (roaring_bitmap_portable_deserialize_size(p, n) != n) return bad("malformed bitmap");
     roaring_bitmap_t* r = roaring_bitmap_portable_deserialize_safe(p, n);
     if (r == nullptr) return bad("malformed bitmap");
     result.bins_.push_back(r);
+    if (roaring_bitmap_get_cardinality(r) != counts[b]) return bad("bitmap disagrees with its count");
     if (!roaring_bitmap_is_empty(r) && roaring_bitmap_maximum(r) >= chunk_elems)
       return bad("bitmap position beyond its chunk");
     at += n;

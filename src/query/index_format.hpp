@@ -76,11 +76,16 @@ class ChunkBitmaps {
   void add(uint32_t b, uint32_t pos);
   void optimize();
 
+  // nbins u32 cardinalities, then per bin: u32 length, portable bitmap.
   std::vector<unsigned char> encode() const;
-  // Checks every bitmap with CRoaring's safe deserializer and that its
-  // positions are < chunk_elems.
+  // The bins with want[b] (all when want is empty) deserialized with
+  // CRoaring's safe deserializer, checked against their stored
+  // cardinality and for positions < chunk_elems; the others left empty.
   static Status decode(const unsigned char* data, size_t len, uint32_t nbins, uint64_t chunk_elems,
-                       ChunkBitmaps* out);
+                       ChunkBitmaps* out, const std::vector<bool>& want = {});
+  // The cardinalities at the head of an encoded block.
+  static Status cardinalities(const unsigned char* data, size_t len, uint32_t nbins,
+                              uint64_t chunk_elems, std::vector<uint32_t>* out);
 
  private:
   void clear();

@@ -6,6 +6,7 @@
  * changed behind a sidecar, after a damaged sidecar; encoded/decoded
  * queries; exa_query_hits and exa_query_get against the model. CDF-5 and
  * the partitioned format. */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -359,6 +360,11 @@ static void run_format(int format, const char *name) {
   CHECK_OK(exa_index_inq(ncid, varids[0], &present, &current, &nbins, &bytes));
   CHECK(present == 1 && current == 1 && nbins == 7 && bytes > 0);
   run_queries(ncid, varids, "index");
+  /* Candidates always from the bitmaps (never the whole chunk's values). */
+  setenv("EXACDF_QUERY_DENSE_CANDIDATES", "0", 1);
+  run_queries(ncid, varids, "index, bitmaps only");
+  check_records(ncid, rvar, 9.5f, "records, index, bitmaps only");
+  unsetenv("EXACDF_QUERY_DENSE_CANDIDATES");
   check_records(ncid, rvar, 9.5f, "records, index");
 
   /* Overwrites through this ncid: the index is not used any more. */
@@ -385,6 +391,9 @@ static void run_format(int format, const char *name) {
   CHECK_OK(exa_index_inq(ncid, varids[0], &present, &current, NULL, NULL));
   CHECK(present == 1 && current == 1);
   run_queries(ncid, varids, "rebuilt index");
+  setenv("EXACDF_QUERY_DENSE_CANDIDATES", "0", 1);
+  run_queries(ncid, varids, "rebuilt index, bitmaps only");
+  unsetenv("EXACDF_QUERY_DENSE_CANDIDATES");
   check_records(ncid, rvar, 9.5f, "records, rebuilt");
   check_records(ncid, rvar, 0.0f, "records, rebuilt, all");
   CHECK_OK(ncmpi_close(ncid));

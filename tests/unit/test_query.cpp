@@ -235,6 +235,16 @@ TEST(QueryIndexFormat, ChunkBitmapsRoundTripAndDamage) {
   auto longer = bytes;
   longer.push_back(0);
   EXPECT_FALSE(q::ChunkBitmaps::decode(longer.data(), longer.size(), 3, 1000, &d).is_ok());
+  // Only the wanted bins are decoded; the counts head the block.
+  ASSERT_TRUE(q::ChunkBitmaps::decode(bytes.data(), bytes.size(), 3, 1000, &d, {false, true, false}).is_ok());
+  EXPECT_EQ(roaring_bitmap_get_cardinality(d.bin(0)), 0u);
+  EXPECT_EQ(roaring_bitmap_get_cardinality(d.bin(1)), 333u);
+  std::vector<uint32_t> counts;
+  ASSERT_TRUE(q::ChunkBitmaps::cardinalities(bytes.data(), bytes.size(), 3, 1000, &counts).is_ok());
+  EXPECT_EQ(counts, (std::vector<uint32_t>{334, 333, 333}));
+  auto miscounted = bytes;
+  miscounted[0] ^= 1;  // bin 0 claims 335, bin counts no longer sum to the chunk
+  EXPECT_FALSE(q::ChunkBitmaps::decode(miscounted.data(), miscounted.size(), 3, 1000, &d).is_ok());
 }
 
 TEST(QueryIndexFormat, BinsAndSpec) {

@@ -21,9 +21,15 @@ namespace exa::query {
 namespace {
 
 constexpr uint64_t kSlabElems = uint64_t{1} << 22;  // values read per collective round
-// Candidates closer than this are read as one run (reading 4 KiB more costs
+// Candidates closer than this are read as one run (reading 1 KiB more costs
 // less than one more piece of a varn read).
-constexpr uint64_t kRunGap = 1024;
+constexpr uint64_t kRunGap = 256;
+// Candidates closer than this on average: the chunk's values are read whole.
+// EXACDF_QUERY_DENSE_CANDIDATES overrides it (tests: 0 = always the bitmaps).
+uint64_t dense_candidates() {
+  const char* e = std::getenv("EXACDF_QUERY_DENSE_CANDIDATES");
+  return e != nullptr ? std::strtoull(e, nullptr, 10) : 256;
+}
 
 Status nc(int code, const char* what) {
   if (code == NC_NOERR) return Status::ok();
@@ -187,6 +193,7 @@ Status index_leaf(const FileCtx& ctx, const VarShape& v, const Normalized& nz, c
   const uint64_t b0 = static_cast<uint64_t>(box.start[0]);
   const uint64_t b1 = b0 + static_cast<uint64_t>(box.count[0]);
   const bool one_d = v.dims.size() == 1;
+  const uint64_t dense = dense_candidates();
   std::vector<Run> runs;
   auto add_run = [&](uint64_t box_pos, uint64_t elems) {
     if (!runs.empty() && runs.back().box_pos + runs.back().elems + (one_d ? kRunGap : 0) >= box_pos &&
@@ -213,31 +220,47 @@ Status index_leaf(const FileCtx& ctx, const VarShape& v, const Normalized& nz, c
         for (uint64_t p = lo; p < hi; ++p) out->set(p + to_box);
         continue;
       }
+      // Which bins hold hits for sure (inside), which candidates (edge).
+      const uint32_t nbins = h.nbins();
+      std::vector<bool> inside(nbins), edge(nbins), want(nbins);
+      for (uint32_t bin = 0; bin < nbins; ++bin) {
+        if (bin + 1 == nbins) {
+          inside[bin] = nan_passes(nz);
+        } else {
+          long double blo, bhi;
+          bool closed;
+          bin_interval(h.edges, bin, &blo, &bhi, &closed);
+          inside[bin] = interval_all(nz, blo, bhi, closed);
+          edge[bin] = !inside[bin] && !interval_none(nz, blo, bhi, closed);
+        }
+        want[bin] = inside[bin] || edge[bin];
+      }
+      std::vector<unsigned char> block;
+      std::vector<uint32_t> counts;
       ChunkBitmaps bm;
-      Status st = idx.load_chunk(c, &bm);
+      Status st = idx.load_block(c, &block);
+      if (st.is_ok()) st = ChunkBitmaps::cardinalities(block.data(), block.size(), nbins, h.chunk_elems(c), &counts);
+      uint64_t ncand = 0;
+      for (uint32_t bin = 0; st.is_ok() && bin < nbins; ++bin) ncand += edge[bin] ? counts[bin] : 0;
+      // Candidates this dense are read with the whole chunk anyway: test
+      // its values and leave the bitmaps alone.
+      if (st.is_ok() && ncand * dense > h.chunk_elems(c)) {
+        add_run(lo + to_box, hi - lo);
+        continue;
+      }
+      if (st.is_ok()) st = ChunkBitmaps::decode(block.data(), block.size(), nbins, h.chunk_elems(c), &bm, want);
       if (!st.is_ok()) {  // a damaged piece: check its rows against the values
         add_run(lo + to_box, hi - lo);
         continue;
       }
       std::vector<uint32_t> cand;
-      for (uint32_t bin = 0; bin < bm.nbins(); ++bin) {
-        bool inside, outside;
-        if (bin + 1 == bm.nbins()) {
-          inside = nan_passes(nz);
-          outside = !inside;
-        } else {
-          long double blo, bhi;
-          bool closed;
-          bin_interval(h.edges, bin, &blo, &bhi, &closed);
-          inside = interval_all(nz, blo, bhi, closed);
-          outside = interval_none(nz, blo, bhi, closed);
-        }
-        if (outside) continue;
+      for (uint32_t bin = 0; bin < nbins; ++bin) {
+        if (!want[bin]) continue;
         roaring_uint32_iterator_t it;
         roaring_init_iterator(bm.bin(bin), &it);
         roaring_move_uint32_iterator_equalorlarger(&it, static_cast<uint32_t>(lo));
         for (; it.has_value && it.current_value < hi; roaring_advance_uint32_iterator(&it)) {
-          if (inside)
+          if (inside[bin])
             out->set(it.current_value + to_box);
           else
             cand.push_back(it.current_value);
@@ -245,7 +268,7 @@ Status index_leaf(const FileCtx& ctx, const VarShape& v, const Normalized& nz, c
       }
       if (cand.empty()) continue;
       std::sort(cand.begin(), cand.end());
-      if (!one_d || cand.size() * 256 > hi - lo) {
+      if (!one_d || cand.size() * dense > hi - lo) {
         add_run(lo + to_box, hi - lo);  // dense or multi-dimensional: the rows in one piece
         continue;
       }
@@ -423,7 +446,7 @@ Status fetch(const FileCtx& ctx, const Box& box, const Bitset& hits, int varid, 
   for (size_t d = 1; d < nd; ++d) row *= static_cast<uint64_t>(box.count[d]);
   const size_t nruns = coords.size() / (2 * nd);
   const uint64_t row0 = nhits ? first_pos / row : 0, row1 = nhits ? prev / row + 1 : 0;
-  const bool dense = nhits > 0 && row > 0 && nruns * 64 > (row1 - row0) * row;
+  const bool dense = nhits > 0 && row > 0 && nruns * 256 > (row1 - row0) * row;
   const size_t nvarn = dense ? 0 : nruns;
   std::vector<MPI_Offset*> starts(nvarn), counts(nvarn);
   for (size_t i = 0; i < nvarn; ++i) {

@@ -13,7 +13,8 @@ namespace exa::query {
 struct LoadedIndex {
   IndexHeader header;
   std::string path;
-  Status load_chunk(uint64_t c, ChunkBitmaps* out) const;  // local
+  // Chunk c's block, checked against its CRC. Local.
+  Status load_block(uint64_t c, std::vector<unsigned char>* out) const;
 };
 
 // *usable: the sidecar exists, is well formed and current for v (agreed
