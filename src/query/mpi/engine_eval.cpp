@@ -24,6 +24,8 @@ constexpr uint64_t kSlabElems = uint64_t{1} << 22;  // values read per collectiv
 // Candidates closer than this are read as one run (reading 1 KiB more costs
 // less than one more piece of a varn read).
 constexpr uint64_t kRunGap = 256;
+// Runs at least this long are read alone, by slabs.
+constexpr uint64_t kLongRun = 65536;
 // Candidates closer than this on average: the chunk's values are read whole.
 // EXACDF_QUERY_DENSE_CANDIDATES overrides it (tests: 0 = always the bitmaps).
 uint64_t dense_candidates() {
@@ -129,8 +131,9 @@ struct Run {
 
 // Reads the runs (positions of a 1-D box or whole rows) in rounds and tests
 // every value read.
-Status check_runs(const FileCtx& ctx, const VarShape& v, const Normalized& nz, const Box& box,
-                  const std::vector<Run>& runs, Bitset* out) {
+// Short runs, many per collective varn read.
+Status check_short_runs(const FileCtx& ctx, const VarShape& v, const Normalized& nz, const Box& box,
+                        const std::vector<Run>& runs, Bitset* out) {
   const uint64_t row = inner_elems(box);
   const size_t nd = v.dims.size();
   // Split into rounds of at most kSlabElems values (a run longer than that alone).
@@ -183,6 +186,46 @@ Status check_runs(const FileCtx& ctx, const VarShape& v, const Normalized& nz, c
   return first;
 }
 
+// Long runs in slabs, one collective vara read each (a varn read of one
+// long piece is several times slower), then the short runs.
+Status check_runs(const FileCtx& ctx, const VarShape& v, const Normalized& nz, const Box& box,
+                  const std::vector<Run>& runs, Bitset* out) {
+  const uint64_t row = inner_elems(box);
+  const uint64_t slab = std::max<uint64_t>(1, kSlabElems / row) * row;  // whole rows
+  std::vector<Run> pieces, shorts;
+  for (const Run& r : runs) {
+    if (r.elems < kLongRun) {
+      shorts.push_back(r);
+      continue;
+    }
+    for (uint64_t at = 0; at < r.elems; at += slab) pieces.push_back({r.box_pos + at, std::min(slab, r.elems - at)});
+  }
+  uint64_t rounds = 0;
+  EXA_RETURN_IF_ERROR(max_over(ctx.comm, pieces.size(), &rounds));
+  const int tsize = type_size(v.type);
+  std::vector<unsigned char> buf(pieces.empty() ? 8 : slab * static_cast<uint64_t>(tsize) + 8);
+  Status first;
+  for (uint64_t k = 0; k < rounds; ++k) {
+    std::vector<MPI_Offset> s = box.start, c(v.dims.size(), 0);
+    if (k < pieces.size()) {
+      const Run& p = pieces[k];
+      if (v.dims.size() == 1) {
+        s[0] += static_cast<MPI_Offset>(p.box_pos);
+        c[0] = static_cast<MPI_Offset>(p.elems);
+      } else {
+        s[0] += static_cast<MPI_Offset>(p.box_pos / row);
+        c = box.count;
+        c[0] = static_cast<MPI_Offset>(p.elems / row);
+      }
+    }
+    Status st = get_vara_all(ctx.ncid, v.varid, v.type, s.data(), c.data(), buf.data());
+    if (!st.is_ok() && first.is_ok()) first = st;
+    if (st.is_ok() && k < pieces.size()) apply(nz, v.type, buf.data(), pieces[k].elems, out, pieces[k].box_pos);
+  }
+  Status st = check_short_runs(ctx, v, nz, box, shorts, out);
+  return first.is_ok() ? st : first;
+}
+
 // A leaf from the index: rows of the box the index covers, chunk by chunk
 // (min/max first, then the bins); candidates and uncovered rows checked
 // against the values.
@@ -194,6 +237,7 @@ Status index_leaf(const FileCtx& ctx, const VarShape& v, const Normalized& nz, c
   const uint64_t b1 = b0 + static_cast<uint64_t>(box.count[0]);
   const bool one_d = v.dims.size() == 1;
   const uint64_t dense = dense_candidates();
+  const double t_start = MPI_Wtime();
   std::vector<Run> runs;
   auto add_run = [&](uint64_t box_pos, uint64_t elems) {
     if (!runs.empty() && runs.back().box_pos + runs.back().elems + (one_d ? kRunGap : 0) >= box_pos &&
@@ -238,16 +282,17 @@ Status index_leaf(const FileCtx& ctx, const VarShape& v, const Normalized& nz, c
       std::vector<unsigned char> block;
       std::vector<uint32_t> counts;
       ChunkBitmaps bm;
-      Status st = idx.load_block(c, &block);
+      Status st = idx.load_block_head(c, 4 * uint64_t{nbins}, &block);
       if (st.is_ok()) st = ChunkBitmaps::cardinalities(block.data(), block.size(), nbins, h.chunk_elems(c), &counts);
       uint64_t ncand = 0;
       for (uint32_t bin = 0; st.is_ok() && bin < nbins; ++bin) ncand += edge[bin] ? counts[bin] : 0;
       // Candidates this dense are read with the whole chunk anyway: test
-      // its values and leave the bitmaps alone.
+      // its values and leave the bitmaps alone (right whatever the counts say).
       if (st.is_ok() && ncand * dense > h.chunk_elems(c)) {
         add_run(lo + to_box, hi - lo);
         continue;
       }
+      if (st.is_ok()) st = idx.load_block(c, &block);
       if (st.is_ok()) st = ChunkBitmaps::decode(block.data(), block.size(), nbins, h.chunk_elems(c), &bm, want);
       if (!st.is_ok()) {  // a damaged piece: check its rows against the values
         add_run(lo + to_box, hi - lo);
@@ -279,7 +324,11 @@ Status index_leaf(const FileCtx& ctx, const VarShape& v, const Normalized& nz, c
     const uint64_t from = std::max(b0, cover_end);
     add_run((from - b0) * row, (b1 - from) * row);
   }
+  const double t_runs = MPI_Wtime();
   Status st = check_runs(ctx, v, nz, box, runs, out);
+  if (ctx.rank == 0 && std::getenv("EXACDF_QUERY_TRACE") != nullptr)
+    std::fprintf(stderr, "exacdf query: %s: bitmaps %.4f s, %zu runs checked by value %.4f s\n",
+                 v.name.c_str(), t_runs - t_start, runs.size(), MPI_Wtime() - t_runs);
   return first.is_ok() ? st : first;
 }
 

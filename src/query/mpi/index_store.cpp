@@ -307,6 +307,17 @@ Status LoadedIndex::load_block(uint64_t c, std::vector<unsigned char>* block) co
   return Status::ok();
 }
 
+Status LoadedIndex::load_block_head(uint64_t c, uint64_t n, std::vector<unsigned char>* head) const {
+  const ChunkEntry& e = header.chunks[c];
+  if (n > e.length) return {NC_EINVAL, "index sidecar: chunk block too short"};
+  int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) return {NC_EREAD, "index sidecar vanished"};
+  head->resize(n);
+  Status st = read_all_at(fd, head->data(), n, e.offset);
+  ::close(fd);
+  return st;
+}
+
 Status load_index(const FileCtx& ctx, const VarShape& v, LoadedIndex* out, bool* usable) {
   std::vector<unsigned char> bytes;
   bool current = false, present = false;

@@ -15,6 +15,9 @@ struct LoadedIndex {
   std::string path;
   // Chunk c's block, checked against its CRC. Local.
   Status load_block(uint64_t c, std::vector<unsigned char>* out) const;
+  // The first n bytes of chunk c's block, unchecked (the bin counts: only
+  // used to choose reading the values, which is right whatever they say).
+  Status load_block_head(uint64_t c, uint64_t n, std::vector<unsigned char>* out) const;
 };
 
 // *usable: the sidecar exists, is well formed and current for v (agreed
