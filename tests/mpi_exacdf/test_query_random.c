@@ -21,7 +21,7 @@
 #define N 1500     /* elements of the fixed variables */
 #define NVARS 10
 #define RECW 3     /* record variable r[rec][RECW] */
-#define NQUERIES 40
+#define NQUERIES 24
 
 static const nc_type kTypes[NVARS] = {NC_BYTE, NC_UBYTE, NC_SHORT, NC_USHORT, NC_INT,
                                       NC_UINT, NC_INT64, NC_UINT64, NC_FLOAT, NC_DOUBLE};

@@ -343,7 +343,7 @@ Status index_create(const FileCtx& ctx, int varid, const char* spec) {
   Status st = plan_build(ctx, varid, spec, &p);
   EXA_RETURN_IF_ERROR(agree(ctx.comm, st));
   // Everything written so far reaches the file before the fingerprint.
-  EXA_RETURN_IF_ERROR(nc(ncmpi_sync(ctx.ncid), "ncmpi_sync"));
+  EXA_RETURN_IF_ERROR(agree(ctx.comm, nc(ncmpi_sync(ctx.ncid), "ncmpi_sync")));
   Fingerprint fp0;
   if (ctx.rank == 0) {
     st = fingerprint(ctx.path, &fp0);

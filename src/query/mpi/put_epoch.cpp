@@ -1,24 +1,23 @@
 #include "query/mpi/put_epoch.hpp"
 
-#include <map>
 #include <mutex>
-#include <utility>
+#include <unordered_map>
 
 namespace exa::query {
 
 namespace {
 std::mutex g_mutex;
-std::map<std::pair<int, int>, uint64_t> g_puts;
+std::unordered_map<int, uint64_t> g_puts;  // by ncid
 }  // namespace
 
-void note_put(int ncid, int varid) {
+void note_put(int ncid, int /*varid*/) {
   std::lock_guard<std::mutex> lock(g_mutex);
-  ++g_puts[{ncid, varid}];
+  ++g_puts[ncid];
 }
 
-uint64_t put_count(int ncid, int varid) {
+uint64_t put_count(int ncid, int /*varid*/) {
   std::lock_guard<std::mutex> lock(g_mutex);
-  auto it = g_puts.find({ncid, varid});
+  auto it = g_puts.find(ncid);
   return it == g_puts.end() ? 0 : it->second;
 }
 
