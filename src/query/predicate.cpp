@@ -9,6 +9,11 @@
 
 namespace exa::query {
 
+// Every value of the 10 types, and every constant, is exact as a long double
+// only with a 64-bit mantissa (x86-64's 80-bit format, aarch64's quad).
+static_assert(std::numeric_limits<long double>::digits >= 64,
+              "exact comparison needs a long double holding every 64-bit integer");
+
 bool valid_op(int op) { return op >= 1 && op <= 6; }
 
 bool numeric_type(int type) { return type != NC_CHAR && with_type(type, [](auto) {}); }
