@@ -7,7 +7,7 @@ install(TARGETS exacdf exacdf_static EXPORT exacdfTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES include/pnetcdf.h include/exacdf.h include/exacdf_nc_constants.h
-  include/exacdf_relation.h
+  include/exacdf_relation.h include/exacdf_query.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 # --- pkg-config: exacdf.pc -------------------------------------------------------------------
@@ -49,6 +49,9 @@ foreach(_lib IN LISTS _exacdf_cxx_runtime)
   target_link_libraries(exacdf_static INTERFACE "$<LINK_ONLY:${_lib}>")
 endforeach()
 list(TRANSFORM _exacdf_cxx_runtime PREPEND "-l" OUTPUT_VARIABLE _exacdf_cxx_runtime_flags)
+# The query indexes' CRoaring (a shared system library).
+target_link_libraries(exacdf_static INTERFACE "$<INSTALL_INTERFACE:$<LINK_ONLY:roaring>>")
+list(PREPEND _exacdf_cxx_runtime_flags -lroaring)
 list(JOIN _exacdf_cxx_runtime_flags " " EXACDF_PC_LIBS_PRIVATE)
 configure_file(${PROJECT_SOURCE_DIR}/cmake/exacdf.pc.in ${PROJECT_BINARY_DIR}/exacdf.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/exacdf.pc DESTINATION ${_exacdf_pcdir})

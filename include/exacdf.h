@@ -113,5 +113,6 @@ extern void exa_debug_fail_write(int nth);
 #endif
 
 #include "exacdf_relation.h"
+#include "exacdf_query.h" /* queries over values, bitmap indexes */
 
 #endif /* EXACDF_H */

@@ -20,6 +20,8 @@ constexpr Subcommand kSubcommands[] = {
     {"stat", "format, object counts, metadata size, blocks", exa::tool::stat_main},
     {"verify", "check metadata checksums and structure, read every value", exa::tool::verify_main},
     {"convert", "copy a file into another format (classic <-> partitioned)", exa::tool::convert_main},
+    {"index", "build, drop or describe a variable's bitmap index", exa::tool::index_main},
+    {"query", "count and list the elements matching a condition", exa::tool::query_main},
 };
 
 void print_usage(std::FILE* out) {

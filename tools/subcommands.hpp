@@ -17,4 +17,10 @@ int verify_main(int argc, char** argv);
 /** `exacdf convert`: copies a file into another format (classic <-> partitioned). */
 int convert_main(int argc, char** argv);
 
+/** `exacdf index`: builds, drops or describes a variable's bitmap index. */
+int index_main(int argc, char** argv);
+
+/** `exacdf query`: counts and lists the elements matching a condition. */
+int query_main(int argc, char** argv);
+
 }  // namespace exa::tool

@@ -6,6 +6,7 @@
 #include "api/api_support.hpp"
 #include "api/memtypes.hpp"
 #include "api/request_builder.hpp"
+#include "query/mpi/put_epoch.hpp"
 #include "pnetcdf.h"
 
 using exa::Status;
@@ -19,6 +20,7 @@ int data_call(const char* fn, int ncid, int varid, Kind kind, const MPI_Offset* 
               const MPI_Offset* count, const MPI_Offset* stride, const MPI_Offset* imap,
               const void* buf, MPI_Offset bufcount, MPI_Datatype buftype, nc_type memtype,
               bool put, bool collective) {
+  if (put) exa::query::note_put(ncid, varid);  // a current index of varid is no longer used
   return exa::api::with_file(fn, ncid, [&](OpenFile& f) -> Status {
     exa::api::RequestArgs a{varid, kind, start, count, stride, imap, buf, bufcount, buftype,
                             memtype, collective};

@@ -7,6 +7,7 @@
 #include "api/api_support.hpp"
 #include "api/memtypes.hpp"
 #include "api/request_builder.hpp"
+#include "query/mpi/put_epoch.hpp"
 #include "pnetcdf.h"
 
 using exa::Status;
@@ -19,6 +20,7 @@ using exa::layer::PostKind;
 namespace {
 
 int post_call(const char* fn, int ncid, const RequestArgs& a, PostKind kind, int* req) {
+  if (kind != PostKind::kIget) exa::query::note_put(ncid, a.varid);
   return with_file(fn, ncid, [&](OpenFile& f) -> Status {
     std::vector<MPI_Offset> storage;
     auto r = exa::api::make_request(f.connector->dataset(*f.state), a, &storage);
@@ -45,6 +47,7 @@ void varn_request(int varid, int num, MPI_Offset* const* starts, MPI_Offset* con
 int post_varn(const char* fn, int ncid, int varid, int num, MPI_Offset* const* starts,
               MPI_Offset* const* counts, const void* buf, MPI_Offset bufcount,
               MPI_Datatype buftype, nc_type memtype, PostKind kind, int* req) {
+  if (kind != PostKind::kIget) exa::query::note_put(ncid, varid);
   return with_file(fn, ncid, [&](OpenFile& f) -> Status {
     exa::layer::DataRequest r;
     varn_request(varid, num, starts, counts, buf, bufcount, buftype, memtype, &r);
@@ -83,6 +86,7 @@ int blocking_via_requests(const char* fn, int ncid, bool collective, bool post_c
 int varn_blocking(const char* fn, int ncid, int varid, int num, MPI_Offset* const* starts,
                   MPI_Offset* const* counts, const void* buf, MPI_Offset bufcount,
                   MPI_Datatype buftype, nc_type memtype, bool put, bool collective) {
+  if (put) exa::query::note_put(ncid, varid);
   return blocking_via_requests(fn, ncid, collective, true, [&](OpenFile& f, std::vector<int>* ids) -> Status {
     exa::layer::DataRequest r;
     if (collective) f.connector->prepare_collective(*f.state, varid);
@@ -104,6 +108,7 @@ int multi_blocking(const char* fn, int ncid, int num, const int* varids, Kind ki
                    bool put, bool collective) {
   // PnetCDF: an independent call of no variables succeeds before any mode check.
   if (!collective && num == 0) return with_file(fn, ncid, [](OpenFile&) { return Status::ok(); });
+  for (int i = 0; put && varids != nullptr && i < num; ++i) exa::query::note_put(ncid, varids[i]);
   return blocking_via_requests(fn, ncid, collective, false, [&](OpenFile& f, std::vector<int>* ids) -> Status {
     if (num < 0) return {NC_EINVAL, "negative number of variables"};
     if (num > 0 && (varids == nullptr || bufs == nullptr)) return {NC_EINVAL, "null arrays"};
