@@ -21,7 +21,8 @@ int open_or_create(const char* fn, MPI_Comm comm, const char* path, int mode, MP
     if (path == nullptr || *path == '\0') return {NC_EINVAL, "empty path"};
     if (ncidp == nullptr) return {NC_EINVAL, "null ncid pointer"};
     auto file = std::make_unique<OpenFile>();
-    file->connector = exa::layer::connector_stack(info);
+    EXA_RETURN_IF_ERROR(exa::layer::build_connector_stack(comm, info, &file->stack));
+    file->connector = file->stack->top();
     Status st = create ? file->connector->create(comm, path, mode, info, &file->state)
                        : file->connector->open(comm, path, mode, info, &file->state);
     // A file comes with an error only when this rank's mode differed from

@@ -6,11 +6,13 @@
 #include <vector>
 
 #include "layer/connector.hpp"
+#include "layer/connector_stack.hpp"
 
 namespace exa::api {
 
 struct OpenFile {
-  layer::Connector* connector = nullptr;
+  std::unique_ptr<layer::ConnectorStack> stack;  // declared first: outlives `state`
+  layer::Connector* connector = nullptr;         // stack->top()
   std::unique_ptr<layer::FileState> state;
 };
 

@@ -35,12 +35,24 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+// Where the first "key=value" item of `rest` ends: at a ';' outside braces
+// (exa_connectors=trace{dir=a;x=1} keeps its settings' ';'), or npos.
+size_t item_end(std::string_view rest) {
+  int depth = 0;
+  for (size_t i = 0; i < rest.size(); ++i) {
+    if (rest[i] == '{') ++depth;
+    if (rest[i] == '}' && depth > 0) --depth;
+    if (rest[i] == ';' && depth == 0) return i;
+  }
+  return std::string_view::npos;
+}
+
 void read_env(std::map<std::string, std::string>* out) {
   const char* env = std::getenv("PNETCDF_HINTS");
   if (!env) return;
   std::string_view rest(env);
   while (!rest.empty()) {
-    size_t end = rest.find(';');
+    size_t end = item_end(rest);
     std::string_view item = rest.substr(0, end);
     rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
     size_t eq = item.find('=');

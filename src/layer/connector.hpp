@@ -151,10 +151,8 @@ class Connector {
   virtual Status buffer_usage(FileState& f, MPI_Offset* usage, MPI_Offset* size) = 0;
 };
 
-// The connector stack for a new file: chosen by the hint/environment
-// variable exa_connectors (comma-separated, top first; "native" always ends
-// it). Returns the top; connectors live for the whole program. Thread-safe.
-Connector* connector_stack(MPI_Info info);
+// The connector stack of a file is made per file from its name list
+// (layer/connector_stack.hpp: build_connector_stack).
 
 // Whether this rank's environment asks for safe mode (PNETCDF_SAFE_MODE=1).
 bool safe_mode_requested();

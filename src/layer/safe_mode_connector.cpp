@@ -91,22 +91,22 @@ Status SafeModeConnector::enddef(FileState& f, const format::LayoutHints* a) {
     EXA_RETURN_IF_ERROR(
         compare_fields(f.comm(), "enddef", Status::ok(), {{NC_EMULTIDEFINE, digest(bytes.data(), bytes.size())}}));
   }
-  return io::agree(f.comm(), next()->enddef(f, a));
+  return io::agree(f.comm(), next()->enddef(below(f), a));
 }
 
 Status SafeModeConnector::redef(FileState& f) {
-  return io::agree(f.comm(), next()->redef(f));
+  return io::agree(f.comm(), next()->redef(below(f)));
 }
 
 Status SafeModeConnector::set_fill(FileState& f, int mode, int* old) {
   return checked(f, "set_fill", {{NC_EMULTIDEFINE_FILL_MODE, digest_val(mode)}},
-                 [&] { return next()->set_fill(f, mode, old); });
+                 [&] { return next()->set_fill(below(f), mode, old); });
 }
 
 Status SafeModeConnector::def_dim(FileState& f, const char* name, MPI_Offset len, int* id) {
   return checked_define(*this, f, "def_dim", {{NC_EMULTIDEFINE_DIM_NAME, digest_str(name)},
                      {NC_EMULTIDEFINE_DIM_SIZE, digest_val(len)}},
-                 [&] { return next()->def_dim(f, name, len, id); });
+                 [&] { return next()->def_dim(below(f), name, len, id); });
 }
 
 Status SafeModeConnector::def_var(FileState& f, const char* name, nc_type type, int ndims,
@@ -116,7 +116,7 @@ Status SafeModeConnector::def_var(FileState& f, const char* name, nc_type type, 
                      {NC_EMULTIDEFINE_VAR_NDIMS, digest_val(ndims)},
                      {NC_EMULTIDEFINE_VAR_TYPE, digest_val(type)},
                      {NC_EMULTIDEFINE_VAR_DIMIDS, dims}},
-                 [&] { return next()->def_var(f, name, type, ndims, dimids, id); });
+                 [&] { return next()->def_var(below(f), name, type, ndims, dimids, id); });
 }
 
 Status SafeModeConnector::def_var_fill(FileState& f, int varid, int no_fill, const void* value) {
@@ -129,19 +129,19 @@ Status SafeModeConnector::def_var_fill(FileState& f, int varid, int no_fill, con
   return checked_define(*this, f, "def_var_fill", {{NC_EMULTIDEFINE_FNC_ARGS, digest_val(varid)},
                      {NC_EMULTIDEFINE_VAR_FILL_MODE, digest_val(no_fill)},
                      {NC_EMULTIDEFINE_VAR_FILL_VALUE, fill}},
-                 [&] { return next()->def_var_fill(f, varid, no_fill, value); });
+                 [&] { return next()->def_var_fill(below(f), varid, no_fill, value); });
 }
 
 Status SafeModeConnector::rename_dim(FileState& f, int dimid, const char* name) {
   return checked_define(*this, f, "rename_dim", {{NC_EMULTIDEFINE_FNC_ARGS, digest_val(dimid)},
                      {NC_EMULTIDEFINE_DIM_NAME, digest_str(name)}},
-                 [&] { return next()->rename_dim(f, dimid, name); });
+                 [&] { return next()->rename_dim(below(f), dimid, name); });
 }
 
 Status SafeModeConnector::rename_var(FileState& f, int varid, const char* name) {
   return checked_define(*this, f, "rename_var", {{NC_EMULTIDEFINE_FNC_ARGS, digest_val(varid)},
                      {NC_EMULTIDEFINE_VAR_NAME, digest_str(name)}},
-                 [&] { return next()->rename_var(f, varid, name); });
+                 [&] { return next()->rename_var(below(f), varid, name); });
 }
 
 Status SafeModeConnector::put_att(FileState& f, int varid, const char* name, nc_type xtype,
@@ -154,13 +154,13 @@ Status SafeModeConnector::put_att(FileState& f, int varid, const char* name, nc_
                      {NC_EMULTIDEFINE_ATTR_TYPE, digest_val(xtype)},
                      {NC_EMULTIDEFINE_ATTR_LEN, digest_val(nelems)},
                      {NC_EMULTIDEFINE_ATTR_VAL, vals}},
-                 [&] { return next()->put_att(f, varid, name, xtype, nelems, values, memtype); });
+                 [&] { return next()->put_att(below(f), varid, name, xtype, nelems, values, memtype); });
 }
 
 Status SafeModeConnector::del_att(FileState& f, int varid, const char* name) {
   return checked_define(*this, f, "del_att", {{NC_EMULTIDEFINE_FNC_ARGS, digest_val(varid)},
                      {NC_EMULTIDEFINE_ATTR_NAME, digest_str(name)}},
-                 [&] { return next()->del_att(f, varid, name); });
+                 [&] { return next()->del_att(below(f), varid, name); });
 }
 
 Status SafeModeConnector::rename_att(FileState& f, int varid, const char* name,
@@ -168,7 +168,7 @@ Status SafeModeConnector::rename_att(FileState& f, int varid, const char* name,
   return checked_define(*this, f, "rename_att", {{NC_EMULTIDEFINE_FNC_ARGS, digest_val(varid)},
                      {NC_EMULTIDEFINE_ATTR_NAME, digest_str(name)},
                      {NC_EMULTIDEFINE_ATTR_NAME, digest_str(new_name)}},
-                 [&] { return next()->rename_att(f, varid, name, new_name); });
+                 [&] { return next()->rename_att(below(f), varid, name, new_name); });
 }
 
 }  // namespace exa::layer
@@ -180,14 +180,14 @@ namespace exa::layer {
 // written (PnetCDF's safe mode does the same).
 Status SafeModeConnector::put(FileState& f, const DataRequest& req) {
   if (req.collective)
-    EXA_RETURN_IF_ERROR(compare_fields(f.comm(), "put", next()->check_data(f, req, true, false), {}));
-  return next()->put(f, req);
+    EXA_RETURN_IF_ERROR(compare_fields(f.comm(), "put", next()->check_data(below(f), req, true, false), {}));
+  return next()->put(below(f), req);
 }
 
 Status SafeModeConnector::get(FileState& f, const DataRequest& req) {
   if (req.collective)
-    EXA_RETURN_IF_ERROR(compare_fields(f.comm(), "get", next()->check_data(f, req, false, false), {}));
-  return next()->get(f, req);
+    EXA_RETURN_IF_ERROR(compare_fields(f.comm(), "get", next()->check_data(below(f), req, false, false), {}));
+  return next()->get(below(f), req);
 }
 
 Status SafeModeConnector::vard(FileState& f, int varid, MPI_Datatype filetype, void* buf,
@@ -197,9 +197,9 @@ Status SafeModeConnector::vard(FileState& f, int varid, MPI_Datatype filetype, v
     probe.varid = varid;
     probe.collective = true;
     EXA_RETURN_IF_ERROR(
-        compare_fields(f.comm(), put ? "put_vard" : "get_vard", next()->check_data(f, probe, put, true), {}));
+        compare_fields(f.comm(), put ? "put_vard" : "get_vard", next()->check_data(below(f), probe, put, true), {}));
   }
-  return next()->vard(f, varid, filetype, buf, bufcount, buftype, put, collective);
+  return next()->vard(below(f), varid, filetype, buf, bufcount, buftype, put, collective);
 }
 
 }  // namespace exa::layer

@@ -1,0 +1,43 @@
+// The connector stack of one file, chosen at create/open by name:
+// the hint exa_connectors (MPI_Info, or PNETCDF_HINTS, which wins over the
+// MPI_Info as for every hint) if given, else the environment variable
+// EXACDF_CONNECTORS, else native alone. The list names the top first
+// (layer/connector_spec.hpp); native ends every stack; with
+// PNETCDF_SAFE_MODE=1 the safe-mode connector sits just above native
+// (unless the list names "safe" itself).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "layer/connector.hpp"
+
+namespace exa::layer {
+
+// The connectors of one open file. Upper connectors are made for the file
+// (they may keep per-file settings); native is shared by every file.
+class ConnectorStack {
+ public:
+  ConnectorStack() = default;
+  ConnectorStack(const ConnectorStack&) = delete;
+  ConnectorStack& operator=(const ConnectorStack&) = delete;
+  ~ConnectorStack();
+
+  Connector* top() const { return top_; }
+  // The stack as a list, top first, native last ("passthrough,safe,native").
+  const std::string& names() const { return names_; }
+
+ private:
+  friend Status build_connector_stack(MPI_Comm comm, MPI_Info info, std::unique_ptr<ConnectorStack>* out);
+  std::vector<std::unique_ptr<Connector>> owned_;  // bottom (just above native) first
+  Connector* top_ = nullptr;
+  std::string names_;
+};
+
+// Makes the stack a create/open on `comm` asks for. Collective: the ranks
+// agree (one allreduce), so an unknown name or a bad setting on any rank is
+// NC_EINVAL on every rank, as is a stack that differs between ranks.
+Status build_connector_stack(MPI_Comm comm, MPI_Info info, std::unique_ptr<ConnectorStack>* out);
+
+}  // namespace exa::layer
