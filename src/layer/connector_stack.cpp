@@ -85,10 +85,7 @@ Status build_connector_stack(MPI_Comm comm, MPI_Info info, std::unique_ptr<Conne
     std::unique_ptr<Connector> made;
     if (st.is_ok()) st = make(stack->top_, it->settings, &made);
     if (st.is_ok() && !made) st = {NC_EINTERNAL, "connector " + it->name + " made nothing"};
-    if (!st.is_ok()) {
-      st = {st.code(), "connector " + it->name + ": " + st.message()};
-      break;
-    }
+    if (!st.is_ok()) break;  // (the messages name the connector)
     stack->top_ = made.get();
     stack->owned_.push_back(std::move(made));
   }
