@@ -4,7 +4,8 @@
 # (find_package), build a PnetCDF program against it (pkg-config), and run the program at
 # 2 ranks with EXACDF_CONNECTORS=passthrough_c: results checked by the program, the plugin's
 # own call counts checked here. Then a missing plugin, a plugin of another table version and
-# a bad setting must each fail create/open with NC_EINVAL on every rank.
+# a bad setting must each fail create/open with NC_EINVAL on every rank; a table of NULL calls
+# (all forwarded) and plugins stacked between built-ins give the same results.
 # Usage: run_connector_test.sh SOURCE_DIR BUILD_DIR WORK_DIR
 set -euo pipefail
 src="$(cd "$1" && pwd)"
@@ -43,6 +44,9 @@ mkdir -p "$work/bad"
 # shellcheck disable=SC2046
 mpicc -shared -fPIC "$here/bad_version_connector.c" -o "$work/bad/libexacdf_connector_bad_version.so" \
   $(pkg-config --cflags exacdf)
+# shellcheck disable=SC2046
+mpicc -shared -fPIC "$here/null_ops_connector.c" -o "$work/bad/libexacdf_connector_null_ops.so" \
+  $(pkg-config --cflags exacdf)
 
 run2() { timeout 120 mpiexec -n 2 "$@"; }
 
@@ -58,6 +62,13 @@ for r in 0 1; do
 done
 ncmpidump_or_cat() { command -v ncdump >/dev/null && ncdump "$1" || true; }
 ncmpidump_or_cat "$work/through_plugin.nc" | grep -q 'v = 0, 1, 2' || fail "file content"
+
+step "a table of NULL calls, and plugins stacked with built-ins"
+EXACDF_PLUGIN_PATH="$work/bad" EXACDF_CONNECTORS=null_ops run2 "$work/connector_user" "$work/null_ops.nc"
+EXACDF_PLUGIN_PATH="$work/plugin:$work/bad" EXACDF_CONNECTORS="passthrough,passthrough_c,null_ops,passthrough,native" \
+  run2 "$work/connector_user" "$work/mixed.nc"
+PNETCDF_SAFE_MODE=1 EXACDF_PLUGIN_PATH="$work/plugin" EXACDF_CONNECTORS="passthrough_c" \
+  run2 "$work/connector_user" "$work/safe.nc"
 
 step "a missing plugin, another version, a bad setting: NC_EINVAL at create/open"
 EXACDF_PLUGIN_PATH="$work/plugin" EXACDF_CONNECTORS=no_such_connector \
