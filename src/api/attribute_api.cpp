@@ -42,6 +42,15 @@ Status find_att(OpenFile& f, int varid, const char* name, const exa::format::Att
   return f.connector->dataset(*f.state).find_att(varid, name, att, attnum);
 }
 
+// Runs an attribute inquiry through the file's stack as one inquiry call.
+template <typename Fn>
+int with_att_inquiry(const char* fn, int ncid, Fn&& body) {
+  return with_file(fn, ncid, [&](OpenFile& f) -> Status {
+    auto answer = [&](const exa::model::Dataset&) { return body(f); };
+    return f.connector->inquire(*f.state, fn, answer);
+  });
+}
+
 }  // namespace
 
 int ncmpi_put_att_text(int ncid, int varid, const char* name, MPI_Offset len, const char* op) {
@@ -75,7 +84,7 @@ EXACDF_FOR_EACH_MEMTYPE(EXACDF_ATT_DEFINE_)
 #undef EXACDF_ATT_DEFINE_
 
 int ncmpi_inq_att(int ncid, int varid, const char* name, nc_type* xtypep, MPI_Offset* lenp) {
-  return with_file("ncmpi_inq_att", ncid, [&](OpenFile& f) -> Status {
+  return with_att_inquiry("ncmpi_inq_att", ncid, [&](OpenFile& f) -> Status {
     const exa::format::Attribute* att = nullptr;
     EXA_RETURN_IF_ERROR(find_att(f, varid, name, &att));
     if (xtypep) *xtypep = att->type;
@@ -93,14 +102,14 @@ int ncmpi_inq_attlen(int ncid, int varid, const char* name, MPI_Offset* lenp) {
 }
 
 int ncmpi_inq_attid(int ncid, int varid, const char* name, int* idp) {
-  return with_file("ncmpi_inq_attid", ncid, [&](OpenFile& f) -> Status {
+  return with_att_inquiry("ncmpi_inq_attid", ncid, [&](OpenFile& f) -> Status {
     const exa::format::Attribute* att = nullptr;
     return find_att(f, varid, name, &att, idp);
   });
 }
 
 int ncmpi_inq_attname(int ncid, int varid, int attnum, char* name) {
-  return with_file("ncmpi_inq_attname", ncid, [&](OpenFile& f) -> Status {
+  return with_att_inquiry("ncmpi_inq_attname", ncid, [&](OpenFile& f) -> Status {
     const std::vector<exa::format::Attribute>* list = nullptr;
     EXA_RETURN_IF_ERROR(f.connector->dataset(*f.state).att_list(varid, &list));
     if (attnum < 0 || attnum >= static_cast<int>(list->size()))

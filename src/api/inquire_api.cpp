@@ -15,17 +15,20 @@ using exa::model::Dataset;
 
 namespace {
 
-// Runs fn(dataset) for an open ncid.
+// Runs fn(dataset) for an open ncid, as an inquiry through the file's stack.
 template <typename Fn>
 int with_dataset(const char* name, int ncid, Fn&& fn) {
   return with_file(name, ncid, [&](OpenFile& f) -> Status {
-    const Dataset& ds = f.connector->dataset(*f.state);
-    const int64_t failures = ds.load_failures();
-    Status st = fn(ds);
-    // In a lazily opened partitioned file an id or name may fail because its
-    // block could not be read: report that, not a missing object.
-    if (!st.is_ok() && ds.load_failures() != failures) return ds.lazy_status();
-    return st;
+    // Through the stack as one inquiry call (layer/connector.hpp).
+    auto answer = [&](const Dataset& ds) -> Status {
+      const int64_t failures = ds.load_failures();
+      Status st = fn(ds);
+      // In a lazily opened partitioned file an id or name may fail because its
+      // block could not be read: report that, not a missing object.
+      if (!st.is_ok() && ds.load_failures() != failures) return ds.lazy_status();
+      return st;
+    };
+    return f.connector->inquire(*f.state, name, answer);
   });
 }
 

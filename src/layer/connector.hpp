@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <string>
+#include <type_traits>
 
 #include "format/layout.hpp"
 #include "format/partitioned.hpp"
@@ -77,6 +78,21 @@ struct DataRequest {
   bool blocking = false;
 };
 
+// The answer of an inquiry: reads the metadata it is given (a borrowed
+// callable, valid during the call; no allocation).
+class InquiryAnswer {
+ public:
+  template <typename F>
+    requires(!std::is_same_v<std::remove_cvref_t<F>, InquiryAnswer>)
+  InquiryAnswer(F& fn)  // NOLINT: implicit on purpose (a lambda at the call)
+      : fn_(&fn), call_([](void* p, const model::Dataset& ds) { return (*static_cast<F*>(p))(ds); }) {}
+  Status operator()(const model::Dataset& ds) const { return call_(fn_, ds); }
+
+ private:
+  void* fn_;
+  Status (*call_)(void*, const model::Dataset&);
+};
+
 // The kinds of nonblocking request (ncmpi_iput_*, ncmpi_iget_*, ncmpi_bput_*).
 enum class PostKind { kIput, kIget, kBput };
 
@@ -122,6 +138,11 @@ class Connector {
   virtual FileFacts facts(FileState& f) = 0;
   virtual Status get_att(FileState& f, int varid, const char* name, void* values,
                          nc_type memtype) = 0;
+  // An inquiry (ncmpi_inq_*, the attribute inquiries) as one call through the
+  // stack: `call` names the API function; `answer` reads the metadata. A
+  // connector may see it (trace), answer it after the operations it depends
+  // on (async), or from metadata of its own. Native: answer(dataset(f)).
+  virtual Status inquire(FileState& f, const char* call, InquiryAnswer answer) { return answer(dataset(f)); }
 
   // Data.
   // Before a collective data call names `varid` (every rank calls it): a

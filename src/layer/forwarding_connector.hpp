@@ -90,6 +90,9 @@ class ForwardingConnector : public Connector {
   Status get_att(FileState& f, int varid, const char* name, void* values, nc_type memtype) override {
     return next_->get_att(below(f), varid, name, values, memtype);
   }
+  Status inquire(FileState& f, const char* call, InquiryAnswer answer) override {
+    return next_->inquire(below(f), call, answer);
+  }
   void prepare_collective(FileState& f, int varid) override { next_->prepare_collective(below(f), varid); }
   Status check_data(FileState& f, const DataRequest& req, bool put, bool call_only) override {
     return next_->check_data(below(f), req, put, call_only);

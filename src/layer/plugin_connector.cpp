@@ -283,6 +283,9 @@ class PluginConnector final : public Connector {
   Status get_att(FileState& f, int varid, const char* name, void* values, nc_type memtype) override {
     return call("get_att", f, &exacdf_file_ops::get_att, varid, name, values, memtype);
   }
+  Status inquire(FileState& f, const char* call, InquiryAnswer answer) override {
+    return below_->inquire(below(f), call, answer);
+  }
   void prepare_collective(FileState& f, int varid) override { below_->prepare_collective(below(f), varid); }
   Status check_data(FileState& f, const DataRequest& req, bool put, bool call_only) override {
     return below_->check_data(below(f), req, put, call_only);
