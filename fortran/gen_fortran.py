@@ -345,6 +345,8 @@ def iface_decl(kind, name, btype):
         intent = "in" if kind == "in" else "inout"
         if btype == "text":
             return "character(len=*), intent(%s) :: %s(*)" % (intent, name)
+        if kind == "out":
+            return "type(*), intent(inout) :: %s(*)" % name
         return "type(*), intent(%s) :: %s(*)" % (intent, name)
     raise ValueError(kind)
 
@@ -399,9 +401,8 @@ def var_proc(op, t, rank, coll):
     base = "nf90mpi_%s_var" % op
     pname = "%s_%s%s%s" % (base, "%dD_" % rank if rank else "", kname, coll)
     intent = "in" if put else "inout"
-    text = ftname == "text"
-    decl = ("character(len=*), intent(%s) :: values" % intent) if text else (
-        "%s, intent(%s) :: values%s" % (fdecl, intent, RANK_SHAPE[rank]))
+    text = ftname == "text" and rank == 0  # a string: its characters run along dimension 1
+    decl = "%s, intent(%s) :: values%s" % (fdecl_of(t), intent, RANK_SHAPE[rank])
     args = ["ncid", "varid", "values"] + (["req"] if nb else []) + ["start"]
     if rank or text:
         args += ["count", "stride", "map"]
@@ -420,8 +421,13 @@ def var_proc(op, t, rank, coll):
     out.append("    allocate(s(nd), c(nd), st(nd))")
     out.append("    s = 1; c = 1; st = 1")
     out.append("    if (present(start)) s(1:min(nd, size(start))) = start(1:min(nd, size(start)))")
-    if text:
+    if ftname == "text":
+        # netCDF's Fortran 90 convention: a string's characters run along dimension 1, the
+        # array's dimensions follow.
         out.append("    if (nd > 0) c(1) = len(values)")
+        if rank:
+            out.append("    if (nd > 1) call nf90mpi_shape_(c(2:), nd - 1, "
+                       "shape(values, kind=MPI_OFFSET_KIND))")
     elif rank:
         out.append("    call nf90mpi_shape_(c, nd, shape(values, kind=MPI_OFFSET_KIND))")
     if rank or text:
@@ -449,6 +455,100 @@ def var_proc(op, t, rank, coll):
         out.append("    end if")
     out.append("  end function %s" % pname)
     return pname, out
+
+
+def fdecl_of(t):
+    return "character(len=*)" if t[0] == "text" else t[3]
+
+
+def varn_proc(op, t, rank, coll):
+    """nf90mpi_<op>_varn of one type and rank: num subarrays start(:, i), count(:, i)."""
+    ftname, kname = t[0], t[4]
+    nb = op in ("iput", "iget", "bput")
+    put = op in ("put", "iput", "bput")
+    pname = "nf90mpi_%s_varn_%s%s%s" % (op, "%dD_" % rank if rank else "", kname, coll)
+    intent = "in" if put else "inout"
+    vname = "values" if rank else "value"
+    args = ["ncid", "varid", vname] + (["req"] if nb else []) + (["num", "start", "count"]
+                                                               if rank else ["start"])
+    out = ["  function %s(%s) result(err)" % (pname, ", ".join(args)),
+           "    integer, intent(in) :: ncid, varid",
+           "    %s, intent(%s) :: %s%s" % (fdecl_of(t), intent, vname, RANK_SHAPE[rank])]
+    if nb:
+        out.append("    integer, intent(out) :: req")
+    out.append("    integer(kind=MPI_OFFSET_KIND), intent(in) :: start(:, :)")
+    if rank:
+        out.append("    integer, intent(in) :: num")
+        out.append("    integer(kind=MPI_OFFSET_KIND), optional, intent(in) :: count(:, :)")
+    out += ["    integer :: err, nd, n",
+            "    integer(kind=MPI_OFFSET_KIND), allocatable :: c(:, :)"]
+    if rank == 0:
+        out.append("    %s :: tmp(1)" % ("character(len=1)" if ftname == "text" else t[3]))
+    out += ["    err = nfmpi_inq_varndims(ncid, varid, nd)",
+            "    if (err /= NF_NOERR) return",
+            "    n = %s" % ("num" if rank else "1"),
+            "    allocate(c(max(nd, 1), max(n, 1)))",
+            "    c = 1"]
+    if rank:
+        out.append("    if (present(count)) c(1:nd, 1:n) = count(1:nd, 1:n)")
+    reqarg = ", req" if nb else ""
+    buf = "values" if rank else "tmp"
+    if rank == 0 and put:
+        out.append("    tmp(1) = value")
+    out.append("    err = nfmpi_%s_varn_%s%s(ncid, varid, n, start, c, %s%s)"
+               % (op, ftname, coll, buf, reqarg))
+    if rank == 0 and not put:
+        out.append("    if (err == NF_NOERR) value = tmp(1)")
+    out.append("  end function %s" % pname)
+    return pname, out
+
+
+def vard_proc(op, t, rank, coll):
+    """nf90mpi_<op>_vard: a file type and a buffer type of the caller's making."""
+    pname = "nf90mpi_%s_vard_%s%s%s" % (op, "%dD_" % rank if rank else "", t[4], coll)
+    intent = "in" if op == "put" else "inout"
+    out = ["  function %s(ncid, varid, filetype, buf, bufcount, buftype) result(err)" % pname,
+           "    integer, intent(in) :: ncid, varid, filetype, buftype",
+           "    %s, intent(%s) :: buf%s" % (t[3], intent, RANK_SHAPE[rank]),
+           "    integer(kind=MPI_OFFSET_KIND), intent(in) :: bufcount",
+           "    integer :: err"]
+    if rank == 0:
+        out.append("    %s :: tmp(1)" % t[3])
+        if op == "put":
+            out.append("    tmp(1) = buf")
+        out.append("    err = nfmpi_%s_vard%s(ncid, varid, filetype, tmp, bufcount, buftype)"
+                   % (op, coll))
+        if op == "get":
+            out.append("    if (err == NF_NOERR) buf = tmp(1)")
+    else:
+        out.append("    err = nfmpi_%s_vard%s(ncid, varid, filetype, buf, bufcount, buftype)"
+                   % (op, coll))
+    out.append("  end function %s" % pname)
+    return pname, out
+
+
+def fill_procs(t):
+    """nf90mpi_def_var_fill / nf90mpi_inq_var_fill of one type (a scalar fill value)."""
+    decl = "character(len=1)" if t[0] == "text" else t[3]
+    yield "def", [
+        "  function nf90mpi_def_var_fill_%s(ncid, varid, no_fill, fill_value) result(err)" % t[4],
+        "    integer, intent(in) :: ncid, varid, no_fill",
+        "    %s, intent(in) :: fill_value" % decl,
+        "    integer :: err",
+        "    %s :: tmp(1)" % decl,
+        "    tmp(1) = fill_value",
+        "    err = nfmpi_def_var_fill(ncid, varid, no_fill, tmp)",
+        "  end function nf90mpi_def_var_fill_%s" % t[4]]
+    yield "inq", [
+        "  function nf90mpi_inq_var_fill_%s(ncid, varid, no_fill, fill_value) result(err)" % t[4],
+        "    integer, intent(in) :: ncid, varid",
+        "    integer, intent(out) :: no_fill",
+        "    %s, intent(inout) :: fill_value" % decl,
+        "    integer :: err",
+        "    %s :: tmp(1)" % decl,
+        "    err = nfmpi_inq_var_fill(ncid, varid, no_fill, tmp)",
+        "    if (err == NF_NOERR) fill_value = tmp(1)",
+        "  end function nf90mpi_inq_var_fill_%s" % t[4]]
 
 
 def att_procs():
@@ -678,10 +778,29 @@ def gen_module(routines, consts):
         for coll in colls:
             gname = "nf90mpi_%s_var%s" % (op, coll)
             for t in TYPES:
-                for rank in ([0] if t[0] == "text" else range(8)):
+                for rank in range(8):
                     pname, code = var_proc(op, t, rank, coll)
                     generics.setdefault(gname, []).append(pname)
                     body += code
+            gname = "nf90mpi_%s_varn%s" % (op, coll)
+            for t in TYPES:
+                for rank in range(8):
+                    pname, code = varn_proc(op, t, rank, coll)
+                    generics.setdefault(gname, []).append(pname)
+                    body += code
+    for op in ("put", "get"):
+        for coll in ("", "_all"):
+            gname = "nf90mpi_%s_vard%s" % (op, coll)
+            for t in KINDS:
+                for rank in range(8):
+                    pname, code = vard_proc(op, t, rank, coll)
+                    generics.setdefault(gname, []).append(pname)
+                    body += code
+    for t in TYPES:
+        for which, code in fill_procs(t):
+            generics.setdefault("nf90mpi_%s_var_fill" % which, []).append(
+                "nf90mpi_%s_var_fill_%s" % (which, t[4]))
+            body += code
     procs, code = att_procs()
     body += code
     generics["nf90mpi_put_att"] = procs["put"]

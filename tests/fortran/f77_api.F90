@@ -172,6 +172,33 @@ program f77_api
   call say_int('wait_all on a bad request', nfmpi_wait_all(ncid, 1, reqs, sts))
   call say_int('status of a bad request', sts(1))
 
+  ! more request kinds: iput_varm (transposed), bput_vars (strided), flexible varn and iget
+  err = nfmpi_buffer_attach(ncid, 1024_MPI_OFFSET_KIND); call check(err, 'buffer_attach')
+  rb = -rb
+  err = nfmpi_iput_varm_real(ncid, v_real, st, ct, sd, (/ONE, int(NXL, MPI_OFFSET_KIND)/), rb, reqs(1))
+  call check(err, 'iput_varm')
+  err = nfmpi_bput_vars_int2(ncid, v_i2, st, (/ONE, 2_MPI_OFFSET_KIND/), (/ONE, 2_MPI_OFFSET_KIND/), &
+                             (/7_2, 8_2/), reqs(2)); call check(err, 'bput_vars')
+  err = nfmpi_iput_var1_text(ncid, v_text, (/st(1) + 1, 2_MPI_OFFSET_KIND/), 'Q', reqs(3))
+  call check(err, 'iput_var1_text')
+  err = nfmpi_wait_all(ncid, 3, reqs, sts); call check(err, 'wait_all 2')
+  err = nfmpi_buffer_detach(ncid); call check(err, 'buffer_detach 2')
+  err = nfmpi_get_varn_all(ncid, v_rec, 2, stn, ctn, recin, int(2 * NXL, MPI_OFFSET_KIND), MPI_INTEGER)
+  call check(err, 'get_varn flexible')
+  call truth(all(recin == rec), 'flexible varn')
+  err = nfmpi_iget_vars_real(ncid, v_real, st, ct, sd, rbin, reqs(1)); call check(err, 'iget_vars')
+  err = nfmpi_iget_varn_int(ncid, v_rec, 2, stn, ctn, recin, reqs(2)); call check(err, 'iget_varn')
+  err = nfmpi_wait_all(ncid, 2, reqs, sts); call check(err, 'wait_all 3')
+  call truth(all(rbin == rb) .and. all(recin == rec), 'iget_vars/varn')
+  err = nfmpi_get_var1_int2_all(ncid, v_i2, (/st(1), 3_MPI_OFFSET_KIND/), i2in(1, 1))
+  call check(err, 'get_var1_int2')
+  call say_int('bput_vars value', int(i2in(1, 1)))
+  err = nfmpi_get_var1_int8_all(ncid, v_i8, st, i8in(1, 1)); call check(err, 'get_var1_int8')
+  err = nfmpi_get_var1_real_all(ncid, v_real, st, rbin(1, 1)); call check(err, 'get_var1_real')
+  err = nfmpi_get_var1_int1_all(ncid, v_i1, st, i1in(1, 1)); call check(err, 'get_var1_int1')
+  call truth(i8in(1, 1) == -i8(1, 1) .and. rbin(1, 1) == rb(1, 1) .and. i1in(1, 1) == -i1(1, 1), &
+             'get_var1')
+
   ! --- inquiry ----------------------------------------------------------------------------
   err = nfmpi_inq(ncid, nd, nv, na, ul); call check(err, 'inq')
   call say_int('ndims', nd); call say_int('nvars', nv); call say_int('ngatts', na)

@@ -13,7 +13,9 @@ program f90_api
   integer, parameter :: NXL = 2, NY = 3
   integer :: ierr, rank, nprocs, nerrs, ncid, err, i, j, k, r
   integer :: dx, dy, dt, d1, v1, v2, v4, v8, vr, vd, vt, vs, vrec, v7, nd, nv, na, ul, fm, xt, nat
-  integer :: reqs(4), sts(4), dids(7), ivals(3)
+  integer :: reqs(4), sts(4), dids(7), ivals(3), vn(2, 2), vni(2, 2), ftype, vx1
+  integer(kind=MPI_OFFSET_KIND) :: stn(2, 2), ctn(2, 2)
+  character(len=1) :: tx(2), txi(2)
   integer(kind=MPI_OFFSET_KIND) :: nx, st(2), ct(2), ln
   character(len=512) :: dir
   character(len=NF90_MAX_NAME) :: nm
@@ -59,6 +61,7 @@ program f90_api
   err = nf90mpi_put_att(ncid, v8, 'l1', -2_EightByteInt**40); call check(err, 'att l')
   err = nf90mpi_put_att(ncid, vr, 'f1', (/0.5, 1.5, -2.5/)); call check(err, 'att f')
   err = nf90mpi_put_att(ncid, vd, 'd1', 1.0d-3); call check(err, 'att d')
+  err = nf90mpi_def_var_fill(ncid, v4, 0, -5); call check(err, 'def_var_fill')
   err = nf90mpi_enddef(ncid); call check(err, 'enddef')
 
   do j = 1, NY
@@ -133,7 +136,39 @@ program f90_api
   err = nf90mpi_wait_all(ncid, 1, reqs, sts); call check(err, 'wait_all get')
   call truth(ivals(1) == -rank .and. ivals(2) == -rank - 10, 'nonblocking round trip')
 
+  ! varn: this rank's two x of records 3 and 4, as two subarrays; then read back
+  stn(:, 1) = (/st(1), 3_8/); stn(:, 2) = (/st(1), 4_8/)
+  ctn(:, 1) = (/2_8, 1_8/); ctn(:, 2) = (/2_8, 1_8/)
+  vn = reshape((/(rank * 10 + i, i = 1, 4)/), (/2, 2/))
+  err = nf90mpi_put_varn_all(ncid, vrec, vn, 2, stn, ctn); call check(err, 'put_varn_all')
+  err = nf90mpi_get_varn_all(ncid, vrec, vni, 2, stn, ctn); call check(err, 'get_varn_all')
+  call truth(all(vni == vn), 'varn round trip')
+  err = nf90mpi_iget_varn(ncid, vrec, vni(:, 1), reqs(1), 1, stn(:, 2:2), ctn(:, 2:2))
+  call check(err, 'iget_varn')
+  err = nf90mpi_wait_all(ncid, 1, reqs, sts); call check(err, 'wait_all varn')
+  call truth(all(vni(:, 1) == vn(:, 2)), 'iget_varn')
+  ! vard: this rank's x of variable x1 through an MPI file type
+  call MPI_Type_create_subarray(1, (/int(nx)/), (/NXL/), (/rank * NXL/), MPI_ORDER_FORTRAN, &
+                                MPI_INTEGER, ftype, ierr)
+  call MPI_Type_commit(ftype, ierr)
+  n1 = (/rank + 100, rank + 200/)
+  err = nf90mpi_inq_varid(ncid, 'x1', vx1); call check(err, 'inq_varid x1')
+  err = nf90mpi_put_vard_all(ncid, vx1, ftype, n1, int(NXL, MPI_OFFSET_KIND), MPI_INTEGER)
+  call check(err, 'put_vard_all')
+  n1i = 0
+  err = nf90mpi_get_vard_all(ncid, vx1, ftype, n1i, int(NXL, MPI_OFFSET_KIND), MPI_INTEGER)
+  call check(err, 'get_vard_all')
+  call truth(all(n1i == n1), 'vard round trip')
+  call MPI_Type_free(ftype, ierr)
+  ! text arrays (one character per element)
+  tx = (/'a', 'b'/); tx(1) = achar(iachar('a') + rank)
+  err = nf90mpi_put_var_all(ncid, vt, tx, start=(/st(1), 2_8/)); call check(err, 'put text 1d')
+  err = nf90mpi_get_var_all(ncid, vt, txi, start=(/st(1), 2_8/)); call check(err, 'get text 1d')
+  call truth(all(txi == tx), 'text array round trip')
+
   ! inquiry
+  err = nf90mpi_inq_var_fill(ncid, v4, i, k); call check(err, 'inq_var_fill')
+  call say_int('n no_fill', i); call say_int('n fill', k)
   err = nf90mpi_inquire(ncid, nd, nv, na, ul, fm); call check(err, 'inquire')
   call say_int('ndims', nd); call say_int('nvars', nv); call say_int('natts', na)
   call say_int('unlimited', ul); call say_int('format', fm)

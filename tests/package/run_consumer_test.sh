@@ -42,4 +42,11 @@ if [[ -n "$(pkg-config --print-requires exacdf)" ]]; then
   cc "$here/consumer.c" -o "$work/consumer_pc_cc" $(pkg-config --cflags --libs exacdf) -Wl,-rpath,"$libdir"
   mpirun1 "$work/consumer_pc_cc" "$work/pc_cc.nc"
 fi
+if [[ -f "$pcdir/exacdf-fortran.pc" ]] && command -v mpifort >/dev/null; then
+  step "pkg-config consumer (mpifort, exacdf-fortran)"
+  # shellcheck disable=SC2046
+  mpifort "$here/consumer.f90" -o "$work/consumer_f" $(pkg-config --cflags --libs exacdf-fortran) \
+    -Wl,-rpath,"$libdir"
+  mpirun1 "$work/consumer_f" "$work/fortran.nc"
+fi
 step "all consumers passed"
