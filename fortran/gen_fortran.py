@@ -30,7 +30,6 @@ CTYPE["void"] = "void"
 XTYPE = {"int1": "NF_BYTE", "int2": "NF_SHORT", "int": "NF_INT", "real": "NF_FLOAT",
          "double": "NF_DOUBLE", "int8": "NF_INT64"}
 NB_OPS = [("iput", "in"), ("iget", "out"), ("bput", "in")]
-STRING_KINDS = ("str", "*str")
 INDEX_KINDS = ("varid", "dimid", "attnum")
 ARRAY_NAMES = ("reqs", "statuses", "ncids")
 
@@ -231,7 +230,7 @@ def shim(r):
             pre.append("int c_%s = -1;" % name)
             call.append("&c_" + name)
             post.append("*%s = c_%s < 0 ? -1 : c_%s + 1;" % (v, name, name))
-        elif kind == "*str":
+        elif kind in ("*str", "*cstr"):
             params.append("char *%s" % v)
             hidden.append("size_t %s_len" % v)
             pre.append("char *c_%s = NULL;" % name)
@@ -239,7 +238,8 @@ def shim(r):
             pre.append("err = exa_f_scratch(&arena, %s, &c_%s);" % (size, name))
             pre.append("if (err != NC_NOERR) goto done;")
             call.append("c_" + name)
-            post.append("exa_f_str_out(c_%s, %s, %s_len);" % (name, v, v))
+            post.append("exa_f_%s_out(c_%s, %s, %s_len);"
+                        % ("str" if kind == "*str" else "cstr", name, v, v))
         elif kind == "*info":
             params.append("MPI_Fint *%s" % v)
             pre.append("MPI_Info c_%s = MPI_INFO_NULL;" % name)
@@ -333,8 +333,8 @@ def iface_decl(kind, name, btype):
         return "%s, intent(out) :: %s" % (off, name)
     if kind in ("*varid", "*dimid", "*attnum", "*info", "*unlimdim"):
         return "integer, intent(out) :: %s" % name
-    if kind == "*str":
-        return "character(len=*), intent(out) :: %s" % name
+    if kind in ("*str", "*cstr"):
+        return "character(len=*), intent(inout) :: %s" % name
     if kind in ("start", "count", "stride", "imap", "starts", "counts"):
         return "%s, intent(in) :: %s(*)" % (off, name)
     if kind == "dimids":

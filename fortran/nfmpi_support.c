@@ -37,6 +37,11 @@ void exa_f_str_out(const char *c, char *f, size_t flen) {
   memset(f + n, ' ', flen - n);
 }
 
+void exa_f_cstr_out(const char *c, char *f, size_t flen) {
+  size_t n = strlen(c) + 1;
+  memcpy(f, c, n < flen ? n : flen);
+}
+
 int exa_f_scratch(exa_f_arena *a, size_t n, char **out) {
   char *c = arena_alloc(a, n + 1);
   if (c == NULL) return NC_ENOMEM;

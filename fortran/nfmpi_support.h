@@ -22,6 +22,9 @@ void exa_f_arena_free(exa_f_arena *a);
 int exa_f_str_in(exa_f_arena *a, const char *f, size_t flen, char **out);
 /* A C string into a Fortran output string: copied (truncated to flen) and blank padded. */
 void exa_f_str_out(const char *c, char *f, size_t flen);
+/* A C string into a Fortran output string with its NUL byte, not padded (PnetCDF's
+ * nfmpi_inq_path): min(strlen + 1, flen) bytes written. */
+void exa_f_cstr_out(const char *c, char *f, size_t flen);
 /* A scratch C buffer for an output name or path of up to n characters. */
 int exa_f_scratch(exa_f_arena *a, size_t n, char **out);
 

@@ -261,6 +261,38 @@ program f77_api
   call say_str('text(1,1)', nm(1:1))
   err = nfmpi_close(ncid); call check(err, 'close 2')
 
+  ! --- file-level calls: fill modes, _enddef, sync/flush, path, info, format, delete -------
+  err = nfmpi_create(MPI_COMM_WORLD, trim(dir)//'/f77_misc.nc', NF_CLOBBER, MPI_INFO_NULL, ncid)
+  call check(err, 'create misc')
+  err = nfmpi_set_fill(ncid, NF_FILL, ival); call check(err, 'set_fill'); call say_int('old fill mode', ival)
+  err = nfmpi_def_dim(ncid, 't', NFMPI_UNLIMITED, dt); call check(err, 'def_dim t')
+  err = nfmpi_def_var(ncid, 'r', NF_SHORT, 1, (/dt/), v_rec); call check(err, 'def_var r')
+  err = nfmpi_def_var(ncid, 'g', NF_FLOAT, 1, (/dt/), v_real); call check(err, 'def_var g')
+  err = nfmpi__enddef(ncid, 0_MPI_OFFSET_KIND, 64_MPI_OFFSET_KIND, 0_MPI_OFFSET_KIND, 8_MPI_OFFSET_KIND)
+  call check(err, '_enddef')
+  err = nfmpi_fill_var_rec(ncid, v_rec, 2_MPI_OFFSET_KIND); call check(err, 'fill_var_rec')
+  err = nfmpi_fill_var_rec(ncid, v_real, 2_MPI_OFFSET_KIND); call check(err, 'fill_var_rec g')
+  err = nfmpi_sync(ncid); call check(err, 'sync')
+  err = nfmpi_flush(ncid); call check(err, 'flush')
+  err = nfmpi_inq_varoffset(ncid, v_real, ln); call check(err, 'varoffset g'); call say_off('g offset', ln)
+  nm = repeat('#', len(nm))
+  err = nfmpi_inq_path(ncid, ival, nm); call check(err, 'inq_path')
+  call truth(index(nm, 'f77_misc.nc') == ival - 10, 'inq_path')
+  call say_int('after path', iachar(nm(ival+1:ival+1)))
+  call say_int('after path +1', iachar(nm(ival+2:ival+2)))
+  err = nfmpi_inq_file_info(ncid, i); call check(err, 'inq_file_info')
+  call MPI_Info_free(i, ierr)
+  err = nfmpi_inq_default_format(fmt); call check(err, 'inq_default_format'); call say_int('default', fmt)
+  err = nfmpi_close(ncid); call check(err, 'close misc')
+  err = nfmpi_inq_file_format(nm(1:ival), fmt); call check(err, 'inq_file_format')
+  call say_int('file format', fmt)
+  call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  if (rank == 0) then
+    err = nfmpi_delete(nm(1:ival), MPI_INFO_NULL); call check(err, 'delete')
+  end if
+  call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  call say_int('open deleted', nfmpi_open(MPI_COMM_WORLD, nm(1:ival), NF_NOWRITE, MPI_INFO_NULL, ncid))
+
   if (rank == 0) then
     write(*, '(A)') trim(nfmpi_strerror(NF_EBADID))
     write(*, '(A)') trim(nfmpi_strerror(NF_EINVALCOORDS))
