@@ -286,12 +286,17 @@ program f77_api
   err = nfmpi_close(ncid); call check(err, 'close misc')
   err = nfmpi_inq_file_format(nm(1:ival), fmt); call check(err, 'inq_file_format')
   call say_int('file format', fmt)
+  ! delete: a file of its own (f77_misc.nc stays for the byte comparison)
+  err = nfmpi_create(MPI_COMM_WORLD, nm(1:ival-11)//'f77_gone.nc', NF_CLOBBER, MPI_INFO_NULL, ncid)
+  call check(err, 'create gone')
+  err = nfmpi_close(ncid); call check(err, 'close gone')
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
   if (rank == 0) then
-    err = nfmpi_delete(nm(1:ival), MPI_INFO_NULL); call check(err, 'delete')
+    err = nfmpi_delete(nm(1:ival-11)//'f77_gone.nc', MPI_INFO_NULL); call check(err, 'delete')
   end if
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
-  call say_int('open deleted', nfmpi_open(MPI_COMM_WORLD, nm(1:ival), NF_NOWRITE, MPI_INFO_NULL, ncid))
+  call say_int('open deleted', nfmpi_open(MPI_COMM_WORLD, nm(1:ival-11)//'f77_gone.nc', NF_NOWRITE, &
+                                          MPI_INFO_NULL, ncid))
 
   if (rank == 0) then
     write(*, '(A)') trim(nfmpi_strerror(NF_EBADID))
