@@ -66,3 +66,10 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/exacdfConfigVersion.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/exacdfConfig.cmake ${PROJECT_BINARY_DIR}/exacdfConfigVersion.cmake
   DESTINATION ${EXACDF_CMAKE_DIR})
+
+# --- Fortran APIs (fortran/CMakeLists.txt): exacdf-fortran.pc, exacdf::fortran ---------------
+if(TARGET exacdf_fortran)
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/exacdf-fortran.pc.in
+    ${PROJECT_BINARY_DIR}/exacdf-fortran.pc @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/exacdf-fortran.pc DESTINATION ${_exacdf_pcdir})
+endif()

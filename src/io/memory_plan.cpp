@@ -56,6 +56,16 @@ nc_type memtype_of_predefined(MPI_Datatype t) {
   if (t == MPI_DOUBLE) return NC_DOUBLE;
   if (t == MPI_LONG_LONG_INT || t == MPI_INT64_T) return NC_INT64;
   if (t == MPI_UNSIGNED_LONG_LONG || t == MPI_UINT64_T) return NC_UINT64;
+  // Fortran's predefined types, as PnetCDF accepts them (the nfmpi_* flexible API passes them;
+  // an MPI without Fortran support may define them as MPI_DATATYPE_NULL).
+  if (t == MPI_DATATYPE_NULL) return NC_NAT;
+  if (t == MPI_CHARACTER) return NC_CHAR;
+  if (t == MPI_INTEGER1) return NC_BYTE;
+  if (t == MPI_INTEGER2) return NC_SHORT;
+  if (t == MPI_INTEGER || t == MPI_INTEGER4) return NC_INT;
+  if (t == MPI_INTEGER8) return NC_INT64;
+  if (t == MPI_REAL || t == MPI_REAL4) return NC_FLOAT;
+  if (t == MPI_DOUBLE_PRECISION || t == MPI_REAL8) return NC_DOUBLE;
   return NC_NAT;
 }
 

@@ -42,4 +42,20 @@ if [[ -n "$(pkg-config --print-requires exacdf)" ]]; then
   cc "$here/consumer.c" -o "$work/consumer_pc_cc" $(pkg-config --cflags --libs exacdf) -Wl,-rpath,"$libdir"
   mpirun1 "$work/consumer_pc_cc" "$work/pc_cc.nc"
 fi
+if [[ -f "$pcdir/exacdf-fortran.pc" ]] && command -v mpifort >/dev/null; then
+  step "pkg-config consumer (mpifort, exacdf-fortran)"
+  # shellcheck disable=SC2046
+  mpifort "$here/consumer.f90" -o "$work/consumer_f" $(pkg-config --cflags --libs exacdf-fortran) \
+    -Wl,-rpath,"$libdir"
+  mpirun1 "$work/consumer_f" "$work/fortran.nc"
+fi
+if [[ -n "$(find "$prefix" -name exacdfFortranTargets.cmake -print -quit)" ]]; then
+  step "find_package(exacdf) Fortran consumer (exacdf::fortran)"
+  cmake -S "$here/fortran" -B "$work/cmake-fortran" -DCMAKE_PREFIX_PATH="$prefix" \
+    -DCMAKE_BUILD_TYPE=Release >"$work/cmake-fortran-configure.log" \
+    || { cat "$work/cmake-fortran-configure.log"; exit 1; }
+  cmake --build "$work/cmake-fortran" >"$work/cmake-fortran-build.log" 2>&1 \
+    || { cat "$work/cmake-fortran-build.log"; exit 1; }
+  mpirun1 "$work/cmake-fortran/consumer_fortran" "$work/cmake_fortran.nc"
+fi
 step "all consumers passed"
