@@ -54,6 +54,11 @@ class NativeFile : public FileState {
   bool never_ended = false;  // created and not yet through enddef: abort deletes it
   bool in_redef = false;
   bool numrecs_dirty = false;  // grown by independent puts, not yet agreed
+  // Single writer, multiple readers (include/exacdf_swmr.h, docs/format.md):
+  // a writer orders every commit (data synced, then numrecs or superblock,
+  // synced); a reader follows the writer's commits by refreshing.
+  enum class Swmr { kOff, kWrite, kRead };
+  Swmr swmr = Swmr::kOff;
   // Independent define mode (EXA_INDEP_DEFINE or exa_define_mode=independent):
   // define calls are local and enddef merges (layer/native_merge.cpp).
   bool independent_define = false;

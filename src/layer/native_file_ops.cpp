@@ -355,18 +355,47 @@ Status share_blocks_of_var(NativeFile& nf, int varid) {
   return share_blocks(nf, distinct(blocks), false);
 }
 
-Status write_numrecs(NativeFile& nf, int64_t numrecs, bool agreed, const Status& carried) {
-  if (!nf.partitioned) return io::write_numrecs(nf.file, nf.ds.version(), numrecs, agreed, carried);
-  // A failed write of any rank: no new generation counts records that may not be there.
-  if (agreed) EXA_RETURN_IF_ERROR(io::agree(nf.comm(), carried));
+Status sync_written(NativeFile& nf) {
+  Status st;
+  if (nf.indep.handle() != MPI_FILE_NULL && nf.indep.writable()) st = nf.indep.sync();
+  Status synced = nf.file.sync_all();
+  return io::agree(nf.comm(), st.is_ok() ? synced : st);
+}
+
+namespace {
+
+// The classic numrecs as a commit: the records' bytes on disk first (every
+// rank), then the field, synced.
+Status write_numrecs_ordered(NativeFile& nf, int64_t numrecs, bool agreed, const Status& carried) {
+  EXA_RETURN_IF_ERROR(agreed ? io::agree(nf.comm(), carried) : carried);
+  EXA_RETURN_IF_ERROR(sync_written(nf));
+  if (nf.file.rank() == 0) io::note_commit_point();
+  EXA_RETURN_IF_ERROR(io::write_numrecs(nf.file, nf.ds.version(), numrecs, true));
+  return io::agree(nf.comm(), nf.file.sync_all());
+}
+
+}  // namespace
+
+Status write_numrecs(NativeFile& nf, int64_t numrecs, bool agreed, const Status& carried, bool ordered) {
+  if (!nf.partitioned) {
+    if (ordered || nf.swmr == NativeFile::Swmr::kWrite) return write_numrecs_ordered(nf, numrecs, agreed, carried);
+    return io::write_numrecs(nf.file, nf.ds.version(), numrecs, agreed, carried);
+  }
+  // A failed write of any rank: no new generation counts records that may not be there
+  // (!agreed: `carried` is already the same on every rank).
+  EXA_RETURN_IF_ERROR(agreed ? io::agree(nf.comm(), carried) : carried);
   // A superblock of the next generation in the other slot: the current one
   // stays valid until the new one is written.
   auto sb = nf.superblock;
   sb.generation += 1;
   sb.numrecs = uint64_t(numrecs);
   sb.file_end = std::max(sb.file_end, sb.record_begin + sb.numrecs * sb.record_size);
-  // Synced first: the new superblock must not count records not yet on disk.
-  EXA_RETURN_IF_ERROR(io::commit_superblock(nf.file, sb));
+  // What independent puts wrote through this rank's own handle is synced
+  // first (a local sync); commit_superblock syncs every rank's writes through
+  // the file before the new superblock counts them.
+  Status indep_synced;
+  if (nf.indep.handle() != MPI_FILE_NULL && nf.indep.writable()) indep_synced = nf.indep.sync();
+  EXA_RETURN_IF_ERROR(io::commit_superblock(nf.file, sb, indep_synced));
   nf.superblock = sb;
   note_committed_end(nf);
   return Status::ok();
@@ -653,8 +682,11 @@ Status NativeConnector::redef(FileState& f) {
   return Status::ok();
 }
 
-Status NativeConnector::sync_numrecs(FileState& f) {
-  auto& nf = native(f);
+namespace {
+
+// Agrees the number of records and writes it when any rank grew it
+// (write_numrecs; `ordered` as there). Collective.
+Status agree_numrecs(NativeFile& nf, bool ordered) {
   if (nf.define_mode) return {NC_EINDEFINE, "in define mode"};
   // One allreduce: the most records any rank wrote, and whether any rank has unwritten growth.
   int64_t both[2] = {nf.ds.numrecs(), nf.numrecs_dirty ? 1 : 0};
@@ -664,8 +696,12 @@ Status NativeConnector::sync_numrecs(FileState& f) {
   nf.ds.set_numrecs(most);
   nf.numrecs_dirty = false;
   if (!any_dirty || !nf.file.writable()) return Status::ok();
-  return write_numrecs(nf, most);
+  return write_numrecs(nf, most, true, Status::ok(), ordered);
 }
+
+}  // namespace
+
+Status NativeConnector::sync_numrecs(FileState& f) { return agree_numrecs(native(f), false); }
 
 Status NativeConnector::sync(FileState& f) {
   auto& nf = native(f);
@@ -673,13 +709,10 @@ Status NativeConnector::sync(FileState& f) {
   // A read-only file has nothing to flush (PnetCDF returns NC_NOERR; MPI_File_sync
   // on a read-only handle fails with an access error).
   if (!nf.file.writable()) return Status::ok();
-  EXA_RETURN_IF_ERROR(sync_numrecs(f));
+  // Records grown since the last count: their bytes synced, then the count, synced.
+  EXA_RETURN_IF_ERROR(agree_numrecs(nf, /*ordered=*/true));
   if (nf.partitioned) EXA_RETURN_IF_ERROR(nf.compact.commit(nf));
-  Status st;
-  if (nf.indep.handle() != MPI_FILE_NULL)
-    st = io::from_mpi(MPI_File_sync(nf.indep.handle()), io::MpiOp::kWrite, "MPI_File_sync");
-  Status synced = nf.file.sync_all();
-  return io::agree(nf.comm(), st.is_ok() ? synced : st);
+  return sync_written(nf);
 }
 
 Status NativeConnector::flush(FileState& f) {
@@ -706,10 +739,9 @@ Status NativeConnector::end_indep(FileState& f) {
   if (!nf.indep_mode) return Status::ok();  // PnetCDF: no error, nothing to do
   // Make what this rank wrote independently visible to the collective handle.
   Status st;
-  if (nf.indep.handle() != MPI_FILE_NULL && nf.file.writable())
-    st = io::from_mpi(MPI_File_sync(nf.indep.handle()), io::MpiOp::kWrite, "MPI_File_sync");
+  if (nf.indep.handle() != MPI_FILE_NULL && nf.file.writable()) st = nf.indep.sync();
   nf.indep_mode = false;
-  Status numrecs = sync_numrecs(f);
+  Status numrecs = agree_numrecs(nf, false);
   return st.is_ok() ? numrecs : st;
 }
 
@@ -730,8 +762,15 @@ Status NativeConnector::close(FileState& f) {
     abort(f).set_aside("close failed: the enddef's error is reported");
     return st;
   }
-  if (st.is_ok() && nf.indep_mode) st = end_indep(f);
-  if (st.is_ok()) st = sync_numrecs(f);
+  // Leaving independent mode as end_indep does, but the count of records
+  // ordered: their bytes synced, then the count, synced.
+  Status indep_synced;
+  if (st.is_ok() && nf.indep_mode) {
+    if (nf.indep.handle() != MPI_FILE_NULL && nf.file.writable()) indep_synced = nf.indep.sync();
+    nf.indep_mode = false;
+  }
+  if (st.is_ok()) st = agree_numrecs(nf, /*ordered=*/true);
+  if (st.is_ok()) st = indep_synced;
   if (st.is_ok() && nf.partitioned && nf.file.writable()) st = nf.compact.commit(nf);
   Status closed = nf.indep.close();
   Status closed_all = nf.file.close();
