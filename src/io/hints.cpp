@@ -100,6 +100,7 @@ Status gather_hints(MPI_Info user, Hints* out) {
   if (auto it = h.all.find("exa_define_mode"); it != h.all.end())
     h.independent_define = it->second == "independent";
   if (auto it = h.all.find("exa_format"); it != h.all.end()) h.partitioned = it->second == "partitioned";
+  if (auto it = h.all.find("exa_swmr"); it != h.all.end()) h.swmr = it->second;
   *out = std::move(h);
   return Status::ok();
 }

@@ -73,6 +73,9 @@ class MpiFile {
   // below it are a truncation). 0 (classic files): bytes past the end of the
   // file read as zeros, as in PnetCDF.
   void set_committed_end(int64_t end) { committed_end_ = end; }
+  // An SWMR writer's file: each superblock written carries a heartbeat.
+  void set_heartbeat(bool on) { heartbeat_ = on; }
+  bool heartbeat() const { return heartbeat_; }
   // After a read of a range ending at `end` got fewer bytes than asked for:
   // NC_ETRUNC when the file is shorter than min(end, committed end), else ok
   // (the caller zeroes what was not read). Independent.
@@ -108,6 +111,7 @@ class MpiFile {
   int64_t bytes_read_ = 0;
   int64_t io_calls_ = 0;
   int64_t committed_end_ = 0;
+  bool heartbeat_ = false;
 };
 
 }  // namespace exa::io

@@ -1,6 +1,7 @@
 #include "io/partitioned_io.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstring>
 #include <map>
@@ -18,7 +19,12 @@ namespace pf = format::partitioned;
 Status write_superblock(MpiFile& file, const pf::Superblock& sb) {
   Status st;
   if (file.rank() == 0) {
-    auto bytes = pf::encode_superblock(sb);
+    pf::Superblock stamped = sb;
+    if (file.heartbeat()) {
+      const auto now = std::chrono::system_clock::now().time_since_epoch();
+      stamped.heartbeat_us = uint64_t(std::chrono::duration_cast<std::chrono::microseconds>(now).count());
+    }
+    auto bytes = pf::encode_superblock(stamped);
     note_commit_point();
     st = file.write_at(pf::kSuperblockSlots[(sb.generation - 1) % 2], bytes.data(), int64_t(bytes.size()));
   }

@@ -25,6 +25,7 @@ class ForwardingConnector : public Connector {
   Status sync_numrecs(FileState& f) override { return next_->sync_numrecs(f); }
   Status begin_indep(FileState& f) override { return next_->begin_indep(f); }
   Status end_indep(FileState& f) override { return next_->end_indep(f); }
+  Status refresh(FileState& f) override { return next_->refresh(f); }
   Status close(FileState& f) override { return next_->close(f); }
   Status abort(FileState& f) override { return next_->abort(f); }
   Status set_fill(FileState& f, int mode, int* old) override { return next_->set_fill(f, mode, old); }

@@ -2,6 +2,8 @@
 // MPI-IO, with the in-memory model kept identical on every rank.
 #pragma once
 
+#include <chrono>
+
 #include <map>
 
 #include "convert/external.hpp"
@@ -59,6 +61,7 @@ class NativeFile : public FileState {
   // synced); a reader follows the writer's commits by refreshing.
   enum class Swmr { kOff, kWrite, kRead };
   Swmr swmr = Swmr::kOff;
+  std::chrono::steady_clock::time_point refreshed_at;  // a reader's view: opened or refreshed then
   // Independent define mode (EXA_INDEP_DEFINE or exa_define_mode=independent):
   // define calls are local and enddef merges (layer/native_merge.cpp).
   bool independent_define = false;
@@ -103,6 +106,7 @@ class NativeConnector final : public Connector {
   Status sync(FileState& f) override;
   Status flush(FileState& f) override;
   Status sync_numrecs(FileState& f) override;
+  Status refresh(FileState& f) override;
   Status begin_indep(FileState& f) override;
   Status end_indep(FileState& f) override;
   Status close(FileState& f) override;

@@ -157,13 +157,19 @@ Status update_numrecs(NativeFile& nf, bool collective, int64_t reached, bool rec
                         : io.is_ok() ? Status{static_cast<int>(-v[1]), "a write failed on another rank"}
                                      : io;
   Status recorded;
-  if (most > nf.ds.numrecs() || nf.numrecs_dirty) {
+  if (nf.swmr == NativeFile::Swmr::kWrite) {
+    // An SWMR writer commits records at sync, flush, redef and close only, so a
+    // reader never sees a record whose later variables are not written yet.
+    if (most > nf.ds.numrecs()) {
+      nf.ds.set_numrecs(most);
+      nf.numrecs_dirty = true;
+    }
+  } else if (most > nf.ds.numrecs() || nf.numrecs_dirty) {
     nf.ds.set_numrecs(most);
     nf.numrecs_dirty = false;
-    // A commit (partitioned, SWMR) does not count records whose write failed on
+    // A commit (partitioned) does not count records whose write failed on
     // some rank; the classic field is written as PnetCDF does.
-    const bool commit = nf.partitioned || nf.swmr == NativeFile::Swmr::kWrite;
-    recorded = write_numrecs(nf, most, /*agreed=*/false, commit ? failed : Status::ok());
+    recorded = write_numrecs(nf, most, /*agreed=*/false, nf.partitioned ? failed : Status::ok());
   }
   if (v[1] != 0 && io.is_ok()) return failed;
   return recorded;
