@@ -222,6 +222,36 @@ static void classic(int cmode, const char *name) {
   CHECK_OK(ncmpi_close(r));
 }
 
+/* The refresh bound: a reader pinned within it reads its generation while the
+ * writer commits more; one whose view is older gets a clear error (no data)
+ * until it refreshes. */
+static void refresh_bound(void) {
+  const char *path = mpi_test_path("swmr_bound.nc");
+  int w, r, v, got[X];
+  create_writer(path, MPI_COMM_WORLD, EXA_FORMAT_PARTITIONED, &w);
+  CHECK_OK(ncmpi_inq_varid(w, "v0", &v));
+  CHECK_OK(put_record(w, MPI_COMM_WORLD, v, 0, 0));
+  CHECK_OK(ncmpi_sync(w));
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "exa_swmr_refresh_bound", "1");
+  CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_NOWRITE | EXA_SWMR_READ, info, &r));
+  MPI_Info_free(&info);
+  for (int rec = 1; rec < 20; rec++) {
+    CHECK_OK(put_record(w, MPI_COMM_WORLD, v, 0, rec));
+    CHECK_OK(ncmpi_sync(w));
+  }
+  MPI_Offset start[2] = {0, 0}, count[2] = {1, X};
+  sleep(2); /* past the bound of 1 s, whatever the machine's speed */
+  got[0] = -1;
+  CHECK_ERR(ncmpi_get_vara_int_all(r, v, start, count, got), NC_ECANTREAD);
+  CHECK(got[0] == -1);
+  CHECK_OK(exa_refresh(r));
+  CHECK(check_view(r, NULL) == 20);
+  CHECK_OK(ncmpi_close(w));
+  CHECK_OK(ncmpi_close(r));
+}
+
 static void modes(void) {
   const char *path = mpi_test_path("swmr_interleaved.nc");
   int ncid;
@@ -251,6 +281,7 @@ int main(int argc, char **argv) {
   concurrent();
   classic(0, "swmr_cdf1.nc");
   classic(NC_64BIT_DATA, "swmr_cdf5.nc");
+  refresh_bound();
   modes();
   return mpi_test_finish();
 }
