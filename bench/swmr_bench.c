@@ -6,10 +6,10 @@
  *   swmr : writer EXA_SWMR_WRITE (partitioned), put + ncmpi_sync per append;
  *          readers EXA_SWMR_READ, exa_refresh, read the new records. No locks.
  *   lock : the baseline: writer and readers exclude each other with flock on
- *          a lock file; the writer appends under LOCK_EX (open, put, close:
- *          the data and numrecs on disk), a reader under LOCK_SH opens the
- *          file, reads the new records, closes (a plain reader must reopen to
- *          see new records).
+ *          a lock file; the writer (file kept open, not SWMR) appends under
+ *          LOCK_EX (put + ncmpi_sync: data and the new superblock on disk),
+ *          a reader under LOCK_SH opens the file, reads the new records,
+ *          closes (a plain reader must reopen to see new records).
  *   off  : the writer alone, no SWMR (put + ncmpi_sync per append): the
  *          writer's throughput without SWMR.
  *
@@ -81,28 +81,21 @@ static void run(const char *mode, MPI_Offset size) {
     int lfd = open(lockpath, O_CREAT | O_RDWR, 0644), ncid = -1;
     MPI_Offset put0 = 0, put1 = 0;
     double t0 = MPI_Wtime();
-    if (!lock) ERR(ncmpi_open(MPI_COMM_SELF, path, NC_WRITE | (swmr ? EXA_SWMR_WRITE : 0), MPI_INFO_NULL, &ncid));
-    if (!lock) ERR(ncmpi_inq_put_size(ncid, &put0));
+    ERR(ncmpi_open(MPI_COMM_SELF, path, NC_WRITE | (swmr ? EXA_SWMR_WRITE : 0), MPI_INFO_NULL, &ncid));
+    ERR(ncmpi_inq_put_size(ncid, &put0));
     for (int rec = 0; rec < appends; rec++) {
       if (lock) {
         flock(lfd, LOCK_EX);
-        ERR(ncmpi_open(MPI_COMM_SELF, path, NC_WRITE, MPI_INFO_NULL, &ncid));
         put(ncid, rec, size, buf);
         ERR(ncmpi_sync(ncid));
-        MPI_Offset p = 0;
-        ERR(ncmpi_inq_put_size(ncid, &p));
-        put1 += p;
-        ERR(ncmpi_close(ncid));
         flock(lfd, LOCK_UN);
       } else {
         put(ncid, rec, size, buf);
         ERR(ncmpi_sync(ncid));
       }
     }
-    if (!lock) {
-      ERR(ncmpi_inq_put_size(ncid, &put1));
-      ERR(ncmpi_close(ncid));
-    }
+    ERR(ncmpi_inq_put_size(ncid, &put1));
+    ERR(ncmpi_close(ncid));
     wtime = MPI_Wtime() - t0;
     bytes = (double)(put1 - put0) / appends;
     close(lfd);
