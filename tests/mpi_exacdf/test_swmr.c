@@ -15,6 +15,9 @@
  * 3. Classic files: an SWMR writer counts records at sync and flush, each
  *    numrecs ordered (no unordered commit); a reader refreshes to it; redef
  *    is refused; modes checked.
+ * 4. A writer whose commit with a redef (new variable + attribute) fails at
+ *    each of its writes in turn reopens to a generation it committed.
+ * 5. The refresh bound: a reader past it gets NC_ECANTREAD until it refreshes.
  * exacdf only. No timing assertions: the reader's loop is bounded by a count.
  */
 #include <exacdf.h>
@@ -252,6 +255,56 @@ static void refresh_bound(void) {
   CHECK_OK(ncmpi_close(r));
 }
 
+static int any_failed(int err) {
+  int mine = err != NC_NOERR, any = 0;
+  MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return any;
+}
+
+/* Commit STAGE (records, a redef adding v1 and "stage", v1's earlier records,
+ * sync) with write n of `victim` failing: the file reopens to a generation the
+ * writer committed -- the one before (STAGE - 1 records, no v1) or one of
+ * the redef's (v1 and "stage" there, every value f or, in v1, not written). */
+static void crash_redef(int victim) {
+  const char *path = mpi_test_path("swmr_crash.nc");
+  int steps = 0;
+  for (int n = 1; n <= 64 && !steps; n++) {
+    int w, err = NC_NOERR;
+    create_writer(path, MPI_COMM_WORLD, EXA_FORMAT_PARTITIONED, &w);
+    for (int g = 1; g < STAGE; g++) writer_commit(w, MPI_COMM_WORLD, g);
+    exa_debug_fail_write(rank == victim ? n : 0);
+    err = put_record(w, MPI_COMM_WORLD, 0, 0, STAGE - 1);
+    int d[2], v = -1, stage = 1;
+    if (!any_failed(err)) err = ncmpi_redef(w);
+    if (!any_failed(err)) {
+      CHECK_OK(ncmpi_inq_dimid(w, "time", &d[0]));
+      CHECK_OK(ncmpi_inq_dimid(w, "x", &d[1]));
+      CHECK_OK(ncmpi_def_var(w, "v1", NC_INT, 2, d, &v));
+      CHECK_OK(ncmpi_put_att_int(w, NC_GLOBAL, "stage", NC_INT, 1, &stage));
+      err = ncmpi_enddef(w);
+    }
+    for (int rec = 0; rec < STAGE && !any_failed(err); rec++) err = put_record(w, MPI_COMM_WORLD, v, 1, rec);
+    if (!any_failed(err)) err = ncmpi_sync(w);
+    exa_debug_fail_write(0);
+    if (!any_failed(err)) {
+      steps = n;
+      CHECK_OK(ncmpi_close(w));
+    } else {
+      CHECK(err == NC_NOERR || err == NC_EWRITE);
+      ncmpi_abort(w);
+    }
+    int r;
+    CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_NOWRITE, MPI_INFO_NULL, &r));
+    MPI_Offset nrec = check_view(r, NULL);
+    int nvars = 0;
+    CHECK_OK(ncmpi_inq_nvars(r, &nvars));
+    CHECK((nrec == STAGE - 1 && nvars == 1) || (nrec == STAGE && nvars == 2) || (nrec == STAGE && nvars == 1));
+    if (steps) CHECK(nrec == STAGE && nvars == 2);
+    CHECK_OK(ncmpi_close(r));
+  }
+  CHECK(steps > 2);
+}
+
 static void modes(void) {
   const char *path = mpi_test_path("swmr_interleaved.nc");
   int ncid;
@@ -282,6 +335,8 @@ int main(int argc, char **argv) {
   classic(0, "swmr_cdf1.nc");
   classic(NC_64BIT_DATA, "swmr_cdf5.nc");
   refresh_bound();
+  crash_redef(0);
+  if (nprocs > 1) crash_redef(nprocs - 1);
   modes();
   return mpi_test_finish();
 }
