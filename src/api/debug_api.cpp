@@ -3,3 +3,4 @@
 #include "io/mpi_file.hpp"
 
 void exa_debug_fail_write(int nth) { exa::io::fail_nth_write(nth); }
+long long exa_debug_unordered_commits(void) { return exa::io::unordered_commits(); }

@@ -81,6 +81,10 @@ int ncmpi_sync(int ncid) {
   return with_file("ncmpi_sync", ncid, [](OpenFile& f) { return f.connector->sync(*f.state); });
 }
 
+int exa_refresh(int ncid) {
+  return with_file("exa_refresh", ncid, [](OpenFile& f) { return f.connector->refresh(*f.state); });
+}
+
 int ncmpi_flush(int ncid) {
   return with_file("ncmpi_flush", ncid, [](OpenFile& f) { return f.connector->flush(*f.state); });
 }

@@ -333,3 +333,11 @@ int exa_inq_block(int ncid, MPI_Offset index, char* path, MPI_Offset* ndims, MPI
     return Status::ok();
   });
 }
+
+int exa_inq_heartbeat(int ncid, long long* heartbeat_us) {
+  return with_file("exa_inq_heartbeat", ncid, [&](OpenFile& f) {
+    if (heartbeat_us == nullptr) return Status{NC_EINVAL, "null heartbeat"};
+    *heartbeat_us = f.connector->facts(*f.state).heartbeat_us;
+    return Status::ok();
+  });
+}

@@ -143,13 +143,14 @@ std::array<uint8_t, kSuperblockSize> encode_superblock(const Superblock& sb) {
   xdr::Writer w(out);
   w.bytes(std::span<const uint8_t>(kMagic));
   w.u32(kVersion);
-  w.u32(0);  // flags
+  w.u32(sb.heartbeat_us != 0 ? kFlagHeartbeat : 0);  // flags
   for (uint64_t v : {sb.generation, sb.index_offset, sb.index_size}) w.u64(v);
   w.u32(sb.index_crc);
-  w.u32(0);  // reserved
+  w.u32(uint32_t(sb.heartbeat_us >> 32));  // reserved without the heartbeat flag
   for (uint64_t v : {sb.nblocks, sb.ndims, sb.nvars, sb.numrecs, sb.record_begin, sb.record_size,
                      sb.file_end, sb.record_dim, sb.index_head_size})
     w.u64(v);
+  w.u32(uint32_t(sb.heartbeat_us));  // likewise
   out.resize(kSuperblockSize - 4, 0);
   w.u32(crc_of(out));
   std::array<uint8_t, kSuperblockSize> bytes{};
@@ -165,7 +166,7 @@ Status decode_superblock(std::span<const uint8_t> bytes, Superblock* out) {
   if (be32(bytes.data() + kSuperblockSize - 4) != crc_of(bytes.first(kSuperblockSize - 4)))
     return corrupt("superblock checksum mismatch");
   xdr::Reader r(bytes.subspan(kMagic.size()));
-  uint32_t version = 0, flags = 0, reserved = 0;
+  uint32_t version = 0, flags = 0, reserved = 0, reserved2 = 0;
   Superblock sb;
   r.u32(&version);
   r.u32(&flags);
@@ -177,10 +178,16 @@ Status decode_superblock(std::span<const uint8_t> bytes, Superblock* out) {
   for (uint64_t* v : {&sb.nblocks, &sb.ndims, &sb.nvars, &sb.numrecs, &sb.record_begin,
                       &sb.record_size, &sb.file_end, &sb.record_dim, &sb.index_head_size})
     r.u64(v);
+  r.u32(&reserved2);
   if (version != kVersion) return corrupt("unsupported partitioned format version " + std::to_string(version));
-  if (flags != 0 || reserved != 0 ||
-      std::any_of(bytes.begin() + 120, bytes.begin() + kSuperblockSize - 4, [](uint8_t c) { return c != 0; }))
-    return corrupt("unknown superblock flags or reserved bytes set");
+  if ((flags & ~kFlagHeartbeat) != 0) return corrupt("unknown superblock flags set");
+  // Bytes 44 and 120: the heartbeat with flag 1, else reserved (zero).
+  if (flags & kFlagHeartbeat) {
+    sb.heartbeat_us = (uint64_t(reserved) << 32) | reserved2;
+    if (sb.heartbeat_us == 0) return corrupt("superblock heartbeat flag with a zero heartbeat");
+  } else if (reserved != 0 || reserved2 != 0) {
+    return corrupt("superblock reserved bytes set");
+  }
   if (sb.generation == 0) return corrupt("superblock generation 0");
   const uint64_t max = uint64_t(INT64_MAX);
   if (sb.file_end > max || sb.file_end < uint64_t(kFirstRegion)) return corrupt("bad end of file in superblock");

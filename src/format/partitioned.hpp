@@ -18,6 +18,9 @@ namespace exa::format::partitioned {
 
 inline constexpr std::array<uint8_t, 8> kMagic = {0x89, 'E', 'X', 'A', 'C', 'D', 'F', '\n'};
 inline constexpr uint32_t kVersion = 1;
+// Superblock flag 1: bytes 44-47 and 120-123 hold an SWMR writer's heartbeat
+// (high and low halves of microseconds since the Unix epoch).
+inline constexpr uint32_t kFlagHeartbeat = 1;
 inline constexpr int64_t kSuperblockSize = 128;
 inline constexpr std::array<int64_t, 2> kSuperblockSlots = {0, 512};
 // Blocks, index tables and data live at or after this offset.
@@ -50,6 +53,9 @@ struct Superblock {
   uint64_t record_size = 0;   // bytes of one record, all record variables
   uint64_t file_end = 0;      // end of the space in use
   uint64_t record_dim = 0;    // global id of the record dimension + 1; 0: none
+  // An SWMR writer's heartbeat (superblock flag 1): microseconds since the
+  // Unix epoch when it committed this generation; 0: no flag (no SWMR writer).
+  uint64_t heartbeat_us = 0;
   bool operator==(const Superblock&) const = default;
 };
 

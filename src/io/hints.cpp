@@ -112,6 +112,12 @@ Status gather_hints(MPI_Info user, Hints* out) {
   if (auto it = h.all.find("exa_define_mode"); it != h.all.end())
     h.independent_define = it->second == "independent";
   if (auto it = h.all.find("exa_format"); it != h.all.end()) h.partitioned = it->second == "partitioned";
+  if (auto it = h.all.find("exa_swmr"); it != h.all.end()) h.swmr = it->second;
+  if (auto it = h.all.find("exa_swmr_refresh_bound"); it != h.all.end()) {
+    char* end = nullptr;
+    const double v = std::strtod(it->second.c_str(), &end);
+    if (end != it->second.c_str() && v > 0) h.swmr_refresh_bound = v;
+  }
   *out = std::move(h);
   return Status::ok();
 }

@@ -40,6 +40,12 @@ struct Hints {
   bool independent_define = false;
   // exa_format=partitioned: create files in the partitioned format.
   bool partitioned = false;
+  // exa_swmr=write|read: EXA_SWMR_WRITE / EXA_SWMR_READ (exacdf_swmr.h).
+  std::string swmr;
+  // exa_swmr_refresh_bound (seconds; 0: none): an SWMR reader whose view is
+  // older than this fails data reads until it refreshes (the writer and its
+  // readers agree on it; space an old generation used may be reused after twice it).
+  double swmr_refresh_bound = 0;
   // exa_compact_max (bytes, 0 disables): in a partitioned file without
   // record variables, fixed-size variables of at most this size keep their
   // data in their metadata block (docs/format.md, compact).

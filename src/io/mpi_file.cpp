@@ -132,6 +132,18 @@ bool take_injected_write_failure() {
   return g_fail_write_countdown.load() > 0 && g_fail_write_countdown.fetch_sub(1) == 1;
 }
 
+namespace {
+std::atomic<long long> g_unsynced_writes{0};
+std::atomic<long long> g_unordered_commits{0};
+}  // namespace
+
+void note_unsynced_write() { g_unsynced_writes.fetch_add(1); }
+void note_synced() { g_unsynced_writes.store(0); }
+void note_commit_point() {
+  if (g_unsynced_writes.load() > 0) g_unordered_commits.fetch_add(1);
+}
+long long unordered_commits() { return g_unordered_commits.load(); }
+
 Status MpiFile::write_at(int64_t offset, const void* buf, int64_t nbytes) {
   if (!writable_) return {NC_EPERM, "file is open read-only"};
   if (take_injected_write_failure())
@@ -146,11 +158,17 @@ Status MpiFile::write_at(int64_t offset, const void* buf, int64_t nbytes) {
   });
 }
 
-Status MpiFile::sync_all() {
+Status MpiFile::sync() {
   Status st = from_mpi(MPI_File_sync(fh_), MpiOp::kWrite, "MPI_File_sync");
+  if (st.is_ok()) note_synced();
+  return st;
+}
+
+Status MpiFile::sync_all() {
+  Status st = sync();
   Status waited = EXA_MPI(MPI_Barrier(comm_));
   if (st.is_ok()) st = waited;
-  Status again = from_mpi(MPI_File_sync(fh_), MpiOp::kWrite, "MPI_File_sync");
+  Status again = sync();
   return st.is_ok() ? again : st;
 }
 

@@ -31,6 +31,15 @@ void fail_nth_write(int nth);
 // path of the io layer asks).
 bool take_injected_write_failure();
 
+// Commit-order checks (exa_debug_unordered_commits): this process's writes
+// not yet synced, and commit points (a superblock, an ordered numrecs)
+// written while some were pending -- a crash then could keep the commit
+// point and lose what it counts. A write marks, a sync clears.
+void note_unsynced_write();
+void note_synced();
+void note_commit_point();
+long long unordered_commits();
+
 class MpiFile {
  public:
   MpiFile() = default;
@@ -50,6 +59,9 @@ class MpiFile {
   // Collective: flushes written data to storage and orders it before later
   // reads by other ranks (sync, barrier, sync as MPI-IO requires).
   Status sync_all();
+  // This rank's MPI_File_sync (collective over this file's communicator:
+  // local for a file opened on MPI_COMM_SELF).
+  Status sync();
   // Collective. Current size in bytes; grow (never shrink) to at least nbytes.
   Status size(int64_t* nbytes);
   Status grow_to(int64_t nbytes);
@@ -61,6 +73,9 @@ class MpiFile {
   // below it are a truncation). 0 (classic files): bytes past the end of the
   // file read as zeros, as in PnetCDF.
   void set_committed_end(int64_t end) { committed_end_ = end; }
+  // An SWMR writer's file: each superblock written carries a heartbeat.
+  void set_heartbeat(bool on) { heartbeat_ = on; }
+  bool heartbeat() const { return heartbeat_; }
   // After a read of a range ending at `end` got fewer bytes than asked for:
   // NC_ETRUNC when the file is shorter than min(end, committed end), else ok
   // (the caller zeroes what was not read). Independent.
@@ -69,7 +84,11 @@ class MpiFile {
   // Bytes this rank moved through this file (ncmpi_inq_put_size/get_size).
   int64_t bytes_written() const { return bytes_written_; }
   int64_t bytes_read() const { return bytes_read_; }
-  void count_written(int64_t n) { bytes_written_ += n; ++io_calls_; }
+  void count_written(int64_t n) {
+    bytes_written_ += n;
+    ++io_calls_;
+    note_unsynced_write();
+  }
   void count_read(int64_t n) { bytes_read_ += n; ++io_calls_; }
   // MPI-IO read/write calls this rank made through this file.
   int64_t io_calls() const { return io_calls_; }
@@ -92,6 +111,7 @@ class MpiFile {
   int64_t bytes_read_ = 0;
   int64_t io_calls_ = 0;
   int64_t committed_end_ = 0;
+  bool heartbeat_ = false;
 };
 
 }  // namespace exa::io

@@ -1,6 +1,7 @@
 #include "io/partitioned_io.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstring>
 #include <map>
@@ -18,7 +19,13 @@ namespace pf = format::partitioned;
 Status write_superblock(MpiFile& file, const pf::Superblock& sb) {
   Status st;
   if (file.rank() == 0) {
-    auto bytes = pf::encode_superblock(sb);
+    pf::Superblock stamped = sb;
+    if (file.heartbeat()) {
+      const auto now = std::chrono::system_clock::now().time_since_epoch();
+      stamped.heartbeat_us = uint64_t(std::chrono::duration_cast<std::chrono::microseconds>(now).count());
+    }
+    auto bytes = pf::encode_superblock(stamped);
+    note_commit_point();
     st = file.write_at(pf::kSuperblockSlots[(sb.generation - 1) % 2], bytes.data(), int64_t(bytes.size()));
   }
   st = agree(file.comm(), st);
@@ -271,23 +278,39 @@ namespace {
 // in a hole, not past the end, so a reader can tell a truncated file (NC_ETRUNC)
 // from unwritten data. After a sync, so the size seen is every rank's; a byte
 // past that end was never written, and a zero there is what a hole reads.
-Status reach_file_end(MpiFile& file, const pf::Superblock& sb) {
+// *extended (the same on every rank): whether rank 0 wrote that byte.
+Status reach_file_end(MpiFile& file, const pf::Superblock& sb, bool* extended) {
   Status st;
+  int wrote = 0;
   if (file.rank() == 0) {
     MPI_Offset size = 0;
     st = from_mpi(MPI_File_get_size(file.handle(), &size), MpiOp::kRead, "MPI_File_get_size");
     const uint8_t zero = 0;
-    if (st.is_ok() && uint64_t(size) < sb.file_end) st = file.write_at(int64_t(sb.file_end) - 1, &zero, 1);
+    if (st.is_ok() && uint64_t(size) < sb.file_end) {
+      st = file.write_at(int64_t(sb.file_end) - 1, &zero, 1);
+      wrote = 1;
+    }
   }
-  return agree(file.comm(), st);
+  // One allreduce: the worst error (as agree) and whether the byte was written.
+  int v[2] = {st.code(), -wrote};
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MIN, file.comm())));
+  *extended = v[1] != 0;
+  if (v[0] == st.code()) return st;
+  return {v[0], "error reported by another rank"};
 }
 
 }  // namespace
 
-Status commit_superblock(MpiFile& file, const pf::Superblock& sb) {
-  // Everything the new state uses is on disk before the superblock points at it.
-  EXA_RETURN_IF_ERROR(agree(file.comm(), file.sync_all()));
-  EXA_RETURN_IF_ERROR(reach_file_end(file, sb));
+Status commit_superblock(MpiFile& file, const pf::Superblock& sb, const Status& carried) {
+  // The order that keeps a crash harmless: everything the new state uses is
+  // on disk (every rank's writes), the file reaches the new end and that is
+  // on disk too (else a crash could leave a superblock whose tail data reads
+  // NC_ETRUNC), and only then the superblock, synced.
+  Status synced = file.sync_all();
+  EXA_RETURN_IF_ERROR(agree(file.comm(), carried.is_ok() ? synced : carried));
+  bool extended = false;
+  EXA_RETURN_IF_ERROR(reach_file_end(file, sb, &extended));
+  if (extended) EXA_RETURN_IF_ERROR(agree(file.comm(), file.sync_all()));
   return write_superblock(file, sb);
 }
 

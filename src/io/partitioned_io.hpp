@@ -53,8 +53,12 @@ Status commit_compact_pieces(MpiFile& file, const std::vector<CompactPiece>& min
                              format::partitioned::Superblock* sb, format::partitioned::IndexTable* index,
                              std::vector<size_t>* changed);
 
-// Collective. Syncs, then write_superblock: the new state becomes the current one.
-Status commit_superblock(MpiFile& file, const format::partitioned::Superblock& sb);
+// Collective. Syncs every rank's writes, makes the file reach sb.file_end
+// (synced), then write_superblock: the new state becomes the current one.
+// `carried`: this rank's earlier outcome (a failed local sync), agreed with
+// the first sync's: any rank's failure stops the commit before the superblock.
+Status commit_superblock(MpiFile& file, const format::partitioned::Superblock& sb,
+                         const Status& carried = Status::ok());
 
 // Collective. Rank 0 writes the superblock into slot (generation - 1) % 2 and
 // syncs (the other slot keeps the previous state). Errors agreed.

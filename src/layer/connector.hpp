@@ -53,6 +53,7 @@ struct FileFacts {
   int64_t generation = 0;
   bool newer_damaged = false;
   std::string generation_problem;
+  int64_t heartbeat_us = 0;  // the SWMR writer's heartbeat of that generation (0: none)
 };
 
 // One data access: a variable, a selection, a memory buffer. Pointers not
@@ -112,6 +113,8 @@ class Connector {
   virtual Status sync(FileState& f) = 0;
   virtual Status flush(FileState& f) = 0;
   virtual Status sync_numrecs(FileState& f) = 0;
+  // An SWMR reader moves to the newest committed generation (exa_refresh).
+  virtual Status refresh(FileState&) { return {NC_ENOTSUPPORT, "refresh is not supported here"}; }
   virtual Status begin_indep(FileState& f) = 0;
   virtual Status end_indep(FileState& f) = 0;
   virtual Status close(FileState& f) = 0;

@@ -52,6 +52,7 @@ class ForwardingConnector : public Connector {
   Status sync_numrecs(FileState& f) override { return next_->sync_numrecs(below(f)); }
   Status begin_indep(FileState& f) override { return next_->begin_indep(below(f)); }
   Status end_indep(FileState& f) override { return next_->end_indep(below(f)); }
+  Status refresh(FileState& f) override { return next_->refresh(below(f)); }
   Status close(FileState& f) override { return next_->close(below(f)); }
   Status abort(FileState& f) override { return next_->abort(below(f)); }
   Status set_fill(FileState& f, int mode, int* old) override { return next_->set_fill(below(f), mode, old); }

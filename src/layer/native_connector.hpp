@@ -2,6 +2,8 @@
 // MPI-IO, with the in-memory model kept identical on every rank.
 #pragma once
 
+#include <chrono>
+
 #include <map>
 
 #include "convert/external.hpp"
@@ -54,6 +56,12 @@ class NativeFile : public FileState {
   bool never_ended = false;  // created and not yet through enddef: abort deletes it
   bool in_redef = false;
   bool numrecs_dirty = false;  // grown by independent puts, not yet agreed
+  // Single writer, multiple readers (include/exacdf_swmr.h, docs/format.md):
+  // a writer orders every commit (data synced, then numrecs or superblock,
+  // synced); a reader follows the writer's commits by refreshing.
+  enum class Swmr { kOff, kWrite, kRead };
+  Swmr swmr = Swmr::kOff;
+  std::chrono::steady_clock::time_point refreshed_at;  // a reader's view: opened or refreshed then
   // Independent define mode (EXA_INDEP_DEFINE or exa_define_mode=independent):
   // define calls are local and enddef merges (layer/native_merge.cpp).
   bool independent_define = false;
@@ -98,6 +106,7 @@ class NativeConnector final : public Connector {
   Status sync(FileState& f) override;
   Status flush(FileState& f) override;
   Status sync_numrecs(FileState& f) override;
+  Status refresh(FileState& f) override;
   Status begin_indep(FileState& f) override;
   Status end_indep(FileState& f) override;
   Status close(FileState& f) override;

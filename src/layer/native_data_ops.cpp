@@ -181,10 +181,25 @@ Status NativeConnector::put(FileState& f, const DataRequest& req) {
   return converted;
 }
 
+namespace {
+
+// An SWMR reader reads only a view younger than the refresh bound: space of
+// older generations may be reused by then (docs/format.md, "SWMR").
+Status check_view_age(const NativeFile& nf) {
+  if (nf.swmr != NativeFile::Swmr::kRead || nf.hints.swmr_refresh_bound <= 0) return Status::ok();
+  const std::chrono::duration<double> age = std::chrono::steady_clock::now() - nf.refreshed_at;
+  if (age.count() <= nf.hints.swmr_refresh_bound) return Status::ok();
+  return {NC_ECANTREAD, "SWMR reader: the generation in view is older than exa_swmr_refresh_bound (" +
+                            std::to_string(nf.hints.swmr_refresh_bound) + " s); call exa_refresh"};
+}
+
+}  // namespace
+
 Status NativeConnector::get(FileState& f, const DataRequest& req) {
   auto& nf = native(f);
   Plan plan;
   Status st = make_plan(nf, req, false, &plan);
+  if (st.is_ok()) st = check_view_age(nf);
   bool takes_part = req.collective && !nf.define_mode && !nf.indep_mode;
   if (!st.is_ok() && !takes_part) return st;
   io::MemoryPlan mem;

@@ -42,7 +42,8 @@ Status adopt_root_mode(MPI_Comm comm, int* mode, int mismatch_code) {
 constexpr int kKnownModeBits = NC_WRITE | NC_NOCLOBBER | NC_DISKLESS | NC_MMAP | NC_64BIT_DATA |
                                NC_UDF0 | NC_UDF1 | NC_CLASSIC_MODEL | NC_64BIT_OFFSET | NC_LOCK |
                                NC_SHARE | NC_NETCDF4 | NC_MPIIO | NC_PERSIST | NC_INMEMORY | NC_BP |
-                               NC_NOATTCREORD | NC_32BIT | EXA_INDEP_DEFINE | EXA_FORMAT_PARTITIONED;
+                               NC_NOATTCREORD | NC_32BIT | EXA_INDEP_DEFINE | EXA_FORMAT_PARTITIONED |
+                               EXA_SWMR_WRITE | EXA_SWMR_READ;
 
 // The checks of a create mode (rank 0's, so every rank gives the same answer).
 Status check_cmode(int cmode) {
@@ -53,6 +54,7 @@ Status check_cmode(int cmode) {
     return {NC_EINVAL_CMODE, "EXA_FORMAT_PARTITIONED with a classic format flag"};
   if (cmode & (NC_DISKLESS | NC_MMAP)) return {NC_EINVAL_CMODE, "NC_DISKLESS/NC_MMAP are not supported"};
   if (cmode & ~kKnownModeBits) return {NC_EINVAL_CMODE, "unknown create mode bits"};
+  if (cmode & EXA_SWMR_READ) return {NC_EINVAL_CMODE, "EXA_SWMR_READ is an open mode (a reader)"};
   return Status::ok();
 }
 
@@ -61,6 +63,10 @@ Status check_cmode(int cmode) {
 Status check_omode(int omode) {
   if (omode & (NC_DISKLESS | NC_MMAP)) return {NC_EINVAL_OMODE, "NC_DISKLESS/NC_MMAP are not supported"};
   if (omode & ~kKnownModeBits) return {NC_EINVAL_OMODE, "unknown open mode bits"};
+  if ((omode & EXA_SWMR_WRITE) && !(omode & NC_WRITE))
+    return {NC_EINVAL_OMODE, "EXA_SWMR_WRITE without NC_WRITE"};
+  if ((omode & EXA_SWMR_READ) && (omode & (NC_WRITE | EXA_SWMR_WRITE)))
+    return {NC_EINVAL_OMODE, "EXA_SWMR_READ opens read-only"};
   return Status::ok();
 }
 
@@ -148,6 +154,23 @@ void note_committed_end(NativeFile& nf) {
 int default_create_format() { return g_default_format.load(); }
 void set_default_create_format(int format) { g_default_format.store(format); }
 
+namespace {
+
+// The SWMR role of a file being created or opened (the mode flag or the
+// hint exa_swmr; the same on every rank: rank 0's mode, agreed hints).
+Status adopt_swmr(NativeFile& nf, int mode) {
+  const bool write = (mode & EXA_SWMR_WRITE) != 0 || nf.hints.swmr == "write";
+  const bool read = (mode & EXA_SWMR_READ) != 0 || nf.hints.swmr == "read";
+  if (write && read) return {NC_EINVAL, "exa_swmr: a writer and a reader at once"};
+  if (read && nf.file.writable()) return {NC_EINVAL, "exa_swmr=read opens read-only"};
+  if (write && !nf.file.writable()) return {NC_EINVAL, "exa_swmr=write needs NC_WRITE"};
+  nf.swmr = write ? NativeFile::Swmr::kWrite : read ? NativeFile::Swmr::kRead : NativeFile::Swmr::kOff;
+  nf.file.set_heartbeat(write);
+  return Status::ok();
+}
+
+}  // namespace
+
 Status NativeConnector::create(MPI_Comm comm, const std::string& path, int cmode, MPI_Info info,
                                std::unique_ptr<FileState>* out) {
   auto nf = std::make_unique<NativeFile>();
@@ -175,6 +198,7 @@ Status NativeConnector::create(MPI_Comm comm, const std::string& path, int cmode
     nf->ds = model::Dataset(format::Version::kCdf5);  // the CDF-5 types
     nf->ds.set_partitioned(true);
   }
+  EXA_RETURN_IF_ERROR(adopt_swmr(*nf, cmode));
   nf->define_mode = true;
   nf->never_ended = true;
   *out = std::move(nf);
@@ -233,6 +257,8 @@ Status NativeConnector::open(MPI_Comm comm, const std::string& path, int omode, 
   nf->path = path;
   nf->mode = omode;
   nf->independent_define = (omode & EXA_INDEP_DEFINE) != 0 || nf->hints.independent_define;
+  EXA_RETURN_IF_ERROR(adopt_swmr(*nf, omode));
+  nf->refreshed_at = std::chrono::steady_clock::now();
   *out = std::move(nf);
   return mismatch;
 }
@@ -355,18 +381,69 @@ Status share_blocks_of_var(NativeFile& nf, int varid) {
   return share_blocks(nf, distinct(blocks), false);
 }
 
-Status write_numrecs(NativeFile& nf, int64_t numrecs, bool agreed, const Status& carried) {
-  if (!nf.partitioned) return io::write_numrecs(nf.file, nf.ds.version(), numrecs, agreed, carried);
-  // A failed write of any rank: no new generation counts records that may not be there.
-  if (agreed) EXA_RETURN_IF_ERROR(io::agree(nf.comm(), carried));
+Status sync_written(NativeFile& nf) {
+  Status st;
+  if (nf.indep.handle() != MPI_FILE_NULL && nf.indep.writable()) st = nf.indep.sync();
+  Status synced = nf.file.sync_all();
+  return io::agree(nf.comm(), st.is_ok() ? synced : st);
+}
+
+namespace {
+
+// The classic numrecs as a commit: the records' bytes on disk first (every
+// rank), then the field, synced.
+// An SWMR writer's file reaches the records it is about to count (a hole
+// where no variable was written), so a reader can check a numrecs against
+// the file's size. After a sync: the size seen is every rank's.
+Status reach_records_end(NativeFile& nf, int64_t numrecs) {
+  const format::Layout& layout = nf.ds.layout();
+  const int64_t end = layout.begin_rec + numrecs * layout.recsize;
+  int64_t grow = 0;
+  Status st;
+  if (nf.file.rank() == 0) {
+    int64_t size = 0;
+    st = nf.file.size(&size);
+    grow = st.is_ok() && size < end ? 1 : 0;
+  }
+  EXA_RETURN_IF_ERROR(io::agree(nf.comm(), st));
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(&grow, 1, MPI_INT64_T, 0, nf.comm())));
+  if (!grow) return Status::ok();
+  EXA_RETURN_IF_ERROR(io::agree(
+      nf.comm(), io::from_mpi(MPI_File_set_size(nf.file.handle(), end), io::MpiOp::kWrite, "MPI_File_set_size")));
+  return io::agree(nf.comm(), nf.file.sync_all());
+}
+
+Status write_numrecs_ordered(NativeFile& nf, int64_t numrecs, bool agreed, const Status& carried) {
+  EXA_RETURN_IF_ERROR(agreed ? io::agree(nf.comm(), carried) : carried);
+  EXA_RETURN_IF_ERROR(sync_written(nf));
+  if (nf.swmr == NativeFile::Swmr::kWrite) EXA_RETURN_IF_ERROR(reach_records_end(nf, numrecs));
+  if (nf.file.rank() == 0) io::note_commit_point();
+  EXA_RETURN_IF_ERROR(io::write_numrecs(nf.file, nf.ds.version(), numrecs, true));
+  return io::agree(nf.comm(), nf.file.sync_all());
+}
+
+}  // namespace
+
+Status write_numrecs(NativeFile& nf, int64_t numrecs, bool agreed, const Status& carried, bool ordered) {
+  if (!nf.partitioned) {
+    if (ordered || nf.swmr == NativeFile::Swmr::kWrite) return write_numrecs_ordered(nf, numrecs, agreed, carried);
+    return io::write_numrecs(nf.file, nf.ds.version(), numrecs, agreed, carried);
+  }
+  // A failed write of any rank: no new generation counts records that may not be there
+  // (!agreed: `carried` is already the same on every rank).
+  EXA_RETURN_IF_ERROR(agreed ? io::agree(nf.comm(), carried) : carried);
   // A superblock of the next generation in the other slot: the current one
   // stays valid until the new one is written.
   auto sb = nf.superblock;
   sb.generation += 1;
   sb.numrecs = uint64_t(numrecs);
   sb.file_end = std::max(sb.file_end, sb.record_begin + sb.numrecs * sb.record_size);
-  // Synced first: the new superblock must not count records not yet on disk.
-  EXA_RETURN_IF_ERROR(io::commit_superblock(nf.file, sb));
+  // What independent puts wrote through this rank's own handle is synced
+  // first (a local sync); commit_superblock syncs every rank's writes through
+  // the file before the new superblock counts them.
+  Status indep_synced;
+  if (nf.indep.handle() != MPI_FILE_NULL && nf.indep.writable()) indep_synced = nf.indep.sync();
+  EXA_RETURN_IF_ERROR(io::commit_superblock(nf.file, sb, indep_synced));
   nf.superblock = sb;
   note_committed_end(nf);
   return Status::ok();
@@ -633,6 +710,8 @@ Status NativeConnector::enddef(FileState& f, const format::LayoutHints* explicit
 
 Status NativeConnector::redef(FileState& f) {
   auto& nf = native(f);
+  if (nf.swmr == NativeFile::Swmr::kWrite && !nf.partitioned)
+    return {NC_ENOTSUPPORT, "redef of a classic file under SWMR: readers follow its records only (use the partitioned format)"};
   if (!nf.file.writable()) return {NC_EPERM, "file is open read-only"};
   if (nf.define_mode) return {NC_EINDEFINE, "already in define mode"};
   if (nf.indep_mode) EXA_RETURN_IF_ERROR(end_indep(f));
@@ -653,8 +732,24 @@ Status NativeConnector::redef(FileState& f) {
   return Status::ok();
 }
 
-Status NativeConnector::sync_numrecs(FileState& f) {
-  auto& nf = native(f);
+namespace {
+
+// An SWMR writer's commit with nothing else to commit: the same state as a
+// new generation, whose superblock carries the heartbeat (every rank's
+// writes synced first, as in every commit).
+Status commit_heartbeat(NativeFile& nf) {
+  auto sb = nf.superblock;
+  sb.generation += 1;
+  Status indep_synced;
+  if (nf.indep.handle() != MPI_FILE_NULL && nf.indep.writable()) indep_synced = nf.indep.sync();
+  EXA_RETURN_IF_ERROR(io::commit_superblock(nf.file, sb, indep_synced));
+  nf.superblock = sb;
+  return Status::ok();
+}
+
+// Agrees the number of records and writes it when any rank grew it
+// (write_numrecs; `ordered` as there). Collective.
+Status agree_numrecs(NativeFile& nf, bool ordered) {
   if (nf.define_mode) return {NC_EINDEFINE, "in define mode"};
   // One allreduce: the most records any rank wrote, and whether any rank has unwritten growth.
   int64_t both[2] = {nf.ds.numrecs(), nf.numrecs_dirty ? 1 : 0};
@@ -664,29 +759,39 @@ Status NativeConnector::sync_numrecs(FileState& f) {
   nf.ds.set_numrecs(most);
   nf.numrecs_dirty = false;
   if (!any_dirty || !nf.file.writable()) return Status::ok();
-  return write_numrecs(nf, most);
+  return write_numrecs(nf, most, true, Status::ok(), ordered);
 }
+
+}  // namespace
+
+Status NativeConnector::sync_numrecs(FileState& f) { return agree_numrecs(native(f), false); }
 
 Status NativeConnector::sync(FileState& f) {
   auto& nf = native(f);
   if (nf.define_mode) return {NC_EINDEFINE, "in define mode"};
   // A read-only file has nothing to flush (PnetCDF returns NC_NOERR; MPI_File_sync
   // on a read-only handle fails with an access error).
-  if (!nf.file.writable()) return Status::ok();
-  EXA_RETURN_IF_ERROR(sync_numrecs(f));
+  if (!nf.file.writable()) return nf.swmr == NativeFile::Swmr::kRead ? refresh(f) : Status::ok();
+  const uint64_t generation = nf.superblock.generation;
+  // Records grown since the last count: their bytes synced, then the count, synced.
+  EXA_RETURN_IF_ERROR(agree_numrecs(nf, /*ordered=*/true));
   if (nf.partitioned) EXA_RETURN_IF_ERROR(nf.compact.commit(nf));
-  Status st;
-  if (nf.indep.handle() != MPI_FILE_NULL)
-    st = io::from_mpi(MPI_File_sync(nf.indep.handle()), io::MpiOp::kWrite, "MPI_File_sync");
-  Status synced = nf.file.sync_all();
-  return io::agree(nf.comm(), st.is_ok() ? synced : st);
+  // An SWMR writer commits a generation at every sync: its heartbeat.
+  if (nf.partitioned && nf.swmr == NativeFile::Swmr::kWrite && nf.superblock.generation == generation)
+    return commit_heartbeat(nf);
+  return sync_written(nf);
 }
 
 Status NativeConnector::flush(FileState& f) {
   auto& nf = native(f);
   if (nf.define_mode) return {NC_EINDEFINE, "in define mode"};
+  const uint64_t generation = nf.superblock.generation;
   EXA_RETURN_IF_ERROR(sync_numrecs(f));
-  return nf.partitioned ? nf.compact.commit(nf) : Status::ok();
+  if (!nf.partitioned) return Status::ok();
+  EXA_RETURN_IF_ERROR(nf.compact.commit(nf));
+  if (nf.swmr == NativeFile::Swmr::kWrite && nf.file.writable() && nf.superblock.generation == generation)
+    return commit_heartbeat(nf);
+  return Status::ok();
 }
 
 Status NativeConnector::begin_indep(FileState& f) {
@@ -706,10 +811,9 @@ Status NativeConnector::end_indep(FileState& f) {
   if (!nf.indep_mode) return Status::ok();  // PnetCDF: no error, nothing to do
   // Make what this rank wrote independently visible to the collective handle.
   Status st;
-  if (nf.indep.handle() != MPI_FILE_NULL && nf.file.writable())
-    st = io::from_mpi(MPI_File_sync(nf.indep.handle()), io::MpiOp::kWrite, "MPI_File_sync");
+  if (nf.indep.handle() != MPI_FILE_NULL && nf.file.writable()) st = nf.indep.sync();
   nf.indep_mode = false;
-  Status numrecs = sync_numrecs(f);
+  Status numrecs = agree_numrecs(nf, false);
   return st.is_ok() ? numrecs : st;
 }
 
@@ -730,8 +834,15 @@ Status NativeConnector::close(FileState& f) {
     abort(f).set_aside("close failed: the enddef's error is reported");
     return st;
   }
-  if (st.is_ok() && nf.indep_mode) st = end_indep(f);
-  if (st.is_ok()) st = sync_numrecs(f);
+  // Leaving independent mode as end_indep does, but the count of records
+  // ordered: their bytes synced, then the count, synced.
+  Status indep_synced;
+  if (st.is_ok() && nf.indep_mode) {
+    if (nf.indep.handle() != MPI_FILE_NULL && nf.file.writable()) indep_synced = nf.indep.sync();
+    nf.indep_mode = false;
+  }
+  if (st.is_ok()) st = agree_numrecs(nf, /*ordered=*/true);
+  if (st.is_ok()) st = indep_synced;
   if (st.is_ok() && nf.partitioned && nf.file.writable()) st = nf.compact.commit(nf);
   Status closed = nf.indep.close();
   Status closed_all = nf.file.close();
@@ -832,6 +943,7 @@ FileFacts NativeConnector::facts(FileState& f) {
   out.last_enddef = nf.last_enddef;
   if (nf.partitioned) out.blocks = nf.index.get();
   if (nf.partitioned) out.generation = int64_t(nf.superblock.generation);
+  if (nf.partitioned) out.heartbeat_us = int64_t(nf.superblock.heartbeat_us);
   out.newer_damaged = nf.opened_below_damage != 0 && nf.opened_below_damage == nf.superblock.generation;
   if (out.newer_damaged) out.generation_problem = nf.damage_passed_over;
   return out;

@@ -54,8 +54,16 @@ format::LayoutHints layout_hints(const NativeFile& nf, const format::LayoutHints
 // header, a new superblock of a partitioned file (collective). !agreed: the
 // classic header's field is written by rank 0 with no MPI call (data calls).
 // `carried` (agreed only): this rank's I/O outcome, returned by every rank if any failed.
+// `ordered` (collective; always so for a partitioned file and for an SWMR
+// writer): what the records hold is synced on every rank before numrecs is
+// written, and numrecs is synced after -- a crash or a reader never sees a
+// count of records not on disk. Unordered (classic, PnetCDF's behaviour and
+// MPI calls): rank 0 writes the field, no sync.
 Status write_numrecs(NativeFile& nf, int64_t numrecs, bool agreed = true,
-                     const Status& carried = Status::ok());
+                     const Status& carried = Status::ok(), bool ordered = false);
+// Collective: this rank's independent handle (local), then every rank's
+// writes through the file, synced; agreed.
+Status sync_written(NativeFile& nf);
 
 // Encodes the header in file order on rank 0 and writes it there (collective).
 Status write_file_header(NativeFile& nf);

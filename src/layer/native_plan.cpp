@@ -153,13 +153,25 @@ Status update_numrecs(NativeFile& nf, bool collective, int64_t reached, bool rec
   EXA_RETURN_IF_ERROR(io::from_mpi(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT64_T, MPI_MAX, nf.comm()),
                                    io::MpiOp::kOther, "MPI_Allreduce of numrecs"));
   const int64_t most = v[0];
+  const Status failed = v[1] == 0 ? Status::ok()
+                        : io.is_ok() ? Status{static_cast<int>(-v[1]), "a write failed on another rank"}
+                                     : io;
   Status recorded;
-  if (most > nf.ds.numrecs() || nf.numrecs_dirty) {
+  if (nf.swmr == NativeFile::Swmr::kWrite) {
+    // An SWMR writer commits records at sync, flush, redef and close only, so a
+    // reader never sees a record whose later variables are not written yet.
+    if (most > nf.ds.numrecs()) {
+      nf.ds.set_numrecs(most);
+      nf.numrecs_dirty = true;
+    }
+  } else if (most > nf.ds.numrecs() || nf.numrecs_dirty) {
     nf.ds.set_numrecs(most);
     nf.numrecs_dirty = false;
-    recorded = write_numrecs(nf, most, /*agreed=*/false);
+    // A commit (partitioned) does not count records whose write failed on
+    // some rank; the classic field is written as PnetCDF does.
+    recorded = write_numrecs(nf, most, /*agreed=*/false, nf.partitioned ? failed : Status::ok());
   }
-  if (v[1] != 0 && io.is_ok()) return {static_cast<int>(-v[1]), "a write failed on another rank"};
+  if (v[1] != 0 && io.is_ok()) return failed;
   return recorded;
 }
 

@@ -307,7 +307,7 @@ Status NativeConnector::wait(FileState& f, int num, int* reqids, int* statuses, 
   if (need[1]) io_get = io::read_segments(file, std::move(gets), collective);
   if (need[2] > nf.ds.numrecs() || (collective && nf.numrecs_dirty)) {
     nf.ds.set_numrecs(need[2]);
-    if (collective) {
+    if (collective && nf.swmr != NativeFile::Swmr::kWrite) {
       nf.numrecs_dirty = false;
       // The numrecs agreement also carries a put that failed on some rank (the nonblocking
       // flush communicates after its I/O only here).

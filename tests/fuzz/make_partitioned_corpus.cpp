@@ -70,6 +70,9 @@ int main(int argc, char** argv) {
   std::vector<uint8_t> both(s0.begin(), s0.end());
   both.insert(both.end(), s1.begin(), s1.end());
   write(dir + "/partitioned_superblock/two_slots", both);
+  sb.heartbeat_us = 1795000000000000ull;  // an SWMR writer's superblock (flag 1)
+  auto s2 = pf::encode_superblock(sb);
+  write(dir + "/partitioned_superblock/heartbeat", std::vector<uint8_t>(s2.begin(), s2.end()));
 
   // index tables
   for (int n : {1, 3, 5}) {

@@ -97,6 +97,25 @@ TEST(PartitionedSuperblock, RoundTripAndEveryCorruption) {
   EXPECT_EQ(pf::decode_superblock(std::span(bytes).first(3), &back).code(), NC_ENOTNC);
 }
 
+TEST(PartitionedSuperblock, HeartbeatOfAnSwmrWriter) {
+  pf::Superblock sb = sample_superblock();
+  sb.heartbeat_us = 0x0001234567890ABCull;  // flag 1: bytes 44-47 high, 120-123 low
+  auto bytes = pf::encode_superblock(sb);
+  EXPECT_EQ(bytes[15], 1);  // flags
+  EXPECT_EQ(bytes[44] << 24 | bytes[45] << 16 | bytes[46] << 8 | bytes[47], 0x00012345);
+  EXPECT_EQ(uint32_t(bytes[120]) << 24 | bytes[121] << 16 | bytes[122] << 8 | bytes[123], 0x67890ABCu);
+  pf::Superblock back;
+  ASSERT_TRUE(pf::decode_superblock(bytes, &back).is_ok());
+  EXPECT_EQ(back, sb);
+  // Without a heartbeat the bytes are reserved (zero), as in files written before it.
+  sb.heartbeat_us = 0;
+  bytes = pf::encode_superblock(sb);
+  EXPECT_EQ(bytes[15], 0);
+  for (int i : {44, 45, 46, 47, 120, 121, 122, 123}) EXPECT_EQ(bytes[size_t(i)], 0) << i;
+  ASSERT_TRUE(pf::decode_superblock(bytes, &back).is_ok());
+  EXPECT_EQ(back.heartbeat_us, 0u);
+}
+
 TEST(PartitionedSuperblock, FieldsThatContradictEachOtherAreRefused) {
   auto check = [](pf::Superblock sb) {
     pf::Superblock out;
