@@ -278,6 +278,8 @@ class PluginConnector final : public Connector {
     return call("rename_att", f, &exacdf_file_ops::rename_att, varid, name, new_name);
   }
   // Metadata inquiries are answered by the layer below (version 1 of the table).
+  // An SWMR reader's refresh has no entry in version 1 of the table: the layer below does it.
+  Status refresh(FileState& f) override { return below_->refresh(below(f)); }
   const model::Dataset& dataset(FileState& f) override { return below_->dataset(below(f)); }
   FileFacts facts(FileState& f) override { return below_->facts(below(f)); }
   Status get_att(FileState& f, int varid, const char* name, void* values, nc_type memtype) override {
