@@ -20,6 +20,7 @@ constexpr Subcommand kSubcommands[] = {
     {"stat", "format, object counts, metadata size, blocks", exa::tool::stat_main},
     {"verify", "check metadata checksums and structure, read every value", exa::tool::verify_main},
     {"convert", "copy a file into another format (classic <-> partitioned)", exa::tool::convert_main},
+    {"trace", "summarize a trace connector report (JSON), draw it (--png)", exa::tool::trace_main},
 };
 
 void print_usage(std::FILE* out) {

@@ -17,4 +17,7 @@ int verify_main(int argc, char** argv);
 /** `exacdf convert`: copies a file into another format (classic <-> partitioned). */
 int convert_main(int argc, char** argv);
 
+/** `exacdf trace`: summary (and PNG) of a trace connector report. */
+int trace_main(int argc, char** argv);
+
 }  // namespace exa::tool
