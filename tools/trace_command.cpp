@@ -99,8 +99,10 @@ void print_summary(const JsonValue& r) {
               static_cast<long long>(w["requests"].as_int()), w["time_s"].as_double(),
               static_cast<long long>(w["io_calls"].as_int()));
   std::printf("  metadata:");
-  for (const auto& [name, m] : r["metadata"].object)
-    std::printf(" %s %lld (%.6f s)", name.c_str(), static_cast<long long>(m["calls"].as_int()), m["time_s"].as_double());
+  for (const auto& [name, m] : r["metadata"].object) {
+    std::printf(" %s %lld", name.c_str(), static_cast<long long>(m["calls"].as_int()));
+    if (m["time_s"].as_double() > 0) std::printf(" (%.6f s)", m["time_s"].as_double());
+  }
   std::printf("\n\n");
   print_bins(r["size_bins"]);
   print_top("common sizes", r["common_sizes"]);

@@ -28,6 +28,9 @@ class TraceFile final : public FileState {
   // The kind of a blocking varn just posted: its wait, which follows at
   // once, is part of that call (and says whether it is collective).
   KindCounters* blocking_post = nullptr;
+  // MPI-IO calls of the file after our last call: every call reaches the
+  // file through us, so a call's share is the count after it minus this.
+  int64_t io_calls_seen = 0;
 };
 
 TraceFile& traced(FileState& f) { return static_cast<TraceFile&>(f); }
@@ -215,7 +218,14 @@ class TraceConnector final : public Connector {
   }
 
  private:
-  int64_t io_calls(FileState& in) { return next_->facts(in).io_calls; }
+  // The MPI-IO calls made since the previous traced call ended (one facts()
+  // per call; none made between our calls).
+  int64_t new_io_calls(TraceFile& tf) {
+    const int64_t now = next_->facts(*tf.inner).io_calls;
+    const int64_t made = now - tf.io_calls_seen;
+    tf.io_calls_seen = now;
+    return made;
+  }
 
   template <typename Call>
   Status start_file(MPI_Comm comm, Meta m, std::unique_ptr<FileState>* out, Call&& call);
@@ -224,14 +234,13 @@ class TraceConnector final : public Connector {
   template <typename Call>
   Status meta(FileState& f, Meta m, Call&& call) {
     TraceFile& tf = traced(f);
-    const int64_t io0 = io_calls(*tf.inner);
     const int64_t t0 = now_ns();
     Status st = call(*tf.inner);
     const int64_t t1 = now_ns();
     MetaCounters& c = tf.trace.meta[m];
     ++c.calls;
     c.time_ns += t1 - t0;
-    c.io_calls += io_calls(*tf.inner) - io0;
+    c.io_calls += new_io_calls(tf);
     tf.trace.add_event(t0, t1, 0, -1, kMetaCode + m);
     if (!st.is_ok()) ++tf.trace.failed_calls;
     return st;
@@ -242,12 +251,12 @@ class TraceConnector final : public Connector {
   template <typename Call>
   Status data(FileState& f, const DataRequest& req, Op op, Call&& call) {
     TraceFile& tf = traced(f);
-    const int64_t io0 = io_calls(*tf.inner);
     const int64_t t0 = now_ns();
     Status st = call(*tf.inner);
     const int64_t t1 = now_ns();
     if (!st.is_ok()) {
       ++tf.trace.failed_calls;
+      tf.trace.failed_io_calls += new_io_calls(tf);
       return st;
     }
     VarTrace& v = var_trace(tf, req.varid);
@@ -260,7 +269,7 @@ class TraceConnector final : public Connector {
     if (req.blocking) tf.blocking_post = &k;
     k.bytes += a.bytes;
     k.time_ns += t1 - t0;
-    k.io_calls += io_calls(*tf.inner) - io0;
+    k.io_calls += new_io_calls(tf);
     tf.trace.record_access(v, is_write(op), a.bytes, a.begin, a.end);
     tf.trace.add_event(t0, t1, a.bytes, req.varid, op * kNumShapes + a.shape);
     return st;
@@ -318,7 +327,7 @@ Status TraceConnector::start_file(MPI_Comm comm, Meta m, std::unique_ptr<FileSta
   MetaCounters& c = tf->trace.meta[m];
   ++c.calls;
   c.time_ns += t1 - t0;
-  c.io_calls += io_calls(*tf->inner);
+  c.io_calls += new_io_calls(*tf);
   tf->trace.add_event(t0, t1, 0, -1, kMetaCode + m);
   *out = std::move(tf);
   return Status::ok();
@@ -327,12 +336,12 @@ Status TraceConnector::start_file(MPI_Comm comm, Meta m, std::unique_ptr<FileSta
 Status TraceConnector::vard(FileState& f, int varid, MPI_Datatype filetype, void* buf,
                             MPI_Offset bufcount, MPI_Datatype buftype, bool put, bool collective) {
   TraceFile& tf = traced(f);
-  const int64_t io0 = io_calls(*tf.inner);
   const int64_t t0 = now_ns();
   Status st = next_->vard(*tf.inner, varid, filetype, buf, bufcount, buftype, put, collective);
   const int64_t t1 = now_ns();
   if (!st.is_ok()) {
     ++tf.trace.failed_calls;
+    tf.trace.failed_io_calls += new_io_calls(tf);
     return st;
   }
   MPI_Count size = 0;
@@ -344,7 +353,7 @@ Status TraceConnector::vard(FileState& f, int varid, MPI_Datatype filetype, void
   k.collective += collective;
   k.bytes += size;
   k.time_ns += t1 - t0;
-  k.io_calls += io_calls(*tf.inner) - io0;
+  k.io_calls += new_io_calls(tf);
   tf.trace.record_access(v, put, size, -1, -1);
   tf.trace.add_event(t0, t1, size, varid, op * kNumShapes + kVard);
   return st;
@@ -357,7 +366,6 @@ Status TraceConnector::wait(FileState& f, int num, int* reqids, int* statuses, b
     Status counted = next_->inq_nreqs(*tf.inner, &requests);
     if (!counted.is_ok()) requests = 0;
   }
-  const int64_t io0 = io_calls(*tf.inner);
   const int64_t t0 = now_ns();
   Status st = next_->wait(*tf.inner, num, reqids, statuses, collective);
   const int64_t t1 = now_ns();
@@ -365,7 +373,7 @@ Status TraceConnector::wait(FileState& f, int num, int* reqids, int* statuses, b
     tf.blocking_post = nullptr;
     k->collective += collective;
     k->time_ns += t1 - t0;
-    k->io_calls += io_calls(*tf.inner) - io0;
+    k->io_calls += new_io_calls(tf);
     tf.trace.add_event(t0, t1, 0, -1, kWaitCode);
     if (!st.is_ok()) ++tf.trace.failed_calls;
     return st;
@@ -375,7 +383,7 @@ Status TraceConnector::wait(FileState& f, int num, int* reqids, int* statuses, b
   w.collective += collective;
   w.requests += requests;
   w.time_ns += t1 - t0;
-  w.io_calls += io_calls(*tf.inner) - io0;
+  w.io_calls += new_io_calls(tf);
   tf.trace.add_event(t0, t1, 0, -1, kWaitCode);
   if (!st.is_ok()) ++tf.trace.failed_calls;
   return st;

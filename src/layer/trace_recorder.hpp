@@ -120,6 +120,7 @@ struct FileTrace {
   MetaCounters meta[kNumMeta];
   WaitCounters waits;
   int64_t failed_calls = 0;
+  int64_t failed_io_calls = 0;  // MPI-IO calls made by data calls that failed
   std::vector<Event> events;
   size_t event_cap = 0;
   int64_t dropped_events = 0;

@@ -74,7 +74,7 @@ AccessSums sums_of(const VarTrace& v) {
 // Fixed layout summed over ranks: per variable AccessSums, then metadata, waits, failures.
 std::vector<int64_t> pack_sums(const FileTrace& t, int nvars) {
   std::vector<int64_t> out;
-  out.reserve(size_t(nvars) * AccessSums::kFields + kNumMeta * 3 + 6);
+  out.reserve(size_t(nvars) * AccessSums::kFields + kNumMeta * 3 + 7);
   for (int id = 0; id < nvars; ++id) {
     AccessSums s = size_t(id) < t.vars.size() ? sums_of(t.vars[size_t(id)]) : AccessSums{};
     s.each([&](int64_t& x) { out.push_back(x); });
@@ -85,7 +85,8 @@ std::vector<int64_t> pack_sums(const FileTrace& t, int nvars) {
     out.push_back(m.io_calls);
   }
   const WaitCounters& w = t.waits;
-  for (int64_t x : {w.calls, w.collective, w.requests, w.time_ns, w.io_calls, t.failed_calls}) out.push_back(x);
+  for (int64_t x : {w.calls, w.collective, w.requests, w.time_ns, w.io_calls, t.failed_calls, t.failed_io_calls})
+    out.push_back(x);
   return out;
 }
 
@@ -93,7 +94,7 @@ struct Reduced {
   std::vector<AccessSums> vars;
   MetaCounters meta[kNumMeta];
   WaitCounters waits;
-  int64_t failed_calls = 0;
+  int64_t failed_calls = 0, failed_io_calls = 0;
 };
 
 Reduced unpack_sums(const std::vector<int64_t>& in, int nvars) {
@@ -113,6 +114,7 @@ Reduced unpack_sums(const std::vector<int64_t>& in, int nvars) {
   w.time_ns = in[i++];
   w.io_calls = in[i++];
   r.failed_calls = in[i++];
+  r.failed_io_calls = in[i++];
   return r;
 }
 
@@ -328,6 +330,7 @@ std::string render(const ReportContext& ctx, int nprocs, const Reduced& r,
   j.member("wait_time_s", seconds(r.waits.time_ns)).member("meta_time_s", seconds(meta_time));
   int64_t io_calls = file.field_sum(&KindCounters::io_calls) + r.waits.io_calls;
   for (const MetaCounters& m : r.meta) io_calls += m.io_calls;
+  io_calls += r.failed_io_calls;
   j.member("io_calls", io_calls).end_object();
 
   write_access(j, file);

@@ -8,12 +8,16 @@
 //   schema, file (path as opened), nprocs, below (the connector under trace),
 //   written_unix, duration_s (longest rank, open to close), failed_calls,
 //   totals    {bytes_written, bytes_read, data_time_s, wait_time_s, meta_time_s, io_calls}
+//             io_calls: MPI-IO reads/writes made underneath (FileFacts::io_calls), each
+//             credited to the traced call during which it happened (the I/O of an
+//             uncounted prepare_collective goes to the data call it prepares)
 //   kinds     {"<op>_<shape>": {calls, collective, independent, bytes, time_s, io_calls}}
 //             op: put get iput iget bput; shape: var1 vara vars varm varn vard
 //             (var1 = a vara of one element, so put_var1 and put_var of a scalar alike;
 //              a blocking varn is put/get_varn, its I/O time in its wait)
 //   waits     {calls, collective, requests, time_s, io_calls}
-//   metadata  {"<call>": {calls, time_s, io_calls}}   (inq_dataset/inq_facts: calls only)
+//   metadata  {"<call>": {calls, time_s, io_calls}}   (inq_dataset, inq_facts, prepare_collective,
+//             check_data: calls only, the API makes them on every data call)
 //   size_bins {edges: [10 labels], read: [10], write: [10]}   Darshan's bins
 //   common_sizes, common_strides: [[value, count], ...] up to 4, most common first
 //             stride: start of an access minus the end of the previous one on that variable

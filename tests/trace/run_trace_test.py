@@ -44,9 +44,9 @@ def main():
     env = dict(os.environ)
     env.pop("EXACDF_TRACE_DIR", None)
     env.pop("EXACDF_CONNECTORS", None)
-    run(launch + [os.path.join(work, "plain.nc")], env)
+    run(launch + [work, "plain.nc"], env)
     env["EXACDF_TRACE_DIR"] = traces  # temporary switch; EXACDF_CONNECTORS=trace{dir=...} after the merge
-    run(launch + [os.path.join(work, "traced.nc")], env)
+    run(launch + [work, "traced.nc"], env)
 
     with open(os.path.join(work, "plain.nc"), "rb") as a, open(os.path.join(work, "traced.nc"), "rb") as b:
         check(a.read() == b.read(), "traced file differs from the untraced one")

@@ -1,5 +1,5 @@
 /*
- * trace_workload.c PATH -- a known sequence of data calls for the trace
+ * trace_workload.c DIR NAME -- a known sequence of data calls for the trace
  * connector test (tests/trace/run_trace_test.py counts them in the report).
  * Per rank r of N, on int a(n), double b(n), int c(n), n = 100 N:
  *   put_vara_int_all  a[100r .. +100)                 400 B
@@ -14,16 +14,13 @@
 #include "mpi_test.h"
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int rank, nprocs;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-  mpi_test_rank = rank;
-  if (argc < 2) {
-    fprintf(stderr, "usage: trace_workload PATH\n");
-    MPI_Abort(MPI_COMM_WORLD, 2);
+  if (argc < 3) {
+    fprintf(stderr, "usage: trace_workload DIR NAME\n");
+    return 2;
   }
-  const char* path = argv[1];
+  mpi_test_init(&argc, &argv);
+  const int rank = mpi_test_rank, nprocs = mpi_test_nprocs;
+  const char* path = mpi_test_path(argv[2]);
   const MPI_Offset base = 100 * (MPI_Offset)rank;
   int ncid, dim, a, b, c;
   CHECK_OK(ncmpi_create(MPI_COMM_WORLD, path, NC_CLOBBER | NC_64BIT_OFFSET, MPI_INFO_NULL, &ncid));
@@ -83,8 +80,5 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 50; ++i) CHECK(half[i] == ints[i]);
 
   CHECK_OK(ncmpi_close(ncid));
-  int failures = mpi_test_failures, total = 0;
-  MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  MPI_Finalize();
-  return total == 0 ? 0 : 1;
+  return mpi_test_finish();
 }
