@@ -172,6 +172,7 @@ class TraceConnector final : public Connector {
     ++tf.trace.meta[kFacts].calls;
     return next_->facts(*tf.inner);
   }
+  MPI_Offset io_calls(FileState& f) override { return next_->io_calls(*traced(f).inner); }
   Status get_att(FileState& f, int varid, const char* name, void* values, nc_type memtype) override {
     return meta(f, kGetAtt, [&](FileState& in) { return next_->get_att(in, varid, name, values, memtype); });
   }
@@ -218,10 +219,10 @@ class TraceConnector final : public Connector {
   }
 
  private:
-  // The MPI-IO calls made since the previous traced call ended (one facts()
-  // per call; none made between our calls).
+  // The MPI-IO calls made since the previous traced call ended (none are
+  // made between our calls: every call reaches the file through us).
   int64_t new_io_calls(TraceFile& tf) {
-    const int64_t now = next_->facts(*tf.inner).io_calls;
+    const int64_t now = next_->io_calls(*tf.inner);
     const int64_t made = now - tf.io_calls_seen;
     tf.io_calls_seen = now;
     return made;
