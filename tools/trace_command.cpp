@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -25,8 +26,9 @@ namespace exa::tool {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: exacdf trace [--png OUT.png] REPORT.json\n"
+    "usage: exacdf trace [--png OUT.png] [--vars N] REPORT.json\n"
     "  prints a summary of a trace report (EXACDF_CONNECTORS=trace{dir=DIR} writes them)\n"
+    "  --vars N        list the N variables that moved the most bytes (default 10; 0: all)\n"
     "  --png OUT.png   also draw the time line per rank and the size histogram\n"
     "                  (runs $EXACDF_PYTHON, default python3, on trace_plot.py: needs matplotlib)\n";
 
@@ -78,7 +80,44 @@ void print_bins(const JsonValue& bins) {
   std::printf("\n");
 }
 
-void print_summary(const JsonValue& r) {
+void print_variable(const JsonValue& v) {
+  const JsonValue& vt = v["totals"];
+  std::printf("  %s (id %lld): written %lld B, read %lld B, %.6f s, %lld MPI-IO calls;", v["name"].string.c_str(),
+              static_cast<long long>(v["id"].as_int()), static_cast<long long>(vt["bytes_written"].as_int()),
+              static_cast<long long>(vt["bytes_read"].as_int()), vt["time_s"].as_double(),
+              static_cast<long long>(vt["io_calls"].as_int()));
+  print_extreme("fastest", v["fastest"]);
+  print_extreme("slowest", v["slowest"]);
+  std::printf("\n");
+  print_kinds(v["kinds"], "    ");
+  print_top("  common sizes", v["common_sizes"]);
+  print_top("  common strides", v["common_strides"]);
+  std::printf("    sequential %lld/%lld, consecutive %lld/%lld (writes/reads)\n",
+              static_cast<long long>(v["sequential"]["writes"].as_int()),
+              static_cast<long long>(v["sequential"]["reads"].as_int()),
+              static_cast<long long>(v["consecutive"]["writes"].as_int()),
+              static_cast<long long>(v["consecutive"]["reads"].as_int()));
+}
+
+// The variables that moved the most bytes (all when limit is 0), in id order.
+void print_variables(const JsonValue& vars, size_t limit) {
+  std::vector<const JsonValue*> order;
+  for (const JsonValue& v : vars.array) order.push_back(&v);
+  auto moved = [](const JsonValue* v) {
+    return (*v)["totals"]["bytes_written"].as_int() + (*v)["totals"]["bytes_read"].as_int();
+  };
+  if (limit != 0 && order.size() > limit) {
+    std::stable_sort(order.begin(), order.end(), [&](auto* a, auto* b) { return moved(a) > moved(b); });
+    order.resize(limit);
+    std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) { return (*a)["id"].as_int() < (*b)["id"].as_int(); });
+    std::printf("\nvariables (the %zu of %zu that moved the most bytes; --vars 0 lists all):\n", limit, vars.size());
+  } else {
+    std::printf("\nvariables:\n");
+  }
+  for (const JsonValue* v : order) print_variable(*v);
+}
+
+void print_summary(const JsonValue& r, size_t var_limit) {
   const JsonValue& t = r["totals"];
   std::printf("trace of %s: %lld ranks, %.6f s open to close (below: %s)\n", r["file"].string.c_str(),
               static_cast<long long>(r["nprocs"].as_int()), r["duration_s"].as_double(), r["below"].string.c_str());
@@ -112,25 +151,7 @@ void print_summary(const JsonValue& r) {
               static_cast<long long>(r["sequential"]["reads"].as_int()),
               static_cast<long long>(r["consecutive"]["writes"].as_int()),
               static_cast<long long>(r["consecutive"]["reads"].as_int()));
-  std::printf("\nvariables:\n");
-  for (const JsonValue& v : r["variables"].array) {
-    const JsonValue& vt = v["totals"];
-    std::printf("  %s (id %lld): written %lld B, read %lld B, %.6f s, %lld MPI-IO calls;",
-                v["name"].string.c_str(), static_cast<long long>(v["id"].as_int()),
-                static_cast<long long>(vt["bytes_written"].as_int()), static_cast<long long>(vt["bytes_read"].as_int()),
-                vt["time_s"].as_double(), static_cast<long long>(vt["io_calls"].as_int()));
-    print_extreme("fastest", v["fastest"]);
-    print_extreme("slowest", v["slowest"]);
-    std::printf("\n");
-    print_kinds(v["kinds"], "    ");
-    print_top("  common sizes", v["common_sizes"]);
-    print_top("  common strides", v["common_strides"]);
-    std::printf("    sequential %lld/%lld, consecutive %lld/%lld (writes/reads)\n",
-                static_cast<long long>(v["sequential"]["writes"].as_int()),
-                static_cast<long long>(v["sequential"]["reads"].as_int()),
-                static_cast<long long>(v["consecutive"]["writes"].as_int()),
-                static_cast<long long>(v["consecutive"]["reads"].as_int()));
-  }
+  print_variables(r["variables"], var_limit);
   long long kept = 0, dropped = 0;
   for (const JsonValue& rank : r["timeline"]["ranks"].array) {
     kept += static_cast<long long>(rank["events"].size());
@@ -166,15 +187,22 @@ int draw_png(const std::string& report, const std::string& png) {
 
 int trace_main(int argc, char** argv) {
   std::string png;
-  const option options[] = {{"png", required_argument, nullptr, 'p'}, {nullptr, 0, nullptr, 0}};
+  size_t var_limit = 10;
+  const option options[] = {{"png", required_argument, nullptr, 'p'},
+                            {"vars", required_argument, nullptr, 'v'},
+                            {nullptr, 0, nullptr, 0}};
   optind = 1;
   opterr = 0;
   for (int c; (c = getopt_long(argc, argv, "", options, nullptr)) != -1;) {
-    if (c != 'p') {
+    char* end = nullptr;
+    if (c == 'p') {
+      png = optarg;
+    } else if (c == 'v' && (var_limit = std::strtoul(optarg, &end, 10), *optarg != '\0' && *end == '\0')) {
+      continue;
+    } else {
       std::fputs(kUsage, stderr);
       return 2;
     }
-    png = optarg;
   }
   if (optind != argc - 1) {
     std::fputs(kUsage, stderr);
@@ -202,7 +230,7 @@ int trace_main(int argc, char** argv) {
       std::fprintf(stderr, "exacdf trace: %s: not an exacdf trace report\n", path.c_str());
       return 1;
     }
-    print_summary(report);
+    print_summary(report, var_limit);
     std::fflush(stdout);
   } catch (const std::exception& e) {  // e.g. no memory: an error, never a crash
     std::fprintf(stderr, "exacdf trace: %s: %s\n", path.c_str(), e.what());

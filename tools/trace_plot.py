@@ -45,7 +45,7 @@ def main(argv):
     tl.set_title("%s: %d ranks%s" % (report["file"].split("/")[-1], report["nprocs"],
                                       ", %d events not kept" % dropped if dropped else ""))
     handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in list(COLOURS.values()) + ["tab:gray"]]
-    tl.legend(handles, list(COLOURS) + ["metadata"], loc="upper right", fontsize="small", ncol=4)
+    tl.legend(handles, list(COLOURS) + ["metadata"], loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small")
 
     bins = report["size_bins"]
     x = range(len(bins["edges"]))
