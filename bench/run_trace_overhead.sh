@@ -4,6 +4,9 @@
 # in one process, ROUNDS files of each), REPS runs, medians.
 # Writes docs/perf/trace_overhead.{md,json}.
 #   BUILD=build NPUTS=1000000 ROUNDS=10 REPS=3 VAR1_NP=1 VARA_NP=1 bash bench/run_trace_overhead.sh
+# With valgrind installed it also counts instructions (callgrind, user space
+# only: deterministic, unlike times on a shared machine) for IR_PUTS puts in
+# one file, untraced and traced, at 1 rank (IR_PUTS=0 skips it).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$root/build}
@@ -41,12 +44,32 @@ for spec in "var1 $var1_np" "vara $vara_np"; do
   md_rows+=("| $mode | $np | $nputs | $pwm | $twm | $wm% | $pcm | $tcm | $cm% |")
 done
 
+ir_puts=${IR_PUTS:-100000}
+ir_rows=()
+ir_json=()
+if [ "$ir_puts" -gt 0 ] && command -v valgrind > /dev/null; then
+  for mode in var1 vara; do
+    ir=()
+    for config in untraced traced; do
+      rm -f "$work"/traces/*.json
+      ir+=("$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$exe" "$mode" "$ir_puts" 1 "$work" "$config" 2>&1 |
+        awk '/Collected :/ {print $NF}')")
+    done
+    p=$(pct "${ir[0]}" "${ir[1]}")
+    per=$(awk -v a="${ir[0]}" -v b="${ir[1]}" -v n="$ir_puts" 'BEGIN {printf "%.0f", (b - a) / n}')
+    echo "$mode instructions: untraced ${ir[0]}, traced ${ir[1]} (+$p%, $per per put incl. the report)"
+    ir_rows+=("| $mode | $ir_puts | ${ir[0]} | ${ir[1]} | $p% | $per |")
+    ir_json+=("{\"mode\": \"$mode\", \"puts\": $ir_puts, \"untraced_instructions\": ${ir[0]}, \"traced_instructions\": ${ir[1]}, \"overhead_percent\": $p, \"extra_instructions_per_put\": $per}")
+  done
+fi
+
 out="$root/docs/perf"
 commit=$(git -C "$root" rev-parse --short HEAD)
 cmd="NPUTS=$nputs ROUNDS=$rounds REPS=$reps VAR1_NP=$var1_np VARA_NP=$vara_np bash bench/run_trace_overhead.sh"
 {
   echo "{\"benchmark\": \"trace_overhead\", \"commit\": \"$commit\", \"reps\": $reps, \"command\": \"$cmd\","
-  echo " \"results\": [$(list "${json_rows[@]}")]}"
+  echo " \"results\": [$(list "${json_rows[@]}")],"
+  echo " \"instructions\": [$(list "${ir_json[@]}")]}"
 } > "$out/trace_overhead.json"
 {
   echo "# Trace connector overhead"
@@ -71,5 +94,18 @@ cmd="NPUTS=$nputs ROUNDS=$rounds REPS=$reps VAR1_NP=$var1_np VARA_NP=$vara_np ba
   echo "Per call the trace connector reads the clock twice, asks the MPI-IO call count"
   echo "(Connector::io_calls, no allocation) and updates fixed-size counters; the time line"
   echo "keeps the first 4096 events per rank and file and only counts the rest."
+  if [ ${#ir_rows[@]} -gt 0 ]; then
+    echo
+    echo "## Instructions (valgrind callgrind, 1 rank, one file, whole process)"
+    echo
+    echo "Times on the shared machine vary by 10-20% from run to run; instruction counts do not."
+    echo "User-space only: the kernel's share of each put (the pwrite of an independent var1)"
+    echo "is not counted, so the percentage overstates the share of time. The per-put figure"
+    echo "includes the report written at close (one file of IR_PUTS puts)."
+    echo
+    echo "| mode | puts | untraced | traced | overhead | extra per put |"
+    echo "|---|---|---|---|---|---|"
+    printf '%s\n' "${ir_rows[@]}"
+  fi
 } > "$out/trace_overhead.md"
 echo "wrote $out/trace_overhead.{md,json}"

@@ -1,5 +1,5 @@
 /*
- * trace_overhead.c MODE NPUTS ROUNDS DIR -- many small puts with and without
+ * trace_overhead.c MODE NPUTS ROUNDS DIR [ONLY] -- many small puts with and without
  * the trace connector, in one process (bench/run_trace_overhead.sh).
  *
  * MODE var1: independent ncmpi_put_var1_int, one int per put;
@@ -12,6 +12,8 @@
  * Each file is timed from create to close (the trace report written at close
  * included). Rank 0 prints, each the max over ranks of the sums:
  *   untraced_wall traced_wall untraced_cpu traced_cpu   (seconds; cpu: this process)
+ * ONLY = untraced or traced runs just that configuration (for instruction
+ * counts under valgrind, one process per configuration).
  */
 #include <mpi.h>
 #include <pnetcdf.h>
@@ -73,8 +75,10 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (argc != 5 || (strcmp(argv[1], "var1") != 0 && strcmp(argv[1], "vara") != 0) || atoi(argv[3]) < 1) {
-    if (rank == 0) fprintf(stderr, "usage: trace_overhead var1|vara NPUTS ROUNDS DIR\n");
+  const char* only = argc == 6 ? argv[5] : "both";
+  if (argc < 5 || argc > 6 || (strcmp(only, "both") != 0 && strcmp(only, "untraced") != 0 && strcmp(only, "traced") != 0) ||
+      (strcmp(argv[1], "var1") != 0 && strcmp(argv[1], "vara") != 0) || atoi(argv[3]) < 1) {
+    if (rank == 0) fprintf(stderr, "usage: trace_overhead var1|vara NPUTS ROUNDS DIR [both|untraced|traced]\n");
     MPI_Finalize();
     return 2;
   }
@@ -93,6 +97,7 @@ int main(int argc, char** argv) {
   for (int r = 0; r < rounds; ++r) {
     for (int k = 0; k < 2; ++k) {
       const int trace_it = (r + k) % 2;
+      if ((trace_it && strcmp(only, "untraced") == 0) || (!trace_it && strcmp(only, "traced") == 0)) continue;
       if (trace_it) setenv("EXACDF_TRACE_DIR", traces, 1); /* temporary switch, see above */
       else unsetenv("EXACDF_TRACE_DIR");
       one_file(trace_it ? traced : plain, trace_it ? trace_info : MPI_INFO_NULL, var1, per_file, t[trace_it]);
