@@ -21,6 +21,13 @@ using namespace trace;
 // Our per-file state: the lower connector's, and what we record.
 class TraceFile final : public FileState {
  public:
+  // A file dropped without close/abort (the program ends with it open) still
+  // returns its communicator, while MPI is up.
+  ~TraceFile() override {
+    int finalized = 1;
+    if (report_comm == MPI_COMM_NULL || MPI_Finalized(&finalized) != MPI_SUCCESS || finalized) return;
+    EXA_MPI(MPI_Comm_free(&report_comm)).set_aside("a destructor has no caller to tell");
+  }
   MPI_Comm comm() const override { return inner->comm(); }
   std::unique_ptr<FileState> inner;
   MPI_Comm report_comm = MPI_COMM_NULL;  // our duplicate: the reduction at close never meets user traffic
@@ -69,16 +76,23 @@ Access describe(const VarTrace& v, const DataRequest& req) {
   if (req.varn) {
     a.shape = kVarn;
     int64_t elements = 0;
+    // Null arrays the lower layer accepted (it reports them at the wait): no extent.
+    bool placed = req.starts != nullptr;
     for (int i = 0; i < req.npieces; ++i) {
       const MPI_Offset* count = req.counts ? req.counts[i] : nullptr;
       const int64_t e = piece_elements(count, n);
       if (e == 0) continue;
-      int64_t b = 0, end = 0;
-      piece_extent(v, req.starts[i], count, nullptr, &b, &end);
-      if (elements == 0) a.begin = b;
-      a.end = end;
+      const MPI_Offset* start = req.starts ? req.starts[i] : nullptr;
+      placed = placed && (start != nullptr || n == 0);
+      if (placed) {
+        int64_t b = 0, end = 0;
+        piece_extent(v, start, count, nullptr, &b, &end);
+        if (elements == 0) a.begin = b;
+        a.end = end;
+      }
       elements += e;
     }
+    if (!placed) a.begin = a.end = -1;
     a.bytes = elements * v.elsize;
     return a;
   }
@@ -86,7 +100,7 @@ Access describe(const VarTrace& v, const DataRequest& req) {
   const int64_t elements = piece_elements(req.count, n);
   if (a.shape == kVara && elements == 1) a.shape = kVar1;  // var1 is vara of one element
   a.bytes = elements * v.elsize;
-  if (elements > 0) piece_extent(v, req.start, req.count, req.stride, &a.begin, &a.end);
+  if (elements > 0 && (req.start != nullptr || n == 0)) piece_extent(v, req.start, req.count, req.stride, &a.begin, &a.end);
   return a;
 }
 
@@ -255,12 +269,13 @@ class TraceConnector final : public Connector {
     const int64_t t0 = now_ns();
     Status st = call(*tf.inner);
     const int64_t t1 = now_ns();
-    if (!st.is_ok()) {
+    VarTrace* vp = st.is_ok() ? var_trace(tf, req.varid) : nullptr;
+    if (vp == nullptr) {
       ++tf.trace.failed_calls;
       tf.trace.failed_io_calls += new_io_calls(tf);
       return st;
     }
-    VarTrace& v = var_trace(tf, req.varid);
+    VarTrace& v = *vp;
     const Access a = describe(v, req);
     KindCounters& k = v.kinds[op][a.shape];
     ++k.calls;
@@ -276,9 +291,12 @@ class TraceConnector final : public Connector {
     return st;
   }
 
-  // The variable's record, with its geometry on first use (the call
-  // succeeded, so the id is valid).
-  VarTrace& var_trace(TraceFile& tf, int varid) {
+  // The variable's record, with its geometry on first use; null for an id
+  // that is not a variable (a post may leave its errors to the wait).
+  VarTrace* var_trace(TraceFile& tf, int varid) {
+    const bool known = varid >= 0 && static_cast<size_t>(varid) < tf.trace.vars.size() &&
+                       tf.trace.vars[static_cast<size_t>(varid)].geometry;
+    if (!known && !next_->dataset(*tf.inner).valid_var(varid)) return nullptr;
     VarTrace& v = tf.trace.var(varid);
     if (!v.geometry) {
       const model::Dataset& ds = next_->dataset(*tf.inner);
@@ -293,7 +311,7 @@ class TraceConnector final : public Connector {
       v.geometry = true;
     }
     v.touched = true;
-    return v;
+    return &v;
   }
 
   Connector* next_;
@@ -340,14 +358,15 @@ Status TraceConnector::vard(FileState& f, int varid, MPI_Datatype filetype, void
   const int64_t t0 = now_ns();
   Status st = next_->vard(*tf.inner, varid, filetype, buf, bufcount, buftype, put, collective);
   const int64_t t1 = now_ns();
-  if (!st.is_ok()) {
+  VarTrace* vp = st.is_ok() ? var_trace(tf, varid) : nullptr;
+  if (vp == nullptr) {
     ++tf.trace.failed_calls;
     tf.trace.failed_io_calls += new_io_calls(tf);
     return st;
   }
   MPI_Count size = 0;
   if (filetype != MPI_DATATYPE_NULL) EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Type_size_x(filetype, &size)));
-  VarTrace& v = var_trace(tf, varid);
+  VarTrace& v = *vp;
   const Op op = put ? kPut : kGet;
   KindCounters& k = v.kinds[op][kVard];
   ++k.calls;

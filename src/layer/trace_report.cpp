@@ -207,10 +207,17 @@ void unpack_details(const int64_t* p, int rank, std::vector<VarDetails>* vars, R
 
 double seconds(int64_t ns) { return double(ns) * 1e-9; }
 
-std::string event_name(int32_t code) {
-  if (code == kWaitCode) return "wait";
-  if (code >= kMetaCode) return kMetaNames[code - kMetaCode];
-  return std::string(kOpNames[code / kNumShapes]) + "_" + kShapeNames[code % kNumShapes];
+// "put_vara", ..., "wait", or a metadata call's name, by event code.
+const char* event_name(int32_t code) {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (int op = 0; op < kNumOps; ++op)
+      for (int sh = 0; sh < kNumShapes; ++sh) n.push_back(std::string(kOpNames[op]) + "_" + kShapeNames[sh]);
+    n.push_back("wait");
+    for (const char* m : kMetaNames) n.push_back(m);
+    return n;
+  }();
+  return code >= 0 && static_cast<size_t>(code) < names.size() ? names[static_cast<size_t>(code)].c_str() : "?";
 }
 
 void write_top(JsonWriter& j, const char* key, const std::map<int64_t, int64_t>& table) {
@@ -385,7 +392,7 @@ std::string render(const ReportContext& ctx, int nprocs, const Reduced& r,
     j.begin_object().member("rank", int64_t(p)).member("dropped", rank_totals[size_t(p) * kRankFields + 4]);
     j.key("events").begin_array();
     for (const Event& e : timelines[size_t(p)].events) {
-      j.begin_array().value(seconds(e.start_ns)).value(seconds(e.end_ns)).value(event_name(e.code));
+      j.begin_array().seconds(e.start_ns).seconds(e.end_ns).value(event_name(e.code));
       j.value(int64_t(e.varid)).value(e.bytes).end_array();
     }
     j.end_array().end_object();

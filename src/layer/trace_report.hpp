@@ -6,7 +6,8 @@
 //
 // Schema "exacdf-trace-1" (times in seconds, bytes as stored in the file):
 //   schema, file (path as opened), nprocs, below (the connector under trace),
-//   written_unix, duration_s (longest rank, open to close), failed_calls,
+//   written_unix, duration_s (longest rank, open to close), failed_calls (calls that
+//             returned an error, and posts that named no variable),
 //   totals    {bytes_written, bytes_read, data_time_s, wait_time_s, meta_time_s, io_calls}
 //             io_calls: MPI-IO reads/writes made underneath (FileFacts::io_calls), each
 //             credited to the traced call during which it happened (the I/O of an

@@ -43,6 +43,19 @@ class JsonWriter {
     out_ += buf;
     return *this;
   }
+  // Nanoseconds as seconds with 9 decimals, formatted with integer
+  // arithmetic (reports print thousands of times; printf of a double costs more).
+  JsonWriter& seconds(int64_t ns) {
+    separate();
+    if (ns < 0) {
+      out_ += '-';
+      ns = -ns;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%" PRId64 ".%09" PRId64, ns / 1000000000, ns % 1000000000);
+    out_ += buf;
+    return *this;
+  }
   JsonWriter& value(std::string_view s) {
     separate();
     quoted(s);
