@@ -15,7 +15,9 @@
 //   kinds     {"<op>_<shape>": {calls, collective, independent, bytes, time_s, io_calls}}
 //             op: put get iput iget bput; shape: var1 vara vars varm varn vard
 //             (var1 = a vara of one element, so put_var1 and put_var of a scalar alike;
-//              a blocking varn is put/get_varn, its I/O time in its wait)
+//              var = vara of the whole variable; a blocking varn is put/get_varn and
+//              includes its wait; mput/mget are iput/iget and a wait; posts count as
+//              independent: their wait says how they completed)
 //   waits     {calls, collective, requests, time_s, io_calls}
 //   metadata  {"<call>": {calls, time_s, io_calls}}   (inq_dataset, inq_facts, prepare_collective,
 //             check_data: calls only, the API makes them on every data call)
