@@ -339,7 +339,9 @@ Status TraceConnector::start_file(MPI_Comm comm, Meta m, std::unique_ptr<FileSta
   const int64_t t0 = now_ns();
   Status st = call(&tf->inner);
   const int64_t t1 = now_ns();
-  if (!st.is_ok()) {
+  // An error with a state is a file open anyway (PnetCDF: a rank whose mode
+  // differs gets NC_EMULTIDEFINE_CMODE/OMODE and a valid ncid): trace it.
+  if (tf->inner == nullptr) {
     EXA_MPI(MPI_Comm_free(&tf->report_comm)).set_aside("the failed create/open is what is reported");
     return st;
   }
@@ -348,8 +350,9 @@ Status TraceConnector::start_file(MPI_Comm comm, Meta m, std::unique_ptr<FileSta
   c.time_ns += t1 - t0;
   c.io_calls += new_io_calls(*tf);
   tf->trace.add_event(t0, t1, 0, -1, kMetaCode + m);
+  if (!st.is_ok()) ++tf->trace.failed_calls;
   *out = std::move(tf);
-  return Status::ok();
+  return st;
 }
 
 Status TraceConnector::vard(FileState& f, int varid, MPI_Datatype filetype, void* buf,
