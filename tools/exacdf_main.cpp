@@ -22,6 +22,7 @@ constexpr Subcommand kSubcommands[] = {
     {"convert", "copy a file into another format (classic <-> partitioned)", exa::tool::convert_main},
     {"index", "build, drop or describe a variable's bitmap index", exa::tool::index_main},
     {"query", "count and list the elements matching a condition", exa::tool::query_main},
+    {"trace", "summarize a trace connector report (JSON), draw it (--png)", exa::tool::trace_main},
 };
 
 void print_usage(std::FILE* out) {

@@ -23,4 +23,7 @@ int index_main(int argc, char** argv);
 /** `exacdf query`: counts and lists the elements matching a condition. */
 int query_main(int argc, char** argv);
 
+/** `exacdf trace`: summary (and PNG) of a trace connector report. */
+int trace_main(int argc, char** argv);
+
 }  // namespace exa::tool

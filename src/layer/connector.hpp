@@ -139,6 +139,9 @@ class Connector {
   // Inquiry (local). The references stay valid until the next call on f.
   virtual const model::Dataset& dataset(FileState& f) = 0;
   virtual FileFacts facts(FileState& f) = 0;
+  // facts(f).io_calls without building the whole FileFacts (no allocation):
+  // the trace connector asks it on every call.
+  virtual MPI_Offset io_calls(FileState& f) { return facts(f).io_calls; }
   virtual Status get_att(FileState& f, int varid, const char* name, void* values,
                          nc_type memtype) = 0;
   // An inquiry (ncmpi_inq_*, the attribute inquiries) as one call through the

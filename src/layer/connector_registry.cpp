@@ -6,6 +6,7 @@
 #include "layer/passthrough_connector.hpp"
 #include "layer/plugin_connector.hpp"
 #include "layer/safe_mode_connector.hpp"
+#include "layer/trace_connector.hpp"
 
 namespace exa::layer {
 
@@ -27,7 +28,7 @@ struct Builtin {
 const Builtin kBuiltins[] = {
     {"passthrough", make_passthrough_connector},
     {"safe", make_safe_mode_connector},
-    // {"trace", make_trace_connector},
+    {"trace", make_trace_connector},
 };
 
 struct Registry {

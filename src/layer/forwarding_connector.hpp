@@ -88,6 +88,7 @@ class ForwardingConnector : public Connector {
   }
   const model::Dataset& dataset(FileState& f) override { return next_->dataset(below(f)); }
   FileFacts facts(FileState& f) override { return next_->facts(below(f)); }
+  MPI_Offset io_calls(FileState& f) override { return next_->io_calls(below(f)); }
   Status get_att(FileState& f, int varid, const char* name, void* values, nc_type memtype) override {
     return next_->get_att(below(f), varid, name, values, memtype);
   }

@@ -926,6 +926,11 @@ Status NativeConnector::file_info(FileState& f, MPI_Info* info_used) {
 
 const model::Dataset& NativeConnector::dataset(FileState& f) { return native(f).ds; }
 
+MPI_Offset NativeConnector::io_calls(FileState& f) {
+  auto& nf = native(f);
+  return nf.file.io_calls() + nf.indep.io_calls();
+}
+
 FileFacts NativeConnector::facts(FileState& f) {
   auto& nf = native(f);
   FileFacts out;

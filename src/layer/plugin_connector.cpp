@@ -282,6 +282,7 @@ class PluginConnector final : public Connector {
   Status refresh(FileState& f) override { return below_->refresh(below(f)); }
   const model::Dataset& dataset(FileState& f) override { return below_->dataset(below(f)); }
   FileFacts facts(FileState& f) override { return below_->facts(below(f)); }
+  MPI_Offset io_calls(FileState& f) override { return below_->io_calls(below(f)); }
   Status get_att(FileState& f, int varid, const char* name, void* values, nc_type memtype) override {
     return call("get_att", f, &exacdf_file_ops::get_att, varid, name, values, memtype);
   }
