@@ -39,6 +39,7 @@ bool has_compact(const pf::Block& b) {
 Status write_blocks_and_index(MpiFile& file, const format::Header& header, const pf::Image& image,
                               const std::vector<int>& writer, const CompleteBlockFn& complete,
                               pf::Superblock* sb, pf::IndexTable* index_out) {
+  EXA_RETURN_IF_ERROR(file.use_byte_view());  // a data call may have left its view
   const int p = file.nprocs(), r = file.rank();
   const size_t nblocks = image.index.blocks.size();
   std::vector<std::vector<uint8_t>> mine;
@@ -174,6 +175,7 @@ Status apply_packed(MpiFile& file, const pf::Superblock& sb, const pf::IndexTabl
 
 Status commit_compact_pieces(MpiFile& file, const std::vector<CompactPiece>& mine, const std::vector<int>& writer,
                              pf::Superblock* sb, pf::IndexTable* index, std::vector<size_t>* changed) {
+  EXA_RETURN_IF_ERROR(file.use_byte_view());  // a data call may have left its view
   const int p = file.nprocs(), r = file.rank();
   // To each other block's rewriter, in bytes; pieces of blocks this rank
   // rewrites stay as they are.
@@ -285,6 +287,7 @@ Status reach_file_end(MpiFile& file, const pf::Superblock& sb) {
 }  // namespace
 
 Status commit_superblock(MpiFile& file, const pf::Superblock& sb) {
+  EXA_RETURN_IF_ERROR(file.use_byte_view());  // a data call may have left its view
   // Everything the new state uses is on disk before the superblock points at it.
   EXA_RETURN_IF_ERROR(agree(file.comm(), file.sync_all()));
   EXA_RETURN_IF_ERROR(reach_file_end(file, sb));
@@ -449,6 +452,7 @@ Status read_partitioned_root(MpiFile& file, std::vector<uint8_t> slots, OpenedIn
 
 Status share_written_root(MpiFile& file, const pf::Superblock& sb, std::span<const uint8_t> table, int root_writer,
                           std::span<const uint8_t> root_block, OpenedIndex* opened, pf::Block* root) {
+  EXA_RETURN_IF_ERROR(file.use_byte_view());  // a data call may have left its view
   std::vector<uint8_t> bytes;
   Status st;
   if (file.rank() == 0) {
@@ -476,6 +480,7 @@ Status share_written_root(MpiFile& file, const pf::Superblock& sb, std::span<con
 
 Status share_extents(MpiFile& file, const std::vector<Extent>& need, const ExtentBytesFn& apply,
                      int64_t round_bytes) {
+  EXA_RETURN_IF_ERROR(file.use_byte_view());  // a data call may have left its view
   const int p = file.nprocs(), r = file.rank();
   int64_t file_size = 0;
   Status st = file.size(&file_size);

@@ -355,8 +355,29 @@ Status share_blocks_of_var(NativeFile& nf, int varid) {
   return share_blocks(nf, distinct(blocks), false);
 }
 
+// Rank 0's handle for the numrecs field: the collective one while its view
+// is bytes, else the independent one (opened on first use), so a record put
+// needs no collective set_view after its data (PnetCDF keeps the header in
+// rank 0's view instead).
+Status numrecs_writer(NativeFile& nf, io::MpiFile** writer) {
+  *writer = nullptr;
+  if (nf.file.rank() != 0) return Status::ok();
+  if (nf.file.has_byte_view()) {
+    *writer = &nf.file;
+    return Status::ok();
+  }
+  EXA_RETURN_IF_ERROR(open_indep_handle(nf));
+  *writer = &nf.indep;
+  return Status::ok();
+}
+
 Status write_numrecs(NativeFile& nf, int64_t numrecs, bool agreed, const Status& carried) {
-  if (!nf.partitioned) return io::write_numrecs(nf.file, nf.ds.version(), numrecs, agreed, carried);
+  if (!nf.partitioned) {
+    io::MpiFile* writer = nullptr;
+    Status opened = numrecs_writer(nf, &writer);
+    if (!opened.is_ok()) return agreed ? io::agree(nf.comm(), opened) : opened;
+    return io::write_numrecs(nf.comm(), writer, nf.ds.version(), numrecs, agreed, carried);
+  }
   // A failed write of any rank: no new generation counts records that may not be there.
   if (agreed) EXA_RETURN_IF_ERROR(io::agree(nf.comm(), carried));
   // A superblock of the next generation in the other slot: the current one
