@@ -65,6 +65,7 @@ Status write_blocks_and_index(MpiFile& file, const format::Header& header, const
     segments.push_back({int64_t(image.index.blocks[size_t(crcs[2 * k])].offset), int64_t(mine[k].size()),
                         mine[k].data()});
   EXA_RETURN_IF_ERROR(agree(file.comm(), write_segments(file, std::move(segments), true)));
+  EXA_RETURN_IF_ERROR(file.use_byte_view());  // the blocks' view, for the byte writes below
   mine.clear();
   // Rank 0 gathers the CRCs and writes the index table.
   int n = int(crcs.size());
@@ -232,6 +233,7 @@ Status commit_compact_pieces(MpiFile& file, const std::vector<CompactPiece>& min
     at += int64_t(e.size());
   }
   EXA_RETURN_IF_ERROR(agree(file.comm(), write_segments(file, std::move(segments), true)));
+  EXA_RETURN_IF_ERROR(file.use_byte_view());  // the blocks' view, for the byte writes below
   // Every rank learns the new entries (few: the blocks that changed).
   std::vector<uint8_t> gathered;
   std::vector<std::span<const uint8_t>> parts;
