@@ -100,14 +100,21 @@ Status MpiFile::open(MPI_Comm comm, const std::string& path, bool writable, MPI_
 }
 
 Status MpiFile::set_view(int64_t disp, MPI_Datatype filetype) {
-  byte_view_ = disp == 0 && filetype == MPI_BYTE;
-  Status st = from_mpi(MPI_File_set_view(fh_, disp, MPI_BYTE, filetype, "native", MPI_INFO_NULL), MpiOp::kOther,
-                       "MPI_File_set_view");
-  if (!st.is_ok()) byte_view_ = false;  // unknown: the next byte user sets it again
-  return st;
+  // A data view even where this rank's part is plain bytes (it moves nothing):
+  // whether the view is bytes must be the same on every rank, since restoring
+  // it is collective, and another rank's view is not bytes.
+  byte_view_ = false;
+  return from_mpi(MPI_File_set_view(fh_, disp, MPI_BYTE, filetype, "native", MPI_INFO_NULL), MpiOp::kOther,
+                  "MPI_File_set_view");
 }
 
-Status MpiFile::use_byte_view() { return byte_view_ ? Status::ok() : set_view(0, MPI_BYTE); }
+Status MpiFile::use_byte_view() {
+  if (byte_view_) return Status::ok();
+  Status st = from_mpi(MPI_File_set_view(fh_, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL), MpiOp::kOther,
+                       "MPI_File_set_view");
+  byte_view_ = st.is_ok();
+  return st;
+}
 
 // Byte offsets mean bytes only in the byte view. A one-rank file may set it
 // here (set_view is collective over its one rank); with more ranks a rank

@@ -49,7 +49,8 @@ class MpiFile {
   Status read_at(int64_t offset, void* buf, int64_t nbytes);
   Status write_at(int64_t offset, const void* buf, int64_t nbytes);
 
-  // Collective. The view of a data transfer (etype MPI_BYTE). It stays set
+  // Collective. The view of a data transfer (etype MPI_BYTE), on every rank
+  // a data view (even where this rank's filetype is MPI_BYTE). It stays set
   // after the transfer, as PnetCDF leaves it: resetting it would cost every
   // collective data call a set_view PnetCDF does not make.
   Status set_view(int64_t disp, MPI_Datatype filetype);

@@ -107,6 +107,14 @@ int main(int argc, char **argv) {
    * data, which moves, and enddef writes the new header. */
   CHECK_OK(ncmpi_get_vars_int_all(ncid, fixed, &start, &count, &stride, buf));
   for (int i = 0; i < PER; ++i) CHECK(buf[i] == value_of(0, rank + i * nprocs));
+  /* A collective get in which the last rank selects nothing: its view is
+   * plain bytes while the others' is not, and the redef below must still
+   * restore the byte view on every rank alike. */
+  MPI_Offset none = rank == nprocs - 1 ? 0 : PER;
+  for (int i = 0; i < PER; ++i) buf[i] = -1;
+  CHECK_OK(ncmpi_get_vars_int_all(ncid, fixed, &start, &none, &stride, buf));
+  for (int i = 0; i < PER; ++i) CHECK(buf[i] == (none ? value_of(0, rank + i * nprocs) : -1));
+  for (int i = 0; i < PER; ++i) buf[i] = value_of(0, rank + i * nprocs);
   CHECK_OK(ncmpi_redef(ncid));
   char text[2048];
   memset(text, 'a', sizeof text);
