@@ -210,9 +210,9 @@ Status SafeModeConnector::post(FileState& f, const DataRequest& req, PostKind ki
     if (reqid) *reqid = NC_REQ_NULL;
     const bool put = kind != PostKind::kIget;
     EXA_RETURN_IF_ERROR(
-        compare_fields(f.comm(), put ? "put_varn" : "get_varn", next()->check_data(f, req, put, false), {}));
+        compare_fields(f.comm(), put ? "put_varn" : "get_varn", next()->check_data(below(f), req, put, false), {}));
   }
-  return next()->post(f, req, kind, reqid);
+  return next()->post(below(f), req, kind, reqid);
 }
 
 }  // namespace exa::layer
