@@ -6,20 +6,22 @@
  * Build against either library (see bench/run_collective_mpi_calls.sh):
  *   mpicc -O2 -rdynamic bench/collective_mpi_calls.c -o calls -lpnetcdf
  * Run:   mpiexec -n 2 ./calls /tmp/dir
- * Prints, on rank 0, the MPI calls rank 0 made per call for four cases:
- * put_vara_all and get_vara_all of a fixed-size and of a record variable
- * (each rank its own part; the record puts append a record each time).
+ * Prints, on rank 0, the MPI calls rank 0 made per call: put_vara_all and
+ * get_vara_all of a fixed-size and of a record variable (each rank its own
+ * part; the record puts append a record each time), independent put/get, and
+ * an iput followed by ncmpi_wait_all.
  * Counted: the collectives, point-to-point, communicator duplication and the
- * MPI-IO calls a data call may make; local calls (datatypes) are not.
+ * MPI-IO calls a data call may make (a file open: a handle opened on first
+ * use); local calls (datatypes) are not.
  */
 #include <mpi.h>
 #include <pnetcdf.h>
 #include <stdio.h>
 #include <string.h>
 
-enum { ALLREDUCE, BCAST, BARRIER, ALLGATHER, ALLTOALL, GATHER, P2P, COMMDUP, SETVIEW, FILEIO_COLL, FILEIO_INDEP, NKINDS };
+enum { ALLREDUCE, BCAST, BARRIER, ALLGATHER, ALLTOALL, GATHER, P2P, COMMDUP, FILEOPEN, SETVIEW, FILEIO_COLL, FILEIO_INDEP, NKINDS };
 static const char *kind_name[NKINDS] = {"allreduce", "bcast", "barrier", "allgather(v)", "alltoall(v)",
-                                        "(all)gather/reduce", "p2p", "comm_dup", "set_view", "io_all", "io_indep"};
+                                        "(all)gather/reduce", "p2p", "comm_dup", "file_open", "set_view", "io_all", "io_indep"};
 static long long counts[NKINDS];
 
 int MPI_Allreduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op o, MPI_Comm c) {
@@ -80,6 +82,10 @@ int MPI_Comm_dup(MPI_Comm c, MPI_Comm *n) {
   counts[COMMDUP]++;
   return PMPI_Comm_dup(c, n);
 }
+int MPI_File_open(MPI_Comm c, const char *name, int amode, MPI_Info info, MPI_File *fh) {
+  counts[FILEOPEN]++;
+  return PMPI_File_open(c, name, amode, info, fh);
+}
 int MPI_File_set_view(MPI_File fh, MPI_Offset d, MPI_Datatype e, MPI_Datatype f, const char *rep, MPI_Info i) {
   counts[SETVIEW]++;
   return PMPI_File_set_view(fh, d, e, f, rep, i);
@@ -121,18 +127,37 @@ int main(int argc, char **argv) {
   ncmpi_def_var(ncid, "fixed", NC_INT, 1, &dims[1], &fixed);
   ncmpi_def_var(ncid, "rec", NC_INT, 2, dims, &rec);
   ncmpi_enddef(ncid);
-  const char *names[4] = {"put_vara_all fixed", "put_vara_all record", "get_vara_all fixed", "get_vara_all record"};
-  long long per_case[4][NKINDS];
+  /* Cases 0-3: the collective calls; 4-5: independent (in independent data
+   * mode, entered and left outside the count); 6-7: one iput each, then
+   * ncmpi_wait_all (records appended past case 1's). */
+  enum { NCASES = 8 };
+  const char *names[NCASES] = {"put_vara_all fixed", "put_vara_all record", "get_vara_all fixed",
+                               "get_vara_all record", "put_vara indep fixed", "get_vara indep fixed",
+                               "iput+wait_all fixed", "iput+wait_all record"};
+  long long per_case[NCASES][NKINDS];
   int errors = 0;
-  for (int c = 0; c < 4; ++c) {
+  for (int c = 0; c < NCASES; ++c) {
+    if (c == 4) errors += ncmpi_begin_indep_data(ncid) != NC_NOERR;
+    if (c == 6) errors += ncmpi_end_indep_data(ncid) != NC_NOERR;
     long long before[NKINDS];
     memcpy(before, counts, sizeof counts);
     for (int k = 0; k < REPS; ++k) {
       MPI_Offset start[2] = {k, (MPI_Offset)PER * rank}, count[2] = {1, PER};
-      int err = c == 0 ? ncmpi_put_vara_int_all(ncid, fixed, &start[1], &count[1], buf)
-              : c == 1 ? ncmpi_put_vara_int_all(ncid, rec, start, count, buf)
-              : c == 2 ? ncmpi_get_vara_int_all(ncid, fixed, &start[1], &count[1], buf)
-                       : ncmpi_get_vara_int_all(ncid, rec, start, count, buf);
+      int err = NC_NOERR, req, status;
+      if (c == 7) start[0] += REPS;
+      switch (c) {
+        case 0: err = ncmpi_put_vara_int_all(ncid, fixed, &start[1], &count[1], buf); break;
+        case 1: err = ncmpi_put_vara_int_all(ncid, rec, start, count, buf); break;
+        case 2: err = ncmpi_get_vara_int_all(ncid, fixed, &start[1], &count[1], buf); break;
+        case 3: err = ncmpi_get_vara_int_all(ncid, rec, start, count, buf); break;
+        case 4: err = ncmpi_put_vara_int(ncid, fixed, &start[1], &count[1], buf); break;
+        case 5: err = ncmpi_get_vara_int(ncid, fixed, &start[1], &count[1], buf); break;
+        default:
+          err = c == 6 ? ncmpi_iput_vara_int(ncid, fixed, &start[1], &count[1], buf, &req)
+                       : ncmpi_iput_vara_int(ncid, rec, start, count, buf, &req);
+          if (err == NC_NOERR) err = ncmpi_wait_all(ncid, 1, &req, &status);
+          if (err == NC_NOERR) err = status;
+      }
       errors += err != NC_NOERR;
     }
     for (int k = 0; k < NKINDS; ++k) per_case[c][k] = counts[k] - before[k];
@@ -142,7 +167,7 @@ int main(int argc, char **argv) {
     printf("%-22s", "per call (rank 0)");
     for (int k = 0; k < NKINDS; ++k) printf(" %s", kind_name[k]);
     printf(" | total\n");
-    for (int c = 0; c < 4; ++c) {
+    for (int c = 0; c < NCASES; ++c) {
       long long total = 0;
       printf("%-22s", names[c]);
       for (int k = 0; k < NKINDS; ++k) {

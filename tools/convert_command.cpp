@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "data_extent.hpp"
+#include "mpi_check.hpp"
 #include "nc_error.hpp"
 #include "nc_mpi_type.hpp"
 #include "subcommands.hpp"
@@ -184,7 +185,7 @@ void convert(const std::string& in_path, const std::string& out_path, const std:
   ncmpi_end_indep_data(out);
   ncmpi_end_indep_data(in);
   int worst = failed;
-  MPI_Allreduce(&failed, &worst, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  mpi_check(MPI_Allreduce(&failed, &worst, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
   const int closed_out = ncmpi_close(out);
   out = -1;
   const int closed_in = ncmpi_close(in);
@@ -224,8 +225,8 @@ int convert_main(int argc, char** argv) {
     return 2;
   }
   int rank = 0, nprocs = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+  mpi_check(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
+  mpi_check(MPI_Comm_size(MPI_COMM_WORLD, &nprocs), "MPI_Comm_size");
   try {
     convert(argv[optind], argv[optind + 1], format, quiet, rank, nprocs);
   } catch (const NcError& e) {

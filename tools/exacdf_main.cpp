@@ -5,6 +5,7 @@
 #include <cstring>
 #include <iterator>
 
+#include "mpi_check.hpp"
 #include "subcommands.hpp"
 
 namespace {
@@ -31,6 +32,13 @@ void print_usage(std::FILE* out) {
   std::fprintf(out, "\n'exacdf <command> -?' shows the options of a command.\n");
 }
 
+// Whether MPI call `call` failed (its return `err`); says so on stderr.
+bool report_mpi(const char* call, int err) {
+  if (err == MPI_SUCCESS) return false;
+  std::fprintf(stderr, "exacdf: %s\n", exa::tool::MpiError(err, call).what());
+  return true;
+}
+
 const Subcommand* find_subcommand(const char* name) {
   for (const Subcommand& cmd : kSubcommands) {
     if (std::strcmp(cmd.name, name) == 0) return &cmd;
@@ -51,8 +59,21 @@ int main(int argc, char** argv) {
     print_usage(stderr);
     return 2;
   }
-  MPI_Init(&argc, &argv);
-  const int status = cmd->run(argc - 1, argv + 1);
-  MPI_Finalize();
+  if (report_mpi("MPI_Init", MPI_Init(&argc, &argv))) return 1;
+  // Errors come back as codes, checked at every call (mpi_check.hpp).
+  if (report_mpi("MPI_Comm_set_errhandler", MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN))) {
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    return 1;
+  }
+  int status = 1;
+  try {
+    status = cmd->run(argc - 1, argv + 1);
+  } catch (const exa::tool::MpiError& e) {
+    // Another rank may wait in a collective call this one left: stop them all.
+    std::fprintf(stderr, "exacdf %s: %s\n", cmd->name, e.what());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    return 1;
+  }
+  if (report_mpi("MPI_Finalize", MPI_Finalize())) return 1;
   return status;
 }

@@ -7,6 +7,7 @@
 #include <exception>
 #include <string>
 
+#include "mpi_check.hpp"
 #include "nc_error.hpp"
 #include "subcommands.hpp"
 
@@ -46,7 +47,7 @@ int index_main(int argc, char** argv) {
     return 2;
   }
   int rank = 0, ncid = -1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  mpi_check(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
   try {
     nc_check(ncmpi_open(MPI_COMM_WORLD, path.c_str(), NC_NOWRITE, MPI_INFO_NULL, &ncid), "ncmpi_open " + path);
     int varid = -1;

@@ -5,6 +5,8 @@
 #include <mpi.h>
 #include <pnetcdf.h>
 
+#include "mpi_check.hpp"
+
 namespace exa::tool {
 
 inline MPI_Datatype mpi_type_of(nc_type type) {
@@ -27,7 +29,7 @@ inline MPI_Datatype mpi_type_of(nc_type type) {
 inline int native_size_of(nc_type type) {
   int size = 0;
   MPI_Datatype t = mpi_type_of(type);
-  if (t != MPI_DATATYPE_NULL) MPI_Type_size(t, &size);
+  if (t != MPI_DATATYPE_NULL) mpi_check(MPI_Type_size(t, &size), "MPI_Type_size");
   return size;
 }
 

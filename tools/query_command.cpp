@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "mpi_check.hpp"
 #include "nc_error.hpp"
 #include "subcommands.hpp"
 
@@ -37,7 +38,7 @@ void run(int ncid, const char* text, const Options& o, int rank, int nprocs) {
   nc_check(exa_query_eval(ncid, qid, nullptr, nullptr, &nhits), "exa_query_eval");
   const double t = MPI_Wtime() - t0;
   long long mine = nhits, total = 0;
-  MPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  mpi_check(MPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
   std::vector<double> values(static_cast<size_t>(nhits) + 1);
   if (!o.var.empty()) {
     int varid = -1;
@@ -52,7 +53,7 @@ void run(int ncid, const char* text, const Options& o, int rank, int nprocs) {
   nc_check(exa_query_hits(ncid, qid, keep, coords.data()), "exa_query_hits");
   std::vector<int> keeps(static_cast<size_t>(nprocs)), cdispl(static_cast<size_t>(nprocs)),
       ccount(static_cast<size_t>(nprocs)), vdispl(static_cast<size_t>(nprocs));
-  MPI_Gather(&keep, 1, MPI_INT, keeps.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  mpi_check(MPI_Gather(&keep, 1, MPI_INT, keeps.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather");
   int ctotal = 0, vtotal = 0;
   for (int r = 0; r < nprocs; ++r) {
     ccount[static_cast<size_t>(r)] = keeps[static_cast<size_t>(r)] * width;
@@ -63,10 +64,12 @@ void run(int ncid, const char* text, const Options& o, int rank, int nprocs) {
   }
   std::vector<MPI_Offset> all_coords(static_cast<size_t>(ctotal) + 1);
   std::vector<double> all_values(static_cast<size_t>(vtotal) + 1);
-  MPI_Gatherv(coords.data(), keep * width, MPI_OFFSET, all_coords.data(), ccount.data(), cdispl.data(),
-              MPI_OFFSET, 0, MPI_COMM_WORLD);
-  MPI_Gatherv(values.data(), keep, MPI_DOUBLE, all_values.data(), keeps.data(), vdispl.data(), MPI_DOUBLE,
-              0, MPI_COMM_WORLD);
+  mpi_check(MPI_Gatherv(coords.data(), keep * width, MPI_OFFSET, all_coords.data(), ccount.data(),
+                        cdispl.data(), MPI_OFFSET, 0, MPI_COMM_WORLD),
+            "MPI_Gatherv");
+  mpi_check(MPI_Gatherv(values.data(), keep, MPI_DOUBLE, all_values.data(), keeps.data(), vdispl.data(),
+                        MPI_DOUBLE, 0, MPI_COMM_WORLD),
+            "MPI_Gatherv");
   if (rank == 0) {
     std::printf("hits: %lld (%.3f s on %d rank%s)\n", total, t, nprocs, nprocs == 1 ? "" : "s");
     for (long long i = 0; i < std::min<long long>(vtotal, o.first); ++i) {
@@ -108,8 +111,8 @@ int query_main(int argc, char** argv) {
     return 2;
   }
   int rank = 0, nprocs = 1, ncid = -1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+  mpi_check(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
+  mpi_check(MPI_Comm_size(MPI_COMM_WORLD, &nprocs), "MPI_Comm_size");
   try {
     nc_check(ncmpi_open(MPI_COMM_WORLD, argv[optind], NC_NOWRITE, MPI_INFO_NULL, &ncid),
              std::string("ncmpi_open ") + argv[optind]);

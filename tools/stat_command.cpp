@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "mpi_check.hpp"
 #include "nc_error.hpp"
 #include "subcommands.hpp"
 
@@ -80,7 +81,7 @@ int stat_main(int argc, char** argv) {
     return 2;
   }
   int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  mpi_check(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
   const std::string path = argv[optind];
   int ncid = -1;
   try {

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "data_extent.hpp"
+#include "mpi_check.hpp"
 #include "nc_error.hpp"
 #include "subcommands.hpp"
 #include "var_slabs.hpp"
@@ -27,8 +28,8 @@ int verify_main(int argc, char** argv) {
     return 2;
   }
   int rank = 0, nprocs = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+  mpi_check(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
+  mpi_check(MPI_Comm_size(MPI_COMM_WORLD, &nprocs), "MPI_Comm_size");
   const std::string path = argv[1];
   int ncid = -1, failed = 0, newer_damaged = 0;
   long long generation = 0;
@@ -78,7 +79,7 @@ int verify_main(int argc, char** argv) {
     ncmpi_end_indep_data(ncid);
   }
   int any = 0;
-  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  mpi_check(MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
   if (ncid >= 0) ncmpi_close(ncid);
   if (failed) std::fprintf(stderr, "exacdf verify: %s: %s\n", path.c_str(), what.c_str());
   if (any) return 1;

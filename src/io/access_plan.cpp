@@ -181,7 +181,7 @@ bool contiguous_in_file(const VarGeometry& var, const Selection& sel) {
   return true;
 }
 
-// An independent transfer of one contiguous run: no file view to set and reset.
+// An independent transfer of one contiguous run: no file view to set.
 Status transfer_run(MpiFile& file, const VarGeometry& var, const Selection& sel, bool write,
                     void* buf, int64_t nbytes) {
   int64_t offset = 0, end = 0;
@@ -212,8 +212,7 @@ Status transfer(MpiFile& file, const VarGeometry& var, const Selection& sel, boo
   Status described = memory_run(nbytes, &mem);
   if (st.is_ok()) st = described;
   if (!st.is_ok()) nbytes = 0;
-  Status view = EXA_MPI(MPI_File_set_view(fh, nbytes > 0 ? offset : 0, MPI_BYTE,
-                                          nbytes > 0 ? ftype : MPI_BYTE, "native", MPI_INFO_NULL));
+  Status view = file.set_view(nbytes > 0 ? offset : 0, nbytes > 0 ? ftype : MPI_BYTE);
   if (!view.is_ok()) mem.count = 0;  // a collective call still takes part, with nothing
   if (st.is_ok()) st = view;
   MPI_Status status;
@@ -232,12 +231,11 @@ Status transfer(MpiFile& file, const VarGeometry& var, const Selection& sel, boo
     short_read = selection_extent(var, sel, &first, &end);
     if (short_read.is_ok()) short_read = file.check_short_read(end);
   }
-  Status reset = EXA_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
   Status moved = write ? check_written(err, status, mem.count > 0 ? nbytes : 0, "MPI-IO data write")
                        : from_mpi(err, MpiOp::kRead, "MPI-IO data read");
   if (moved.is_ok()) write ? file.count_written(nbytes) : file.count_read(nbytes);
   Status freed_file = ftype != MPI_BYTE ? EXA_MPI(MPI_Type_free(&ftype)) : Status::ok();
-  for (const Status* s : {&st, &moved, &short_read, &reset, &freed, &freed_file})
+  for (const Status* s : {&st, &moved, &short_read, &freed, &freed_file})
     if (!s->is_ok()) return *s;
   return Status::ok();
 }

@@ -125,7 +125,7 @@ Status describe(const std::vector<Segment>& segs, Runs* file, Runs* memory) {
 Status transfer_runs(MpiFile& file, Runs& fruns, Runs& mruns, bool write, bool collective,
                      const Status& described) {
   MPI_File fh = file.handle();
-  Status view = EXA_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, fruns.type, "native", MPI_INFO_NULL));
+  Status view = file.set_view(0, fruns.type);
   // An injected failure (exa_debug_fail_write): this rank's part never lands,
   // as if it crashed; it still takes part in a collective call.
   const bool fail = write && take_injected_write_failure();
@@ -137,7 +137,6 @@ Status transfer_runs(MpiFile& file, Runs& fruns, Runs& mruns, bool write, bool c
                   : (collective ? MPI_File_read_at_all(fh, 0, buf, count, mruns.type, &status)
                                 : MPI_File_read_at(fh, 0, buf, count, mruns.type, &status));
   const int64_t file_bytes = fruns.bytes, memory_bytes = mruns.bytes, file_end = fruns.end;
-  Status reset = EXA_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
   Status freed = free_runs(&fruns);
   Status freed_memory = free_runs(&mruns);
   if (!described.is_ok()) return described;
@@ -148,7 +147,7 @@ Status transfer_runs(MpiFile& file, Runs& fruns, Runs& mruns, bool write, bool c
   if (st.is_ok()) write ? file.count_written(file_bytes) : file.count_read(file_bytes);
   if (st.is_ok() && !write && !read_complete(status, count > 0 ? memory_bytes : 0))
     st = file.check_short_read(file_end);  // the rest stays as zeroed before
-  for (const Status* s : {&reset, &freed, &freed_memory})
+  for (const Status* s : {&freed, &freed_memory})
     if (st.is_ok() && !s->is_ok()) st = *s;
   return st;
 }

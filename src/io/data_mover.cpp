@@ -68,6 +68,7 @@ std::vector<Move> slice(const Round& round, int64_t lo, int64_t hi) {
 }  // namespace
 
 Status move_data(MpiFile& file, std::vector<Move> moves, int64_t bytes_per_rank) {
+  EXA_RETURN_IF_ERROR(file.use_byte_view());
   // Bytes past the end of the file were never written: there is nothing to
   // move, and copying them would only lengthen the file.
   // Every rank must plan the same rounds: rank 0's view of the size, or its failure

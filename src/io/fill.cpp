@@ -26,7 +26,7 @@ Status fill_range(MpiFile& file, int64_t offset, int64_t nbytes, const std::vect
 
 // Rank r of p writes part r of each region (p = 1: the whole region).
 Status fill_parts(MpiFile& file, const std::vector<FillRegion>& regions, int64_t p, int64_t r) {
-  Status st;
+  Status st = file.use_byte_view();
   for (const FillRegion& region : regions) {
     const auto width = static_cast<int64_t>(region.pattern.size());
     if (width == 0 || region.nbytes <= 0) continue;

@@ -62,23 +62,23 @@ format::DecodeResult read_header(MpiFile& file, int64_t chunk) {
 }
 
 Status write_header(MpiFile& file, const std::vector<uint8_t>& bytes) {
-  Status st;
-  if (file.rank() == 0) st = file.write_at(0, bytes.data(), static_cast<int64_t>(bytes.size()));
+  Status st = file.use_byte_view();
+  if (st.is_ok() && file.rank() == 0) st = file.write_at(0, bytes.data(), static_cast<int64_t>(bytes.size()));
   return agree(file.comm(), st);
 }
 
-Status write_numrecs(MpiFile& file, format::Version version, int64_t numrecs, bool agreed,
+Status write_numrecs(MPI_Comm comm, MpiFile* writer, format::Version version, int64_t numrecs, bool agreed,
                      const Status& carried) {
   Status st;
-  if (file.rank() == 0) {
+  if (writer != nullptr) {
     uint8_t buf[8];
     int width = version == format::Version::kCdf5 ? 8 : 4;
     auto v = static_cast<uint64_t>(numrecs);
     for (int i = 0; i < width; ++i) buf[i] = static_cast<uint8_t>(v >> (8 * (width - 1 - i)));
-    st = file.write_at(4, buf, width);
+    st = writer->write_at(4, buf, width);
   }
   if (st.is_ok()) st = carried;
-  return agreed ? agree(file.comm(), st) : st;
+  return agreed ? agree(comm, st) : st;
 }
 
 }  // namespace exa::io

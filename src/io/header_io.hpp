@@ -19,11 +19,13 @@ format::DecodeResult read_header(MpiFile& file, int64_t chunk);
 // Collective. Rank 0 writes the encoded header at offset 0; errors agreed.
 Status write_header(MpiFile& file, const std::vector<uint8_t>& bytes);
 
-// Collective. Rank 0 rewrites only the numrecs field; errors agreed, unless
-// !agreed (a data call: no MPI call, rank 0's failure is rank 0's, as PnetCDF).
-// `carried`: this rank's outcome of the I/O before it, carried by the agreement (agreed only)
-// so every rank returns a write that failed on one.
-Status write_numrecs(MpiFile& file, format::Version version, int64_t numrecs, bool agreed = true,
+// Collective over `comm`. Rank 0 rewrites only the numrecs field through
+// `writer` (rank 0's handle whose view is bytes; nullptr on the other ranks);
+// errors agreed, unless !agreed (a data call: no MPI call, rank 0's failure
+// is rank 0's, as PnetCDF). `carried`: this rank's outcome of the I/O before
+// it, carried by the agreement (agreed only) so every rank returns a write
+// that failed on one.
+Status write_numrecs(MPI_Comm comm, MpiFile* writer, format::Version version, int64_t numrecs, bool agreed = true,
                      const Status& carried = Status::ok());
 
 }  // namespace exa::io

@@ -99,7 +99,34 @@ Status MpiFile::open(MPI_Comm comm, const std::string& path, bool writable, MPI_
   return open_impl(comm, path, writable ? MPI_MODE_RDWR : MPI_MODE_RDONLY, info, false);
 }
 
+Status MpiFile::set_view(int64_t disp, MPI_Datatype filetype) {
+  // A data view even where this rank's part is plain bytes (it moves nothing):
+  // whether the view is bytes must be the same on every rank, since restoring
+  // it is collective, and another rank's view is not bytes.
+  byte_view_ = false;
+  return from_mpi(MPI_File_set_view(fh_, disp, MPI_BYTE, filetype, "native", MPI_INFO_NULL), MpiOp::kOther,
+                  "MPI_File_set_view");
+}
+
+Status MpiFile::use_byte_view() {
+  if (byte_view_) return Status::ok();
+  Status st = from_mpi(MPI_File_set_view(fh_, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL), MpiOp::kOther,
+                       "MPI_File_set_view");
+  byte_view_ = st.is_ok();
+  return st;
+}
+
+// Byte offsets mean bytes only in the byte view. A one-rank file may set it
+// here (set_view is collective over its one rank); with more ranks a rank
+// alone cannot, and a collective caller forgot use_byte_view: a bug, loud.
+Status MpiFile::need_byte_view() {
+  if (byte_view_) return Status::ok();
+  if (nprocs_ == 1) return use_byte_view();
+  return {NC_EINTERNAL, "byte-offset I/O while a data transfer's file view is set"};
+}
+
 Status MpiFile::read_at(int64_t offset, void* buf, int64_t nbytes) {
+  EXA_RETURN_IF_ERROR(need_byte_view());
   auto* p = static_cast<char*>(buf);
   return in_pieces(offset, nbytes, [&](int64_t off, int64_t n) {
     MPI_Status status;
@@ -146,6 +173,7 @@ long long unordered_commits() { return g_unordered_commits.load(); }
 
 Status MpiFile::write_at(int64_t offset, const void* buf, int64_t nbytes) {
   if (!writable_) return {NC_EPERM, "file is open read-only"};
+  EXA_RETURN_IF_ERROR(need_byte_view());
   if (take_injected_write_failure())
     return {NC_EWRITE, "write failed (injected by exa_debug_fail_write)"};
   const auto* p = static_cast<const char*>(buf);
@@ -190,6 +218,7 @@ Status MpiFile::close() {
   Status st;
   if (fh_ != MPI_FILE_NULL) st = from_mpi(MPI_File_close(&fh_), MpiOp::kOther, "MPI_File_close");
   fh_ = MPI_FILE_NULL;
+  byte_view_ = true;
   if (comm_ != MPI_COMM_NULL) {
     Status freed = EXA_MPI(MPI_Comm_free(&comm_));
     if (st.is_ok()) st = freed;

@@ -1,7 +1,7 @@
 // An open MPI-IO file shared by the ranks of a communicator: open/create
 // with hints, positioned reads and writes (split so no MPI count exceeds
-// INT_MAX) by one rank, sync, size, close. Data transfers with file views
-// live in access_plan and aggregate, which use handle().
+// INT_MAX) by one rank, sync, size, close, and the file view. Data transfers
+// with file views live in access_plan and aggregate, which use handle().
 #pragma once
 
 #include <mpi.h>
@@ -52,9 +52,23 @@ class MpiFile {
   Status create(MPI_Comm comm, const std::string& path, bool noclobber, MPI_Info info);
   Status open(MPI_Comm comm, const std::string& path, bool writable, MPI_Info info);
 
-  // Independent positioned I/O of contiguous bytes.
+  // Independent positioned I/O of contiguous bytes. Needs the byte view: on
+  // a file of one rank it is restored here; with more ranks a collective
+  // caller must have restored it (use_byte_view), else NC_EINTERNAL.
   Status read_at(int64_t offset, void* buf, int64_t nbytes);
   Status write_at(int64_t offset, const void* buf, int64_t nbytes);
+
+  // Collective. The view of a data transfer (etype MPI_BYTE), on every rank
+  // a data view (even where this rank's filetype is MPI_BYTE). It stays set
+  // after the transfer, as PnetCDF leaves it: resetting it would cost every
+  // collective data call a set_view PnetCDF does not make.
+  Status set_view(int64_t disp, MPI_Datatype filetype);
+  // Collective. The byte view back for byte-offset I/O, if a data transfer
+  // left its view (no MPI call otherwise). Every collective user of byte
+  // offsets calls it first; rank-0-only writes inside a collective data call
+  // (numrecs) go through another handle instead.
+  Status use_byte_view();
+  bool has_byte_view() const { return byte_view_; }
 
   // Collective: flushes written data to storage and orders it before later
   // reads by other ranks (sync, barrier, sync as MPI-IO requires).
@@ -101,6 +115,7 @@ class MpiFile {
 
  private:
   Status open_impl(MPI_Comm comm, const std::string& path, int amode, MPI_Info info, bool create);
+  Status need_byte_view();
 
   MPI_File fh_ = MPI_FILE_NULL;
   MPI_Comm comm_ = MPI_COMM_NULL;  // a dup owned by this object
@@ -112,6 +127,7 @@ class MpiFile {
   int64_t io_calls_ = 0;
   int64_t committed_end_ = 0;
   bool heartbeat_ = false;
+  bool byte_view_ = true;  // a fresh handle's view is bytes from offset 0
 };
 
 }  // namespace exa::io

@@ -46,6 +46,7 @@ bool has_compact(const pf::Block& b) {
 Status write_blocks_and_index(MpiFile& file, const format::Header& header, const pf::Image& image,
                               const std::vector<int>& writer, const CompleteBlockFn& complete,
                               pf::Superblock* sb, pf::IndexTable* index_out) {
+  EXA_RETURN_IF_ERROR(file.use_byte_view());  // a data call may have left its view
   const int p = file.nprocs(), r = file.rank();
   const size_t nblocks = image.index.blocks.size();
   std::vector<std::vector<uint8_t>> mine;
@@ -71,6 +72,7 @@ Status write_blocks_and_index(MpiFile& file, const format::Header& header, const
     segments.push_back({int64_t(image.index.blocks[size_t(crcs[2 * k])].offset), int64_t(mine[k].size()),
                         mine[k].data()});
   EXA_RETURN_IF_ERROR(agree(file.comm(), write_segments(file, std::move(segments), true)));
+  EXA_RETURN_IF_ERROR(file.use_byte_view());  // the blocks' view, for the byte writes below
   mine.clear();
   // Rank 0 gathers the CRCs and writes the index table.
   int n = int(crcs.size());
@@ -181,6 +183,7 @@ Status apply_packed(MpiFile& file, const pf::Superblock& sb, const pf::IndexTabl
 
 Status commit_compact_pieces(MpiFile& file, const std::vector<CompactPiece>& mine, const std::vector<int>& writer,
                              pf::Superblock* sb, pf::IndexTable* index, std::vector<size_t>* changed) {
+  EXA_RETURN_IF_ERROR(file.use_byte_view());  // a data call may have left its view
   const int p = file.nprocs(), r = file.rank();
   // To each other block's rewriter, in bytes; pieces of blocks this rank
   // rewrites stay as they are.
@@ -237,6 +240,7 @@ Status commit_compact_pieces(MpiFile& file, const std::vector<CompactPiece>& min
     at += int64_t(e.size());
   }
   EXA_RETURN_IF_ERROR(agree(file.comm(), write_segments(file, std::move(segments), true)));
+  EXA_RETURN_IF_ERROR(file.use_byte_view());  // the blocks' view, for the byte writes below
   // Every rank learns the new entries (few: the blocks that changed).
   std::vector<uint8_t> gathered;
   std::vector<std::span<const uint8_t>> parts;
@@ -302,6 +306,7 @@ Status reach_file_end(MpiFile& file, const pf::Superblock& sb, bool* extended) {
 }  // namespace
 
 Status commit_superblock(MpiFile& file, const pf::Superblock& sb, const Status& carried) {
+  EXA_RETURN_IF_ERROR(file.use_byte_view());  // a data call may have left its view
   // The order that keeps a crash harmless: everything the new state uses is
   // on disk (every rank's writes), the file reaches the new end and that is
   // on disk too (else a crash could leave a superblock whose tail data reads
@@ -472,6 +477,7 @@ Status read_partitioned_root(MpiFile& file, std::vector<uint8_t> slots, OpenedIn
 
 Status share_written_root(MpiFile& file, const pf::Superblock& sb, std::span<const uint8_t> table, int root_writer,
                           std::span<const uint8_t> root_block, OpenedIndex* opened, pf::Block* root) {
+  EXA_RETURN_IF_ERROR(file.use_byte_view());  // a data call may have left its view
   std::vector<uint8_t> bytes;
   Status st;
   if (file.rank() == 0) {
@@ -499,6 +505,7 @@ Status share_written_root(MpiFile& file, const pf::Superblock& sb, std::span<con
 
 Status share_extents(MpiFile& file, const std::vector<Extent>& need, const ExtentBytesFn& apply,
                      int64_t round_bytes) {
+  EXA_RETURN_IF_ERROR(file.use_byte_view());  // a data call may have left its view
   const int p = file.nprocs(), r = file.rank();
   int64_t file_size = 0;
   Status st = file.size(&file_size);

@@ -126,6 +126,7 @@ Status broadcast_read(NativeFile& nf, const DataRequest& req, const Plan& plan, 
 Status NativeConnector::check_data(FileState& f, const DataRequest& req, bool put, bool call_only) {
   auto& nf = native(f);
   if (call_only) return check_call(nf, req, put, /*data_mode=*/true);
+  if (req.varn) return check_varn(nf, req, put);
   Plan plan;
   return make_plan(nf, req, put, &plan);
 }
@@ -342,9 +343,8 @@ Status NativeConnector::vard(FileState& f, int varid, MPI_Datatype filetype, voi
   io::MpiFile& file = handle_for(nf, collective);
   MPI_File fh = file.handle();
   int64_t bytes = nelems * xsize;
-  Status view = io::from_mpi(MPI_File_set_view(fh, var && bytes ? var->begin : 0, MPI_BYTE,
-                                               bytes ? filetype : MPI_BYTE, "native", MPI_INFO_NULL),
-                             io::MpiOp::kOther, "MPI_File_set_view");
+  // (It also puts the individual file pointer, which the transfer uses, at 0.)
+  Status view = file.set_view(var && bytes ? var->begin : 0, bytes ? filetype : MPI_BYTE);
   if (!view.is_ok()) bytes = 0;  // (a collective call still takes part, with nothing)
   MPI_Status status;
   int count = static_cast<int>(bytes);
@@ -352,13 +352,10 @@ Status NativeConnector::vard(FileState& f, int varid, MPI_Datatype filetype, voi
                               : MPI_File_write(fh, external.data(), count, MPI_BYTE, &status))
                 : (collective ? MPI_File_read_all(fh, external.data(), count, MPI_BYTE, &status)
                               : MPI_File_read(fh, external.data(), count, MPI_BYTE, &status));
-  Status reset = io::from_mpi(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL),
-                              io::MpiOp::kOther, "MPI_File_set_view");
   Status io_st = put ? io::check_written(err, status, bytes, "vard write")
                      : io::from_mpi(err, io::MpiOp::kRead, "vard");
   if (st.is_ok()) st = view;
   if (st.is_ok()) st = io_st;
-  if (st.is_ok()) st = reset;
   if (st.is_ok()) put ? file.count_written(bytes) : file.count_read(bytes);
   int64_t recs = 0;
   if (put && st.is_ok() && bytes > 0 && nf.ds.is_record_var(varid) && nf.ds.layout().recsize > 0)

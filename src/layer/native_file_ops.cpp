@@ -417,9 +417,27 @@ Status write_numrecs_ordered(NativeFile& nf, int64_t numrecs, bool agreed, const
   EXA_RETURN_IF_ERROR(agreed ? io::agree(nf.comm(), carried) : carried);
   EXA_RETURN_IF_ERROR(sync_written(nf));
   if (nf.swmr == NativeFile::Swmr::kWrite) EXA_RETURN_IF_ERROR(reach_records_end(nf, numrecs));
+  EXA_RETURN_IF_ERROR(nf.file.use_byte_view());  // every rank is here: a collective point
   if (nf.file.rank() == 0) io::note_commit_point();
-  EXA_RETURN_IF_ERROR(io::write_numrecs(nf.file, nf.ds.version(), numrecs, true));
+  EXA_RETURN_IF_ERROR(io::write_numrecs(nf.comm(), nf.file.rank() == 0 ? &nf.file : nullptr, nf.ds.version(),
+                                        numrecs, true));
   return io::agree(nf.comm(), nf.file.sync_all());
+}
+
+// Rank 0's handle for the numrecs field: the collective one while its view
+// is bytes, else the independent one (opened on first use), so a record put
+// needs no collective set_view after its data (PnetCDF keeps the header in
+// rank 0's view instead).
+Status numrecs_writer(NativeFile& nf, io::MpiFile** writer) {
+  *writer = nullptr;
+  if (nf.file.rank() != 0) return Status::ok();
+  if (nf.file.has_byte_view()) {
+    *writer = &nf.file;
+    return Status::ok();
+  }
+  EXA_RETURN_IF_ERROR(open_indep_handle(nf));
+  *writer = &nf.indep;
+  return Status::ok();
 }
 
 }  // namespace
@@ -427,7 +445,10 @@ Status write_numrecs_ordered(NativeFile& nf, int64_t numrecs, bool agreed, const
 Status write_numrecs(NativeFile& nf, int64_t numrecs, bool agreed, const Status& carried, bool ordered) {
   if (!nf.partitioned) {
     if (ordered || nf.swmr == NativeFile::Swmr::kWrite) return write_numrecs_ordered(nf, numrecs, agreed, carried);
-    return io::write_numrecs(nf.file, nf.ds.version(), numrecs, agreed, carried);
+    io::MpiFile* writer = nullptr;
+    Status opened = numrecs_writer(nf, &writer);
+    if (!opened.is_ok()) return agreed ? io::agree(nf.comm(), opened) : opened;
+    return io::write_numrecs(nf.comm(), writer, nf.ds.version(), numrecs, agreed, carried);
   }
   // A failed write of any rank: no new generation counts records that may not be there
   // (!agreed: `carried` is already the same on every rank).

@@ -37,6 +37,9 @@ convert::ErangeFill erange_fill(const NativeFile& nf, int put_varid);
 // data mode.
 Status make_plan(NativeFile& nf, const DataRequest& req, bool write, Plan* plan,
                  bool check_data_mode = true);
+// The checks of a varn request (req.varn), as its post makes them
+// (layer/native_requests.cpp).
+Status check_varn(NativeFile& nf, const DataRequest& req, bool write);
 
 // The transfer of a planned request's external bytes: through MPI-IO, or,
 // for a compact variable, the compact store (a collective call still takes

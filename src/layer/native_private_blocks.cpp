@@ -123,6 +123,7 @@ constexpr size_t kWriteChunk = size_t(8) << 20;
 Status write_blocks(NativeFile& nf, const pf::Image& image, const std::vector<size_t>& blocks,
                     const std::vector<pf::BlockSummary>& summaries, const std::vector<pf::BlockPlacement>& placed,
                     pf::Assembly& a, pf::Superblock* sb, Written* out) {
+  EXA_RETURN_IF_ERROR(nf.file.use_byte_view());  // a data call may have left its view
   std::vector<uint8_t> run;  // encoded blocks from file offset run_at on
   int64_t run_at = 0;
   std::vector<uint32_t> crcs;

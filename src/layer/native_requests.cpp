@@ -196,6 +196,12 @@ Status plan_pieces(NativeFile& nf, const DataRequest& req, bool put, Plan* plan,
 
 }  // namespace
 
+Status check_varn(NativeFile& nf, const DataRequest& req, bool write) {
+  Plan plan;
+  std::vector<io::Selection> pieces;
+  return plan_pieces(nf, req, write, &plan, &pieces);
+}
+
 Status NativeConnector::post(FileState& f, const DataRequest& req, PostKind kind, int* reqid) {
   auto& nf = native(f);
   if (reqid) *reqid = NC_REQ_NULL;

@@ -78,6 +78,7 @@ Status refresh_classic(NativeFile& nf) {
 Status NativeConnector::refresh(FileState& f) {
   auto& nf = native(f);
   if (nf.swmr != NativeFile::Swmr::kRead) return {NC_EPERM, "not an SWMR reader (EXA_SWMR_READ)"};
+  EXA_RETURN_IF_ERROR(nf.file.use_byte_view());  // collective: a data read may have left its view
   Status st = nf.partitioned ? refresh_partitioned(nf) : refresh_classic(nf);
   if (st.is_ok()) nf.refreshed_at = std::chrono::steady_clock::now();
   return st;

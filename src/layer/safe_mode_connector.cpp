@@ -202,4 +202,17 @@ Status SafeModeConnector::vard(FileState& f, int varid, MPI_Datatype filetype, v
   return next()->vard(below(f), varid, filetype, buf, bufcount, buftype, put, collective);
 }
 
+// A blocking collective varn call posts a request and waits on it: its
+// checks are agreed before the post, so a rank whose arguments fail fails
+// every rank and nothing is posted (the wait then moves nothing anywhere).
+Status SafeModeConnector::post(FileState& f, const DataRequest& req, PostKind kind, int* reqid) {
+  if (req.blocking && req.collective && req.varn) {
+    if (reqid) *reqid = NC_REQ_NULL;
+    const bool put = kind != PostKind::kIget;
+    EXA_RETURN_IF_ERROR(
+        compare_fields(f.comm(), put ? "put_varn" : "get_varn", next()->check_data(below(f), req, put, false), {}));
+  }
+  return next()->post(below(f), req, kind, reqid);
+}
+
 }  // namespace exa::layer

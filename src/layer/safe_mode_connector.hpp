@@ -31,6 +31,7 @@ class SafeModeConnector final : public ForwardingConnector {
   Status get(FileState& f, const DataRequest& req) override;
   Status vard(FileState& f, int varid, MPI_Datatype filetype, void* buf, MPI_Offset bufcount,
               MPI_Datatype buftype, bool put, bool collective) override;
+  Status post(FileState& f, const DataRequest& req, PostKind kind, int* reqid) override;
 };
 
 }  // namespace exa::layer
