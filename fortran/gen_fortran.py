@@ -68,13 +68,16 @@ def expand(line):
 
 
 def parse_spec(path):
-    routines, consts = [], []
+    routines, consts, consts77 = [], [], []
     for raw in open(path):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
         if line.startswith("const "):
             consts.append(line.split()[1:])
+            continue
+        if line.startswith("const77 "):
+            consts77.append(line.split()[1:])
             continue
         for fs in expand(line):
             name, cfunc, rest = fs[0], fs[1], fs[2:]
@@ -83,7 +86,7 @@ def parse_spec(path):
                 special, rest = rest[0][1:], rest[1:]
             routines.append(Routine(name, None if cfunc == "-" else cfunc,
                                     [parse_arg(a) for a in rest], special))
-    return routines, consts
+    return routines, consts, consts77
 
 
 # --- C constants ---------------------------------------------------------------------------
@@ -917,11 +920,12 @@ def write_if_changed(path, text):
 
 def main():
     spec, include_dir, out_dir = sys.argv[1:4]
-    routines, consts = parse_spec(spec)
+    routines, consts, consts77 = parse_spec(spec)
     defs = c_defines(include_dir)
     values = constants(defs, consts)
     os.makedirs(out_dir, exist_ok=True)
-    write_if_changed(os.path.join(out_dir, "pnetcdf.inc"), gen_inc(routines, values))
+    write_if_changed(os.path.join(out_dir, "pnetcdf.inc"),
+                     gen_inc(routines, values + constants(defs, consts77)))
     write_if_changed(os.path.join(out_dir, "nfmpi_shims.c"), gen_shims(routines))
     write_if_changed(os.path.join(out_dir, "pnetcdf.f90"), gen_module(routines, values))
     write_if_changed(os.path.join(out_dir, "exacdf.f90"), gen_exacdf_module(defs))

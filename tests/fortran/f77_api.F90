@@ -302,6 +302,10 @@ program f77_api
     write(*, '(A)') trim(nfmpi_strerror(NF_EBADID))
     write(*, '(A)') trim(nfmpi_strerror(NF_EINVALCOORDS))
     write(*, '(A,L1)') 'issyserr ', nfmpi_issyserr(NF_EBADID)
+    ! netCDF-2 compatibility names of the include (values compared with PnetCDF's by the output)
+    write(*, '(A,9(1X,I0))') 'netcdf2', ncbyte, ncdouble, ncrdwr, ncclob, ncnoclob, ncglobal, &
+      maxvdims, ncenotvr, ncentool
+    write(*, '(A,3(1X,I0),2(1X,ES14.7))') 'netcdf2 fill', filbyte, filshort, fillong, filfloat, fildoub
   end if
   call MPI_Allreduce(MPI_IN_PLACE, nerrs, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (rank == 0) write(*, '(A,I0)') 'errors: ', nerrs
