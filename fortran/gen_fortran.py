@@ -512,11 +512,11 @@ def vard_proc(op, t, rank, coll):
     intent = "in" if op == "put" else "inout"
     out = ["  function %s(ncid, varid, filetype, buf, bufcount, buftype) result(err)" % pname,
            "    integer, intent(in) :: ncid, varid, filetype, buftype",
-           "    %s, intent(%s) :: buf%s" % (t[3], intent, RANK_SHAPE[rank]),
+           "    %s, intent(%s) :: buf%s" % (fdecl_of(t), intent, RANK_SHAPE[rank]),
            "    integer(kind=MPI_OFFSET_KIND), intent(in) :: bufcount",
            "    integer :: err"]
     if rank == 0:
-        out.append("    %s :: tmp(1)" % t[3])
+        out.append("    %s :: tmp(1)" % ("character(len=len(buf))" if t[0] == "text" else t[3]))
         if op == "put":
             out.append("    tmp(1) = buf")
         out.append("    err = nfmpi_%s_vard%s(ncid, varid, filetype, tmp, bufcount, buftype)"
@@ -794,7 +794,7 @@ def gen_module(routines, consts):
     for op in ("put", "get"):
         for coll in ("", "_all"):
             gname = "nf90mpi_%s_vard%s" % (op, coll)
-            for t in KINDS:
+            for t in TYPES:
                 for rank in range(8):
                     pname, code = vard_proc(op, t, rank, coll)
                     generics.setdefault(gname, []).append(pname)

@@ -165,6 +165,18 @@ program f90_api
   err = nf90mpi_put_var_all(ncid, vt, tx, start=(/st(1), 2_8/)); call check(err, 'put text 1d')
   err = nf90mpi_get_var_all(ncid, vt, txi, start=(/st(1), 2_8/)); call check(err, 'get text 1d')
   call truth(all(txi == tx), 'text array round trip')
+  ! vard with a character buffer: row y = 3 of t, this rank's x
+  call MPI_Type_create_subarray(2, (/int(nx), NY/), (/NXL, 1/), (/rank * NXL, 2/), MPI_ORDER_FORTRAN, &
+                                MPI_CHARACTER, ftype, ierr)
+  call MPI_Type_commit(ftype, ierr)
+  tx = (/'v', 'w'/); tx(2) = achar(iachar('p') + rank)
+  err = nf90mpi_put_vard_all(ncid, vt, ftype, tx, int(NXL, MPI_OFFSET_KIND), MPI_CHARACTER)
+  call check(err, 'put_vard_all text')
+  txi = ' '
+  err = nf90mpi_get_vard_all(ncid, vt, ftype, txi, int(NXL, MPI_OFFSET_KIND), MPI_CHARACTER)
+  call check(err, 'get_vard_all text')
+  call truth(all(txi == tx), 'vard text round trip')
+  call MPI_Type_free(ftype, ierr)
 
   ! inquiry
   err = nf90mpi_inq_var_fill(ncid, v4, i, k); call check(err, 'inq_var_fill')
