@@ -11,6 +11,7 @@ from mpi4py import MPI  # noqa: F401  (initializes MPI before the native layer)
 from . import _core
 from ._errors import NCError, WaitAllError
 from ._file import Dataset, Dimension, File, Request, Variable
+from ._query import Query
 from ._types import chartostring, stringtochar
 
 __version__ = "0.1.0"
@@ -32,6 +33,6 @@ def to_exacdf(obj, path, comm=None, **kwargs):
     return _to_exacdf(obj, path, comm=comm, **kwargs)
 
 
-__all__ = ["File", "Dataset", "Dimension", "Variable", "Request", "NCError", "WaitAllError",
+__all__ = ["File", "Dataset", "Dimension", "Variable", "Request", "Query", "NCError", "WaitAllError",
            "stringtochar", "chartostring", "to_exacdf", "library_version", "strerror",
            "__version__"]

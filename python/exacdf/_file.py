@@ -19,6 +19,7 @@ from mpi4py import MPI
 from . import _core
 from ._errors import NCError, WaitAllError
 from ._indexing import is_fancy, select
+from ._query import Query
 from ._types import as_buffer, dtype_of, empty_buffer, from_buffer, nc_type_of
 
 _FORMATS = {
@@ -343,6 +344,18 @@ class Variable(_Attributes):
         elif data.dtype == bool:
             memtype = _core.NC_BYTE
         return as_buffer(data, memtype), memtype
+
+    # --- bitmap index (queries) ---
+    def create_index(self, spec: str = "") -> None:
+        """Collective: build and store this variable's bitmap index (exa_index_create; spec
+        "bins=N", "edges=a,b,...", optionally ";chunk=ROWS"; "" is "bins=64")."""
+        self._file._data_mode()
+        _core.index_create(self._file._ncid, self._varid, spec)
+
+    def drop_index(self) -> None:
+        """Collective: remove this variable's index (none is not an error)."""
+        self._file._data_mode()
+        _core.index_drop(self._file._ncid, self._varid)
 
     def _take_part_empty(self, key, write: bool, collective: bool) -> None:
         """This rank's share of a collective call when its index or data failed: the same
@@ -738,6 +751,11 @@ class File(_Attributes):
         """Like wait_all, independent (ncmpi_wait)."""
         with self._mode(False):
             return self.wait_all(requests)
+
+    def query(self, text: str) -> Query:
+        """A query over this file's variables, e.g. "energy > 1.9 and not (x < 0.5)" (local;
+        evaluate() it collectively)."""
+        return Query(self, _core.query_parse(self._ncid, text))
 
     # --- life cycle ---
     def sync(self) -> None:

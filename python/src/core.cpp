@@ -382,6 +382,69 @@ void add_constants(nb::module_ &m) {
 #undef EXACDF_CONST_
 }
 
+// --- queries over values (exacdf_query.h) ---------------------------------------------------
+
+int query_parse(int ncid, const std::string &text) {
+  int qid = -1;
+  check(exa_query_parse(ncid, text.c_str(), &qid));
+  return qid;
+}
+
+int query_combine(int q1, int how, int q2) {
+  int qid = -1;
+  check(exa_query_combine(q1, how, q2, &qid));
+  return qid;
+}
+
+int query_not(int q) {
+  int qid = -1;
+  check(exa_query_not(q, &qid));
+  return qid;
+}
+
+int query_ndims(int qid) {
+  int ndims = 0;
+  check(exa_query_inq(qid, &ndims));
+  return ndims;
+}
+
+// Collective: this rank's box (empty start/count: the library's split), the number of hits.
+MPI_Offset query_eval(int ncid, int qid, const Offsets &start, const Offsets &count) {
+  MPI_Offset nhits = 0;
+  int rc;
+  {
+    nb::gil_scoped_release unlocked;
+    rc = exa_query_eval(ncid, qid, or_null(start), or_null(count), &nhits);
+  }
+  check(rc);
+  return nhits;
+}
+
+// The hits' coordinates into buf (int64, nhits * ndims, made by the caller).
+void query_hits(int ncid, int qid, Buffer buf) {
+  check(exa_query_hits(ncid, qid, static_cast<MPI_Offset>(buf.size()),
+                       static_cast<MPI_Offset *>(const_cast<void *>(buf.data()))));
+}
+
+// Collective: another variable's values at the hits into buf (nhits values of memtype).
+void query_get(int ncid, int qid, int varid, Buffer buf, int memtype) {
+  int rc;
+  {
+    nb::gil_scoped_release unlocked;
+    rc = exa_query_get(ncid, qid, varid, const_cast<void *>(buf.data()), memtype);
+  }
+  check(rc);
+}
+
+void index_create(int ncid, int varid, const std::string &spec) {
+  int rc;
+  {
+    nb::gil_scoped_release unlocked;
+    rc = exa_index_create(ncid, varid, spec.c_str());
+  }
+  check(rc);
+}
+
 }  // namespace
 
 NB_MODULE(_core, m) {
@@ -439,6 +502,25 @@ NB_MODULE(_core, m) {
   m.def("varn", &varn);
   m.def("ivars", &ivars);
   m.def("wait", &wait);
+  m.def("query_parse", &query_parse);
+  m.def("query_combine", &query_combine);
+  m.def("query_not", &query_not);
+  m.def("query_free", [](int qid) { check(exa_query_free(qid)); });
+  m.def("query_ndims", &query_ndims);
+  m.def("query_eval", &query_eval);
+  m.def("query_hits", &query_hits);
+  m.def("query_get", &query_get);
+  m.def("index_create", &index_create);
+  m.def("index_drop", [](int ncid, int varid) {
+    int rc;
+    {
+      nb::gil_scoped_release unlocked;
+      rc = exa_index_drop(ncid, varid);
+    }
+    check(rc);
+  });
+  m.attr("QUERY_AND") = EXA_QUERY_AND;
+  m.attr("QUERY_OR") = EXA_QUERY_OR;
   m.def("strerror", [](int code) { return std::string(ncmpi_strerror(code)); });
   m.def("strerrno", [](int code) { return std::string(ncmpi_strerrno(code)); });
   m.def("libvers", [] { return std::string(exa_inq_libvers()); });
