@@ -13,7 +13,12 @@ namespace exa::tool {
 // the fill value, like ncdump): a file written without fill may end before
 // data never written; far more missing than that is a truncated or crafted
 // file, and they stop.
+// (fuzz_tools lowers it: tests/fuzz/CMakeLists.txt.)
+#ifdef EXACDF_TOOL_MAX_MISSING_BYTES
+constexpr MPI_Offset kMaxMissingDataBytes = EXACDF_TOOL_MAX_MISSING_BYTES;
+#else
 constexpr MPI_Offset kMaxMissingDataBytes = MPI_Offset{64} << 20;
+#endif
 
 struct DataExtent {
   MPI_Offset file_bytes = 0;  // the file's size
