@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "pnetcdf.h"
+#include "io/collective.hpp"
 #include "io/mpi_errors.hpp"
+#include "query/mpi/nc_status.hpp"
 #include "query/mpi/engine.hpp"
 #include "query/mpi/index_store.hpp"
 #include "query/mpi/typed_io.hpp"
@@ -33,18 +35,6 @@ uint64_t dense_candidates() {
   return e != nullptr ? std::strtoull(e, nullptr, 10) : 256;
 }
 
-Status nc(int code, const char* what) {
-  if (code == NC_NOERR) return Status::ok();
-  return {code, std::string(what) + ": " + ncmpi_strerror(code)};
-}
-
-// The most negative (= first by convention) NC error among the ranks.
-Status agree(MPI_Comm comm, const Status& mine) {
-  int code = mine.code(), all = 0;
-  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(&code, &all, 1, MPI_INT, MPI_MIN, comm)));
-  if (all == NC_NOERR) return Status::ok();
-  return code == all ? mine : Status{all, "failed on another rank"};
-}
 
 Status max_over(MPI_Comm comm, uint64_t mine, uint64_t* out) {
   unsigned long long v = mine, r = 0;
@@ -418,7 +408,7 @@ Status evaluate(const FileCtx& ctx, const Expr& e, const MPI_Offset* start, cons
     }
     return check_box(v, start, count, &box);
   }();
-  EXA_RETURN_IF_ERROR(agree(ctx.comm, st));
+  EXA_RETURN_IF_ERROR(io::agree(ctx.comm, st));
   std::vector<Bitset> stack;
   size_t next_leaf = 0;
   Status first;
@@ -444,7 +434,7 @@ Status evaluate(const FileCtx& ctx, const Expr& e, const MPI_Offset* start, cons
       }
     }
   }
-  EXA_RETURN_IF_ERROR(agree(ctx.comm, first));
+  EXA_RETURN_IF_ERROR(io::agree(ctx.comm, first));
   *hits = std::move(stack.back());
   *box_out = std::move(box);
   return Status::ok();
@@ -457,7 +447,7 @@ Status fetch(const FileCtx& ctx, const Box& box, const Bitset& hits, int varid, 
   if (st.is_ok() && v.dims.size() != box.count.size()) st = {NC_EINVALCOORDS, "shape differs"};
   if (st.is_ok() && !numeric_type(memtype)) st = {NC_EBADTYPE, "memtype is not numeric"};
   if (st.is_ok() && hits.count() > 0 && buf == nullptr) st = {NC_EINVAL, "null buffer"};
-  EXA_RETURN_IF_ERROR(agree(ctx.comm, st));
+  EXA_RETURN_IF_ERROR(io::agree(ctx.comm, st));
   const size_t nd = v.dims.size();
   if (nd == 0) {
     unsigned char value[8];

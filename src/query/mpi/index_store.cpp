@@ -17,7 +17,9 @@
 #include <type_traits>
 #include <utility>
 
+#include "io/collective.hpp"
 #include "io/mpi_errors.hpp"
+#include "query/mpi/nc_status.hpp"
 #include "pnetcdf.h"
 #include "query/mpi/put_epoch.hpp"
 #include "query/mpi/typed_io.hpp"
@@ -48,17 +50,6 @@ void set_built_count(int ncid, int varid, uint64_t n) {
   g_built[{ncid, varid}] = n;
 }
 
-Status nc(int code, const char* what) {
-  if (code == NC_NOERR) return Status::ok();
-  return {code, std::string(what) + ": " + ncmpi_strerror(code)};
-}
-
-Status agree(MPI_Comm comm, const Status& mine) {
-  int code = mine.code(), all = 0;
-  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(&code, &all, 1, MPI_INT, MPI_MIN, comm)));
-  if (all == NC_NOERR) return Status::ok();
-  return code == all ? mine : Status{all, "failed on another rank"};
-}
 
 // What ties a sidecar to the data it was built from.
 struct Fingerprint {
@@ -231,7 +222,7 @@ Status sample_values(const FileCtx& ctx, const VarShape& v, uint64_t r0, uint64_
       }
     });
   }
-  EXA_RETURN_IF_ERROR(agree(ctx.comm, first));
+  EXA_RETURN_IF_ERROR(io::agree(ctx.comm, first));
   int n = static_cast<int>(mine.size());
   std::vector<int> counts(static_cast<size_t>(ctx.size)), displs(static_cast<size_t>(ctx.size));
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, ctx.comm)));
@@ -275,7 +266,7 @@ Status write_blocks(const FileCtx& ctx, const std::string& tmp, uint64_t base,
     if (fd < 0) st = {NC_EFILE, "cannot create the index sidecar " + tmp};
     else ::close(fd);
   }
-  EXA_RETURN_IF_ERROR(agree(ctx.comm, st));
+  EXA_RETURN_IF_ERROR(io::agree(ctx.comm, st));
   int fd = ::open(tmp.c_str(), O_WRONLY);
   if (fd < 0) st = {NC_EFILE, "cannot open the index sidecar " + tmp};
   uint64_t at = base;
@@ -286,7 +277,7 @@ Status write_blocks(const FileCtx& ctx, const std::string& tmp, uint64_t base,
     std::vector<unsigned char>().swap(c.block);
   }
   if (fd >= 0) ::close(fd);
-  return agree(ctx.comm, st);
+  return io::agree(ctx.comm, st);
 }
 
 }  // namespace
@@ -341,15 +332,15 @@ Status load_index(const FileCtx& ctx, const VarShape& v, LoadedIndex* out, bool*
 Status index_create(const FileCtx& ctx, int varid, const char* spec) {
   BuildPlan p;
   Status st = plan_build(ctx, varid, spec, &p);
-  EXA_RETURN_IF_ERROR(agree(ctx.comm, st));
+  EXA_RETURN_IF_ERROR(io::agree(ctx.comm, st));
   // Everything written so far reaches the file before the fingerprint.
-  EXA_RETURN_IF_ERROR(agree(ctx.comm, nc(ncmpi_sync(ctx.ncid), "ncmpi_sync")));
+  EXA_RETURN_IF_ERROR(io::agree(ctx.comm, nc(ncmpi_sync(ctx.ncid), "ncmpi_sync")));
   Fingerprint fp0;
   if (ctx.rank == 0) {
     st = fingerprint(ctx.path, &fp0);
     if (st.is_ok()) wait_past(fp0.mtime_ns);
   }
-  EXA_RETURN_IF_ERROR(agree(ctx.comm, st));
+  EXA_RETURN_IF_ERROR(io::agree(ctx.comm, st));
   const uint64_t c_begin = p.nchunks * static_cast<uint64_t>(ctx.rank) / static_cast<uint64_t>(ctx.size);
   const uint64_t c_end = p.nchunks * static_cast<uint64_t>(ctx.rank + 1) / static_cast<uint64_t>(ctx.size);
   const uint64_t r0 = std::min(p.nrows, c_begin * p.chunk_rows), r1 = std::min(p.nrows, c_end * p.chunk_rows);
@@ -383,7 +374,7 @@ Status index_create(const FileCtx& ctx, int varid, const char* spec) {
       built.push_back(build_chunk(p.var.type, buf.data(), empty_rows ? 0 : n, edges));
     }
   }
-  EXA_RETURN_IF_ERROR(agree(ctx.comm, first));
+  EXA_RETURN_IF_ERROR(io::agree(ctx.comm, first));
   // Where the blocks go: after the header, in chunk order.
   IndexHeader h;
   h.varid = static_cast<uint32_t>(varid);
@@ -455,7 +446,7 @@ Status index_create(const FileCtx& ctx, int varid, const char* spec) {
     }();
     if (!st.is_ok()) ::unlink(tmp.c_str());
   }
-  EXA_RETURN_IF_ERROR(agree(ctx.comm, st));
+  EXA_RETURN_IF_ERROR(io::agree(ctx.comm, st));
   set_built_count(ctx.ncid, varid, put_count(ctx.ncid, varid));
   return Status::ok();
 }
@@ -467,13 +458,13 @@ Status index_drop(const FileCtx& ctx, int varid) {
     const std::string path = sidecar_path(ctx.path, varid);
     if (::unlink(path.c_str()) != 0 && errno != ENOENT) st = {NC_EWRITE, "cannot remove " + path};
   }
-  return agree(ctx.comm, st);
+  return io::agree(ctx.comm, st);
 }
 
 Status index_inq(const FileCtx& ctx, int varid, int* present, int* current, int* nbins,
                  MPI_Offset* bytes) {
   VarShape v;
-  EXA_RETURN_IF_ERROR(agree(ctx.comm, var_shape(ctx.ncid, varid, &v)));
+  EXA_RETURN_IF_ERROR(io::agree(ctx.comm, var_shape(ctx.ncid, varid, &v)));
   long long info[4] = {0, 0, 0, 0};  // present, current, bins, bytes
   if (ctx.rank == 0) {
     std::vector<unsigned char> head;
