@@ -106,6 +106,14 @@ extern int exa_checkpoint_close(int ckid);
  *  too. 0 disarms. Local. */
 extern void exa_debug_checkpoint_kill_after(int nth);
 
+/** Testing hook for big counts: the most rows one MPI_Alltoallv of
+ *  exa_relation_read / exa_checkpoint_read moves per rank (default INT_MAX,
+ *  what int counts and displacements hold). Beyond it the exchange runs in
+ *  rounds of at most rows / nranks rows per peer (on MPI-4 too, where the
+ *  default path is one MPI_Alltoallv_c), so tests exercise the rounds with
+ *  small relations. 0 restores the default. Local; set it alike on every rank. */
+extern void exa_debug_relation_exchange_limit(long long rows);
+
 #if defined(__cplusplus)
 }
 #endif

@@ -9,6 +9,7 @@
 #include "io/mpi_errors.hpp"
 #include "exacdf_relation.h"
 #include "relation/checkpoint.hpp"
+#include "relation/exchange.hpp"
 #include "relation/pure/manifest.hpp"
 #include "relation/relation_io.hpp"
 
@@ -134,5 +135,7 @@ int exa_checkpoint_close(int ckid) {
 }
 
 void exa_debug_checkpoint_kill_after(int nth) { rel::set_kill_after(nth); }
+
+void exa_debug_relation_exchange_limit(long long rows) { rel::set_exchange_limit(rows > 0 ? static_cast<uint64_t>(rows) : 0); }
 
 }  // extern "C"

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "io/mpi_errors.hpp"
+#include "relation/exchange.hpp"
 #include "util/hash.hpp"
 
 namespace exa::relation {
@@ -363,33 +364,14 @@ Status read_relation(int ncid, MPI_Comm comm, const std::string& name, int hash_
   if (hash_column >= 0)
     for (uint64_t i = 0; i < mine; ++i) dest[i] = owner_of(rows[i * cols + hash_column], size);
   for (uint64_t i = 0; i < mine; ++i) ++send_rows[dest[i]];
-  std::vector<int> scount(size), sdispl(size), rcount(size), rdispl(size);
-  uint64_t at = 0;
-  for (int p = 0; p < size; ++p) {
-    if (send_rows[p] > INT_MAX || at > INT_MAX) return {NC_EINTOVERFLOW, "more than 2^31 rows to one rank"};
-    scount[p] = static_cast<int>(send_rows[p]);
-    sdispl[p] = static_cast<int>(at);
-    at += send_rows[p];
-  }
   std::vector<uint64_t> send(mine * arity);
-  std::vector<uint64_t> fill(sdispl.begin(), sdispl.end());
+  std::vector<uint64_t> fill(size, 0);
+  for (int p = 1; p < size; ++p) fill[p] = fill[p - 1] + send_rows[p - 1];
   for (uint64_t i = 0; i < mine; ++i)
     std::memcpy(&send[fill[dest[i]]++ * arity], &rows[i * cols], sizeof(uint64_t) * arity);
   rows.clear();
   rows.shrink_to_fit();
-  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Alltoall(scount.data(), 1, MPI_INT, rcount.data(), 1, MPI_INT, comm)));
-  uint64_t got = 0;
-  for (int p = 0; p < size; ++p) {
-    if (got > INT_MAX) return {NC_EINTOVERFLOW, "more than 2^31 rows to one rank"};
-    rdispl[p] = static_cast<int>(got);
-    got += static_cast<uint64_t>(rcount[p]);
-  }
-  RowType row;
-  EXA_RETURN_IF_ERROR(row.make(arity));
-  const size_t before = out->size();
-  out->resize(before + got * arity);
-  return EXA_MPI(MPI_Alltoallv(send.data(), scount.data(), sdispl.data(), row.type, out->data() + before,
-                               rcount.data(), rdispl.data(), row.type, comm));
+  return exchange_rows(comm, arity, send, send_rows, out);
 }
 
 }  // namespace exa::relation
