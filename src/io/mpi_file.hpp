@@ -71,7 +71,7 @@ class MpiFile {
   bool has_byte_view() const { return byte_view_; }
 
   // Collective: flushes written data to storage and orders it before later
-  // reads by other ranks (sync, barrier, sync as MPI-IO requires).
+  // reads by other ranks (sync, barrier, sync as MPI-IO requires; one sync on one rank).
   Status sync_all();
   // This rank's MPI_File_sync (collective over this file's communicator:
   // local for a file opened on MPI_COMM_SELF).

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #include "io/mpi_errors.hpp"
 #include "relation/exchange.hpp"
@@ -101,11 +102,16 @@ Status define_relation(int ncid, const std::string& name, int arity, uint64_t to
 }
 
 // Rows to rank 0 (O1: the output is tiny, so int counts hold it).
-Status gather_rows(MPI_Comm comm, const std::vector<uint64_t>& rows, uint64_t total, int cols,
+// One rank: its rows are all of them, moved, not copied.
+Status gather_rows(MPI_Comm comm, std::vector<uint64_t> rows, uint64_t total, int cols,
                    std::vector<uint64_t>* all) {
   int rank = 0, size = 1;
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_rank(comm, &rank)));
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_size(comm, &size)));
+  if (size == 1) {
+    *all = std::move(rows);
+    return Status::ok();
+  }
   if (total * static_cast<uint64_t>(cols) > INT_MAX) return {NC_EINTOVERFLOW, "gather of more than 2^31 values"};
   int mine = static_cast<int>(rows.size());
   std::vector<int> counts(rank == 0 ? size : 0), displs(rank == 0 ? size : 0);
@@ -270,14 +276,14 @@ Status write_relation_file(MPI_Comm comm, const std::string& path, const std::st
   log_decision(comm, "checkpoint", name, s.input, d);
   InfoGuard info;
   EXA_RETURN_IF_ERROR(policy_info(d, &info.info));
-  const std::vector<uint64_t> rows = rows_with_ids(tuples, nlocal, arity, s.offset);
+  std::vector<uint64_t> rows = rows_with_ids(tuples, nlocal, arity, s.offset);
   const int cols = arity + 1;
   const int nranks = s.input.nprocs;
   int ncid = -1, varid = -1;
 
   if (d.gather) {  // O1: one rank, one create, one write
     std::vector<uint64_t> all;
-    Status st = gather_rows(comm, rows, s.total, cols, &all);
+    Status st = gather_rows(comm, std::move(rows), s.total, cols, &all);
     if (st && rank == 0) {
       st = create_defined(MPI_COMM_SELF, path, info.info, name, arity, s.total, nranks, d, &ncid, &varid);
       if (st) {
