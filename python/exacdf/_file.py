@@ -284,12 +284,18 @@ class Variable(_Attributes):
             flat = empty_buffer((out.size,), self._nc_type)
             _core.varn(f._ncid, self._varid, starts, counts, flat, self._nc_type, False,
                        collective)
-            pos = 0
-            for cnt, w in zip(counts, where):
-                n = int(np.prod(cnt, dtype=np.int64))
-                out[w] = flat[pos:pos + n].reshape(cnt)
-                pos += n
+            out = self._scatter(flat, sel, counts, where)
         return self._finish_read(out, sel)
+
+    def _scatter(self, flat, sel, counts, where):
+        """A varn read's flat buffer (request after request) -> the selection's full shape."""
+        out = empty_buffer(sel.shape, self._nc_type)
+        pos = 0
+        for cnt, w in zip(counts, where):
+            n = int(np.prod(cnt, dtype=np.int64))
+            out[w] = flat[pos:pos + n].reshape(cnt)
+            pos += n
+        return out
 
     def _finish_read(self, out, sel):
         if sel.flips():
@@ -380,9 +386,13 @@ class Variable(_Attributes):
         f._data_mode()
         data = self._as_data(value)
         sel = select(key, self.shape, self._unlimited(), write_shape=data.shape)
-        if sel.fancy:
-            raise IndexError("iput takes integers and slices (use blocking access for lists)")
         data, memtype = self._to_selection(data, sel)
+        if sel.fancy:  # a list index: the product of runs, one varn request
+            starts, counts, where = sel.varn_requests()
+            flat = (np.concatenate([data[w].reshape(-1) for w in where]) if where
+                    else data.reshape(-1)[:0])
+            rc, req = _core.ivarn(f._ncid, self._varid, starts, counts, flat, memtype, True)
+            return f._post(Request(self, req, True, flat, posted_error=rc))
         start, count, stride = sel.vars_request()
         rc, req = _core.ivars(f._ncid, self._varid, start, count, stride, data, memtype, True)
         return f._post(Request(self, req, True, data, posted_error=rc))
@@ -392,8 +402,12 @@ class Variable(_Attributes):
         f = self._file
         f._data_mode()
         sel = select(key, self.shape)
-        if sel.fancy:
-            raise IndexError("iget takes integers and slices (use blocking access for lists)")
+        if sel.fancy:  # a list index: one varn request into a flat buffer, scattered at the wait
+            starts, counts, where = sel.varn_requests()
+            flat = empty_buffer((int(np.prod(sel.shape, dtype=np.int64)),), self._nc_type)
+            rc, req = _core.ivarn(f._ncid, self._varid, starts, counts, flat, self._nc_type, False)
+            finish = lambda b: self._finish_read(self._scatter(b, sel, counts, where), sel)
+            return f._post(Request(self, req, False, flat, finish, rc))
         out = empty_buffer(sel.shape, self._nc_type)
         start, count, stride = sel.vars_request()
         rc, req = _core.ivars(f._ncid, self._varid, start, count, stride, out, self._nc_type,

@@ -289,6 +289,24 @@ std::pair<int, int> ivars(int ncid, int varid, const Offsets &start, const Offse
   return {rc, req};
 }
 
+// Posts a nonblocking varn put or get (a list index: the product of runs, one request);
+// request k's elements follow request k-1's in buf. Returns (code, request) as ivars.
+std::pair<int, int> ivarn(int ncid, int varid, std::vector<Offsets> starts, std::vector<Offsets> counts, Buffer buf,
+                          int memtype, bool write) {
+  if (starts.size() != counts.size()) throw nb::value_error("starts and counts differ in length");
+  Request r = request_of(buf, memtype);
+  auto s = rows(starts);
+  auto c = rows(counts);
+  const int num = static_cast<int>(s.size());
+  MPI_Offset *const *sp = num ? s.data() : nullptr;
+  MPI_Offset *const *cp = num ? c.data() : nullptr;
+  int req = NC_REQ_NULL;
+  const int rc = write ? ncmpi_iput_varn(ncid, varid, num, sp, cp, r.data, r.nelems, r.type, &req)
+                       : ncmpi_iget_varn(ncid, varid, num, sp, cp, r.data, r.nelems, r.type, &req);
+  if (rc != NC_NOERR && req == NC_REQ_NULL) throw NcError{rc};
+  return {rc, req};
+}
+
 // Completes requests; returns the call's code and each request's status (Python reports).
 std::pair<int, std::vector<int>> wait(int ncid, std::vector<int> reqs, bool collective) {
   std::vector<int> statuses(reqs.size(), NC_NOERR);
@@ -501,6 +519,7 @@ NB_MODULE(_core, m) {
   m.def("vars", &vars);
   m.def("varn", &varn);
   m.def("ivars", &ivars);
+  m.def("ivarn", &ivarn);
   m.def("wait", &wait);
   m.def("query_parse", &query_parse);
   m.def("query_combine", &query_combine);
