@@ -24,6 +24,7 @@ constexpr Subcommand kSubcommands[] = {
     {"index", "build, drop or describe a variable's bitmap index", exa::tool::index_main},
     {"query", "count and list the elements matching a condition", exa::tool::query_main},
     {"trace", "summarize a trace connector report (JSON), draw it (--png)", exa::tool::trace_main},
+    {"export-hdf5", "relations of a file or checkpoint into an HDF5 file", exa::tool::export_hdf5_main},
 };
 
 void print_usage(std::FILE* out) {

@@ -26,4 +26,7 @@ int query_main(int argc, char** argv);
 /** `exacdf trace`: summary (and PNG) of a trace connector report. */
 int trace_main(int argc, char** argv);
 
+/** `exacdf export-hdf5`: relations of a file or a checkpoint into an HDF5 file. */
+int export_hdf5_main(int argc, char** argv);
+
 }  // namespace exa::tool
