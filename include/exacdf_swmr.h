@@ -48,6 +48,15 @@ extern int exa_inq_heartbeat(int ncid, long long *heartbeat_us);
  *  the count stays 0. Local; counts over every file of the process. */
 extern long long exa_debug_unordered_commits(void);
 
+/** Testing hook for crash tests by kill -9: every write, sync and size
+ *  change this process makes on its files is one I/O event; the process
+ *  kills itself with SIGKILL just before its nth event from now on (0
+ *  disarms). The environment variable EXACDF_DEBUG_KILL_AT=n does the same
+ *  from the start of the program. Local. */
+extern void exa_debug_kill_at(long long nth);
+/** I/O events (see exa_debug_kill_at) this process made so far. Local. */
+extern long long exa_debug_io_events(void);
+
 #if defined(__cplusplus)
 }
 #endif

@@ -118,6 +118,11 @@ Status gather_hints(MPI_Info user, Hints* out) {
     const double v = std::strtod(it->second.c_str(), &end);
     if (end != it->second.c_str() && v > 0) h.swmr_refresh_bound = v;
   }
+  if (auto it = h.all.find("exa_swmr_commit_interval"); it != h.all.end()) {
+    char* end = nullptr;
+    const double v = std::strtod(it->second.c_str(), &end);
+    if (end != it->second.c_str() && v > 0) h.swmr_commit_interval = v;
+  }
   *out = std::move(h);
   return Status::ok();
 }

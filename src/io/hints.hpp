@@ -46,6 +46,10 @@ struct Hints {
   // older than this fails data reads until it refreshes (the writer and its
   // readers agree on it; space an old generation used may be reused after twice it).
   double swmr_refresh_bound = 0;
+  // exa_swmr_commit_interval (seconds; 0: none): an SWMR writer of a
+  // partitioned file also commits at a collective put of a record variable
+  // once this long has passed since its first put after the last commit.
+  double swmr_commit_interval = 0;
   // exa_compact_max (bytes, 0 disables): in a partitioned file without
   // record variables, fixed-size variables of at most this size keep their
   // data in their metadata block (docs/format.md, compact).

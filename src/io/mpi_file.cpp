@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <climits>
+#include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -156,7 +158,28 @@ std::atomic<int> g_fail_write_countdown{0};  // 0: disarmed
 void fail_nth_write(int nth) { g_fail_write_countdown.store(nth > 0 ? nth : 0); }
 
 bool take_injected_write_failure() {
+  note_io_event();
   return g_fail_write_countdown.load() > 0 && g_fail_write_countdown.fetch_sub(1) == 1;
+}
+
+namespace {
+std::atomic<long long> g_io_events{0};
+std::atomic<long long> g_kill_at{-1};  // -1: EXACDF_DEBUG_KILL_AT not read yet; 0: never
+}  // namespace
+
+void note_io_event() {
+  if (g_kill_at.load() < 0) {
+    const char* env = std::getenv("EXACDF_DEBUG_KILL_AT");
+    g_kill_at.store(env != nullptr ? std::max(0LL, std::atoll(env)) : 0);
+  }
+  const long long n = g_io_events.fetch_add(1) + 1;
+  if (g_kill_at.load() > 0 && n == g_kill_at.load()) std::raise(SIGKILL);  // as kill -9: nothing after
+}
+
+long long io_events() { return g_io_events.load(); }
+
+void kill_at_io_event(long long nth) {
+  g_kill_at.store(nth > 0 ? g_io_events.load() + nth : 0);
 }
 
 namespace {
@@ -187,6 +210,7 @@ Status MpiFile::write_at(int64_t offset, const void* buf, int64_t nbytes) {
 }
 
 Status MpiFile::sync() {
+  note_io_event();
   Status st = from_mpi(MPI_File_sync(fh_), MpiOp::kWrite, "MPI_File_sync");
   if (st.is_ok()) note_synced();
   return st;
@@ -213,6 +237,7 @@ Status MpiFile::grow_to(int64_t nbytes) {
   int64_t current = 0;
   EXA_RETURN_IF_ERROR(size(&current));
   if (current >= nbytes) return Status::ok();
+  note_io_event();
   return from_mpi(MPI_File_set_size(fh_, nbytes), MpiOp::kWrite, "MPI_File_set_size");
 }
 

@@ -31,6 +31,14 @@ void fail_nth_write(int nth);
 // path of the io layer asks).
 bool take_injected_write_failure();
 
+// Crash tests by SIGKILL (exa_debug_kill_at, EXACDF_DEBUG_KILL_AT=n): every
+// write (the paths that ask take_injected_write_failure), sync and size
+// change of this process is one event; the process kills itself with
+// SIGKILL before its nth event from now on (0: never).
+void note_io_event();
+long long io_events();
+void kill_at_io_event(long long nth);
+
 // Commit-order checks (exa_debug_unordered_commits): this process's writes
 // not yet synced, and commit points (a superblock, an ordered numrecs)
 // written while some were pending -- a crash then could keep the commit

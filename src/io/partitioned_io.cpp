@@ -182,7 +182,8 @@ Status apply_packed(MpiFile& file, const pf::Superblock& sb, const pf::IndexTabl
 }  // namespace
 
 Status commit_compact_pieces(MpiFile& file, const std::vector<CompactPiece>& mine, const std::vector<int>& writer,
-                             pf::Superblock* sb, pf::IndexTable* index, std::vector<size_t>* changed) {
+                             pf::Superblock* sb, pf::IndexTable* index, std::vector<size_t>* changed,
+                             format::ReusableSpace* reuse) {
   EXA_RETURN_IF_ERROR(file.use_byte_view());  // a data call may have left its view
   const int p = file.nprocs(), r = file.rank();
   // To each other block's rewriter, in bytes; pieces of blocks this rank
@@ -228,7 +229,18 @@ Status commit_compact_pieces(MpiFile& file, const std::vector<CompactPiece>& min
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Exscan(&bytes, &before, 1, MPI_INT64_T, MPI_SUM, file.comm())));
   if (file.rank() == 0) before = 0;
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(&bytes, &all, 1, MPI_INT64_T, MPI_SUM, file.comm())));
-  const int64_t base = int64_t(sb->file_end + 7) / 8 * 8;
+  int64_t base = int64_t(sb->file_end + 7) / 8 * 8;
+  // Blocks and table in one extent (the table's size does not change: the
+  // same blocks, other offsets), reused when the refresh bound allows.
+  const bool reusing = reuse != nullptr && reuse->enabled();
+  double now = 0;  // rank 0's clock, so every rank keeps the same list
+  if (reusing) {
+    if (file.rank() == 0)
+      now = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(&now, 1, MPI_DOUBLE, 0, file.comm())));
+    const int64_t at = reuse->take(all + pf::encoded_index_size(*index), sb->generation + 1, now);
+    if (at >= 0) base = at;
+  }
   std::vector<Segment> segments;
   std::vector<uint64_t> entries;  // (block, offset, size, crc) of this rank's
   int64_t at = base + before;
@@ -269,6 +281,10 @@ Status commit_compact_pieces(MpiFile& file, const std::vector<CompactPiece>& min
   if (file.rank() == 0) st = file.write_at(int64_t(nsb.index_offset), table.data(), int64_t(table.size()));
   EXA_RETURN_IF_ERROR(agree(file.comm(), st));
   EXA_RETURN_IF_ERROR(commit_superblock(file, nsb));
+  if (reusing) {  // what the new generation no longer references
+    for (size_t b : rewritten) reuse->release(int64_t(index->blocks[b].offset), int64_t(index->blocks[b].size), nsb.generation, now);
+    reuse->release(int64_t(sb->index_offset), int64_t(sb->index_size), nsb.generation, now);
+  }
   *sb = nsb;
   *index = std::move(next);
   std::sort(rewritten.begin(), rewritten.end());

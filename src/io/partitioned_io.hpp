@@ -9,6 +9,7 @@
 
 #include "format/partitioned_image.hpp"
 #include "format/partitioned_index.hpp"
+#include "format/reusable_space.hpp"
 #include "io/mpi_file.hpp"
 
 namespace exa::io {
@@ -44,14 +45,16 @@ struct CompactPiece {
 // piece goes to the rank that rewrites its block (writer[block], the same
 // vector on every rank), which reads the block, applies the pieces in rank
 // order (then in each rank's order: a later write wins), and writes it anew
-// past sb->file_end; rank 0
+// past sb->file_end (or, given `reuse` with a refresh bound, into space it
+// says the new generation may write); rank 0
 // writes the new index table after them; then commit_superblock. On
-// success *sb and *index are the new state on every rank and *changed lists
-// the rewritten blocks; on failure nothing changed on disk that the current
-// state uses.
+// success *sb and *index are the new state on every rank, *changed lists
+// the rewritten blocks, and the old blocks and index table are released
+// into `reuse`; on failure nothing changed on disk that the current state
+// uses.
 Status commit_compact_pieces(MpiFile& file, const std::vector<CompactPiece>& mine, const std::vector<int>& writer,
                              format::partitioned::Superblock* sb, format::partitioned::IndexTable* index,
-                             std::vector<size_t>* changed);
+                             std::vector<size_t>* changed, format::ReusableSpace* reuse = nullptr);
 
 // Collective. Syncs every rank's writes, makes the file reach sb.file_end
 // (synced), then write_superblock: the new state becomes the current one.

@@ -145,7 +145,8 @@ Status CompactStore::commit(NativeFile& nf) {
       mine.push_back({uint64_t(b), uint64_t(pos - first), uint64_t(p.offset), uint64_t(bytes), fill, p.bytes});
   }
   std::vector<size_t> changed;
-  EXA_RETURN_IF_ERROR(io::commit_compact_pieces(nf.file, mine, writer, &nf.superblock, &table, &changed));
+  EXA_RETURN_IF_ERROR(io::commit_compact_pieces(nf.file, mine, writer, &nf.superblock, &table, &changed,
+                                                  nf.swmr == NativeFile::Swmr::kWrite ? &nf.reusable : nullptr));
   // In place: a lazy dataset shares the index and reads later blocks from
   // their new versions.
   *nf.index = format::partitioned::PagedIndex(nf.superblock, table);

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include <map>
+#include <tuple>
 
 #include "convert/external.hpp"
 #include "io/access_plan.hpp"
@@ -16,6 +17,7 @@
 #include "layer/connector.hpp"
 #include "model/dataset.hpp"
 #include "format/partitioned.hpp"
+#include "format/reusable_space.hpp"
 #include "model/define_merge.hpp"
 
 namespace exa::layer {
@@ -62,6 +64,21 @@ class NativeFile : public FileState {
   enum class Swmr { kOff, kWrite, kRead };
   Swmr swmr = Swmr::kOff;
   std::chrono::steady_clock::time_point refreshed_at;  // a reader's view: opened or refreshed then
+  // A writer with a refresh bound (exa_swmr_refresh_bound): space older
+  // generations referenced, written again once no reader can be using it.
+  format::ReusableSpace reusable;
+  // A reader's decoded blocks by (offset, size, CRC), kept across refreshes
+  // while the view uses them: a refresh reads again only blocks that changed.
+  struct CachedBlock {
+    format::partitioned::Block block;
+    uint64_t used_in = 0;  // the last view (refreshes) that used it
+  };
+  std::map<std::tuple<uint64_t, uint64_t, uint32_t>, CachedBlock> block_cache;
+  uint64_t refreshes = 0;
+  // A writer's commit timer (exa_swmr_commit_interval): started by the first
+  // collective record put after the commit of generation timer_generation.
+  uint64_t timer_generation = 0;
+  std::chrono::steady_clock::time_point timer_started;
   // Independent define mode (EXA_INDEP_DEFINE or exa_define_mode=independent):
   // define calls are local and enddef merges (layer/native_merge.cpp).
   bool independent_define = false;

@@ -182,8 +182,6 @@ Status NativeConnector::put(FileState& f, const DataRequest& req) {
   return converted;
 }
 
-namespace {
-
 // An SWMR reader reads only a view younger than the refresh bound: space of
 // older generations may be reused by then (docs/format.md, "SWMR").
 Status check_view_age(const NativeFile& nf) {
@@ -193,8 +191,6 @@ Status check_view_age(const NativeFile& nf) {
   return {NC_ECANTREAD, "SWMR reader: the generation in view is older than exa_swmr_refresh_bound (" +
                             std::to_string(nf.hints.swmr_refresh_bound) + " s); call exa_refresh"};
 }
-
-}  // namespace
 
 Status NativeConnector::get(FileState& f, const DataRequest& req) {
   auto& nf = native(f);

@@ -130,8 +130,20 @@ void attach_index(NativeFile& nf, io::OpenedIndex opened) {
 model::Dataset::BlockReader block_reader(NativeFile& nf) {
   NativeFile* file = &nf;
   return [file](const format::partitioned::BlockEntry& e, format::partitioned::Block* block) {
+    const bool cached = file->swmr == NativeFile::Swmr::kRead;
+    const auto key = std::make_tuple(e.offset, e.size, e.crc);
+    if (cached) {
+      if (auto it = file->block_cache.find(key); it != file->block_cache.end()) {
+        it->second.used_in = file->refreshes;
+        *block = it->second.block;  // the same bytes: checked when first read
+        return Status::ok();
+      }
+    }
+    EXA_RETURN_IF_ERROR(check_view_age(*file));  // its space may have been reused since
     EXA_RETURN_IF_ERROR(open_indep_handle(*file));
-    return io::read_block(file->indep, file->superblock, e, block);
+    EXA_RETURN_IF_ERROR(io::read_block(file->indep, file->superblock, e, block));
+    if (cached) file->block_cache[key] = {*block, file->refreshes};
+    return Status::ok();
   };
 }
 
@@ -166,6 +178,7 @@ Status adopt_swmr(NativeFile& nf, int mode) {
   if (write && !nf.file.writable()) return {NC_EINVAL, "exa_swmr=write needs NC_WRITE"};
   nf.swmr = write ? NativeFile::Swmr::kWrite : read ? NativeFile::Swmr::kRead : NativeFile::Swmr::kOff;
   nf.file.set_heartbeat(write);
+  if (write) nf.reusable.set_bound(nf.hints.swmr_refresh_bound);
   return Status::ok();
 }
 
@@ -408,6 +421,7 @@ Status reach_records_end(NativeFile& nf, int64_t numrecs) {
   EXA_RETURN_IF_ERROR(io::agree(nf.comm(), st));
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(&grow, 1, MPI_INT64_T, 0, nf.comm())));
   if (!grow) return Status::ok();
+  io::note_io_event();
   EXA_RETURN_IF_ERROR(io::agree(
       nf.comm(), io::from_mpi(MPI_File_set_size(nf.file.handle(), end), io::MpiOp::kWrite, "MPI_File_set_size")));
   return io::agree(nf.comm(), nf.file.sync_all());
@@ -812,6 +826,25 @@ Status NativeConnector::flush(FileState& f) {
   EXA_RETURN_IF_ERROR(nf.compact.commit(nf));
   if (nf.swmr == NativeFile::Swmr::kWrite && nf.file.writable() && nf.superblock.generation == generation)
     return commit_heartbeat(nf);
+  return Status::ok();
+}
+
+bool swmr_commit_due(NativeFile& nf) {
+  if (nf.swmr != NativeFile::Swmr::kWrite || !nf.partitioned || nf.hints.swmr_commit_interval <= 0) return false;
+  const auto now = std::chrono::steady_clock::now();
+  if (nf.timer_generation != nf.superblock.generation) {  // the first put since that commit
+    nf.timer_generation = nf.superblock.generation;
+    nf.timer_started = now;
+    return false;
+  }
+  return std::chrono::duration<double>(now - nf.timer_started).count() >= nf.hints.swmr_commit_interval;
+}
+
+Status swmr_timer_commit(NativeFile& nf) {
+  const uint64_t generation = nf.superblock.generation;
+  EXA_RETURN_IF_ERROR(agree_numrecs(nf, /*ordered=*/true));
+  EXA_RETURN_IF_ERROR(nf.compact.commit(nf));
+  if (nf.superblock.generation == generation) return commit_heartbeat(nf);
   return Status::ok();
 }
 

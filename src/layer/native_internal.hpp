@@ -65,6 +65,15 @@ Status write_numrecs(NativeFile& nf, int64_t numrecs, bool agreed = true,
 // writes through the file, synced; agreed.
 Status sync_written(NativeFile& nf);
 
+// An SWMR writer of a partitioned file (exa_swmr_commit_interval): whether
+// its commit timer has run out (local: the caller agrees), and the commit
+// it then makes, the same as ncmpi_flush's (collective).
+bool swmr_commit_due(NativeFile& nf);
+// An SWMR reader's view older than its refresh bound: NC_ECANTREAD (data
+// reads and blocks first read after the bound; native_data_ops.cpp).
+Status check_view_age(const NativeFile& nf);
+Status swmr_timer_commit(NativeFile& nf);
+
 // Encodes the header in file order on rank 0 and writes it there (collective).
 Status write_file_header(NativeFile& nf);
 

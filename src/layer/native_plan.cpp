@@ -149,8 +149,10 @@ Status update_numrecs(NativeFile& nf, bool collective, int64_t reached, bool rec
     }
     return Status::ok();
   }
-  int64_t v[2] = {std::max(reached, nf.ds.numrecs()), io.is_ok() ? 0 : -int64_t{io.code()}};
-  EXA_RETURN_IF_ERROR(io::from_mpi(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT64_T, MPI_MAX, nf.comm()),
+  // v[2]: an SWMR writer's commit timer ran out on some rank.
+  int64_t v[3] = {std::max(reached, nf.ds.numrecs()), io.is_ok() ? 0 : -int64_t{io.code()},
+                  swmr_commit_due(nf) ? 1 : 0};
+  EXA_RETURN_IF_ERROR(io::from_mpi(MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_INT64_T, MPI_MAX, nf.comm()),
                                    io::MpiOp::kOther, "MPI_Allreduce of numrecs"));
   const int64_t most = v[0];
   const Status failed = v[1] == 0 ? Status::ok()
@@ -164,6 +166,9 @@ Status update_numrecs(NativeFile& nf, bool collective, int64_t reached, bool rec
       nf.ds.set_numrecs(most);
       nf.numrecs_dirty = true;
     }
+    // exa_swmr_commit_interval: this put's records are written on every rank
+    // (a failed write on any rank stops the commit: none then).
+    if (v[2] != 0 && v[1] == 0) recorded = swmr_timer_commit(nf);
   } else if (most > nf.ds.numrecs() || nf.numrecs_dirty) {
     nf.ds.set_numrecs(most);
     nf.numrecs_dirty = false;

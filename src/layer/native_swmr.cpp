@@ -35,6 +35,10 @@ Status refresh_partitioned(NativeFile& nf) {
     EXA_RETURN_IF_ERROR(st);
     if (opened.sb.generation <= nf.superblock.generation) return Status::ok();  // nothing newer
     nf.compact = CompactStore{};  // compact data lives in the blocks: read anew
+    // Blocks the view being left used stay cached (a block of the new view
+    // with the same offset, size and CRC is the same bytes); others go.
+    std::erase_if(nf.block_cache, [&](const auto& kv) { return kv.second.used_in < nf.refreshes; });
+    ++nf.refreshes;
     attach_index(nf, std::move(opened));
     st = io::agree(nf.comm(), nf.ds.open_lazily(nf.index, std::move(root), block_reader(nf)));
     if (!st.is_ok()) return st;
@@ -79,8 +83,13 @@ Status NativeConnector::refresh(FileState& f) {
   auto& nf = native(f);
   if (nf.swmr != NativeFile::Swmr::kRead) return {NC_EPERM, "not an SWMR reader (EXA_SWMR_READ)"};
   EXA_RETURN_IF_ERROR(nf.file.use_byte_view());  // collective: a data read may have left its view
+  // The new view's age counts from before its superblock is read (blocks
+  // read during the refresh are checked against it); a failed refresh keeps
+  // the old view and its age.
+  const auto before = nf.refreshed_at;
+  nf.refreshed_at = std::chrono::steady_clock::now();
   Status st = nf.partitioned ? refresh_partitioned(nf) : refresh_classic(nf);
-  if (st.is_ok()) nf.refreshed_at = std::chrono::steady_clock::now();
+  if (!st.is_ok()) nf.refreshed_at = before;
   return st;
 }
 
