@@ -85,7 +85,9 @@ int main(int argc, char **argv) {
     }
     ERR(ncmpi_close(w));
     int done = 1;
-    MPI_Bcast(&done, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Request req; /* matches the readers' MPI_Ibcast (a blocking MPI_Bcast would not) */
+    MPI_Ibcast(&done, 1, MPI_INT, 0, MPI_COMM_WORLD, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
   } else {
     int r, done = 0, flag = 0;
     long long refreshes = 0, gen = 0, last = 0, expired = 0;

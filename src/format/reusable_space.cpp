@@ -31,15 +31,19 @@ void ReusableSpace::release(int64_t offset, int64_t size, uint64_t gen, double n
 
 int64_t ReusableSpace::take(int64_t size, uint64_t gen, double now) {
   if (!enabled() || size <= 0) return -1;
-  for (auto it = extents_.begin(); it != extents_.end(); ++it) {
-    if (it->size < size || !reusable(*it, gen, now)) continue;
-    const int64_t offset = it->offset;
-    it->offset += size;
-    it->size -= size;
-    if (it->size == 0) extents_.erase(it);
-    return offset;
-  }
-  return -1;
+  // Best fit (the smallest reusable extent that holds it, the lowest of
+  // equals): a commit's blocks keep their sizes, so a block usually goes
+  // exactly where its own version of some commits ago was, and no large
+  // extent is split for a small block.
+  auto best = extents_.end();
+  for (auto it = extents_.begin(); it != extents_.end(); ++it)
+    if (it->size >= size && reusable(*it, gen, now) && (best == extents_.end() || it->size < best->size)) best = it;
+  if (best == extents_.end()) return -1;
+  const int64_t offset = best->offset;
+  best->offset += size;
+  best->size -= size;
+  if (best->size == 0) extents_.erase(best);
+  return offset;
 }
 
 int64_t ReusableSpace::bytes() const {

@@ -25,9 +25,9 @@ class ReusableSpace {
   // extents merge (the later generation and time of the two).
   void release(int64_t offset, int64_t size, uint64_t gen, double now);
 
-  // The lowest offset of `size` contiguous bytes that a commit of
-  // generation `gen` at time `now` may write, removed from the list; -1
-  // when there is none (or reuse is off).
+  // The offset of `size` contiguous bytes that a commit of generation `gen`
+  // at time `now` may write (the start of the smallest reusable extent that
+  // holds them), removed from the list; -1 when there is none (or reuse is off).
   int64_t take(int64_t size, uint64_t gen, double now);
 
   // Bytes released and not taken back (reusable or not yet).

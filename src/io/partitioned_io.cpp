@@ -179,6 +179,40 @@ Status apply_packed(MpiFile& file, const pf::Superblock& sb, const pf::IndexTabl
   return Status::ok();
 }
 
+// Where the blocks every rank rewrites (their sizes gathered, in rank order)
+// and the index table go when space may be reused: each into the lowest
+// reusable released extent it fits (the same decisions on every rank), else
+// past the end (`*end`, from `base` on). *mine: this rank's blocks.
+Status place_reusing(MpiFile& file, const std::vector<std::vector<uint8_t>>& encoded, format::ReusableSpace* reuse,
+                     uint64_t gen, double now, int64_t base, int64_t table_size, std::vector<int64_t>* mine,
+                     int64_t* table_at, int64_t* end) {
+  std::vector<uint64_t> sizes;
+  for (const auto& e : encoded) sizes.push_back(e.size());
+  std::vector<uint8_t> gathered;
+  std::vector<std::span<const uint8_t>> parts;
+  EXA_RETURN_IF_ERROR(allgather_bytes(
+      file.comm(), std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(sizes.data()), sizes.size() * 8),
+      &gathered, &parts));
+  *end = base;
+  auto place = [&](int64_t size) {
+    const int64_t at = reuse->take(size, gen, now);
+    if (at >= 0) return at;
+    *end += size;
+    return *end - size;
+  };
+  for (int r = 0; r < file.nprocs(); ++r) {
+    const auto part = parts[size_t(r)];
+    for (size_t i = 0; i + 8 <= part.size(); i += 8) {
+      uint64_t size = 0;
+      std::memcpy(&size, part.data() + i, 8);
+      const int64_t at = place(int64_t(size));
+      if (r == file.rank()) mine->push_back(at);
+    }
+  }
+  *table_at = place(table_size);
+  return Status::ok();
+}
+
 }  // namespace
 
 Status commit_compact_pieces(MpiFile& file, const std::vector<CompactPiece>& mine, const std::vector<int>& writer,
@@ -229,27 +263,32 @@ Status commit_compact_pieces(MpiFile& file, const std::vector<CompactPiece>& min
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Exscan(&bytes, &before, 1, MPI_INT64_T, MPI_SUM, file.comm())));
   if (file.rank() == 0) before = 0;
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(&bytes, &all, 1, MPI_INT64_T, MPI_SUM, file.comm())));
-  int64_t base = int64_t(sb->file_end + 7) / 8 * 8;
-  // Blocks and table in one extent (the table's size does not change: the
-  // same blocks, other offsets), reused when the refresh bound allows.
+  const int64_t base = int64_t(sb->file_end + 7) / 8 * 8;
+  const int64_t table_size = pf::encoded_index_size(*index);  // the same blocks: the same size
+  std::vector<int64_t> mine_at;                                // this rank's blocks
+  int64_t table_at = base + all, end = base + all + table_size;
   const bool reusing = reuse != nullptr && reuse->enabled();
   double now = 0;  // rank 0's clock, so every rank keeps the same list
   if (reusing) {
     if (file.rank() == 0)
       now = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
     EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(&now, 1, MPI_DOUBLE, 0, file.comm())));
-    const int64_t at = reuse->take(all + pf::encoded_index_size(*index), sb->generation + 1, now);
-    if (at >= 0) base = at;
+    EXA_RETURN_IF_ERROR(place_reusing(file, encoded, reuse, sb->generation + 1, now, base, table_size, &mine_at,
+                                      &table_at, &end));
+  } else {
+    for (int64_t at = base + before; const auto& e : encoded) {
+      mine_at.push_back(at);
+      at += int64_t(e.size());
+    }
   }
   std::vector<Segment> segments;
   std::vector<uint64_t> entries;  // (block, offset, size, crc) of this rank's
-  int64_t at = base + before;
   size_t k = 0;
   for (auto& [b, block] : blocks) {
-    const auto& e = encoded[k++];
+    const auto& e = encoded[k];
+    const int64_t at = mine_at[k++];
     segments.push_back({at, int64_t(e.size()), const_cast<uint8_t*>(e.data())});
     entries.insert(entries.end(), {uint64_t(b), uint64_t(at), uint64_t(e.size()), crc32c(e.data(), e.size())});
-    at += int64_t(e.size());
   }
   EXA_RETURN_IF_ERROR(agree(file.comm(), write_segments(file, std::move(segments), true)));
   EXA_RETURN_IF_ERROR(file.use_byte_view());  // the blocks' view, for the byte writes below
@@ -272,11 +311,12 @@ Status commit_compact_pieces(MpiFile& file, const std::vector<CompactPiece>& min
   }
   pf::Superblock nsb = *sb;
   nsb.generation += 1;
-  nsb.index_offset = uint64_t(base + all);
+  nsb.index_offset = uint64_t(table_at);
   std::vector<uint8_t> table = pf::encode_index(next, pf::kIndexPageEntries, &nsb.index_head_size);
   nsb.index_size = table.size();
   nsb.index_crc = crc32c(table.data(), size_t(nsb.index_head_size));
-  nsb.file_end = std::max(sb->file_end, nsb.index_offset + nsb.index_size);
+  if (int64_t(table.size()) != table_size) return {NC_EINTERNAL, "the index table changed size in a compact commit"};
+  nsb.file_end = std::max(sb->file_end, uint64_t(end));
   st = Status::ok();
   if (file.rank() == 0) st = file.write_at(int64_t(nsb.index_offset), table.data(), int64_t(table.size()));
   EXA_RETURN_IF_ERROR(agree(file.comm(), st));

@@ -40,3 +40,16 @@ TEST(ReusableSpace, AdjacentExtentsMergeConservatively) {
   EXPECT_EQ(s.take(10, 6, 4.0), 6000);
   EXPECT_EQ(s.take(1, 6, 4.0), -1);
 }
+
+TEST(ReusableSpace, BestFit) {
+  ReusableSpace s;
+  s.set_bound(1.0);
+  s.release(4096, 1000, 2, 0.0);
+  s.release(8192, 100, 2, 0.0);
+  s.release(9000, 100, 9, 0.0);  // not reusable yet at generation 10 (needs 11)
+  EXPECT_EQ(s.take(100, 10, 5.0), 8192);   // the exact fit, not the first
+  EXPECT_EQ(s.take(100, 10, 5.0), 4096);   // then the larger one, split
+  EXPECT_EQ(s.take(900, 10, 5.0), 4196);
+  EXPECT_EQ(s.take(100, 10, 5.0), -1);
+  EXPECT_EQ(s.take(100, 11, 5.0), 9000);
+}
