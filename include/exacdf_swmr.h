@@ -14,7 +14,13 @@
  *  ncmpi_flush, ncmpi_enddef and ncmpi_close commits a new generation whose
  *  superblock carries the writer's heartbeat; any change is allowed.
  *  Classic files: records are appended (numrecs written, in order, at every
- *  record growth); ncmpi_redef is refused (NC_ENOTSUPPORT). */
+ *  record growth); ncmpi_redef is refused (NC_ENOTSUPPORT).
+ *  Hints (partitioned): exa_swmr_refresh_bound=SECONDS, agreed with the
+ *  readers, lets the writer reuse space older generations referenced 2
+ *  bounds after they stopped (readers get NC_ECANTREAD on a view older than
+ *  the bound); exa_swmr_commit_interval=SECONDS also commits at a collective
+ *  put of a record variable once that long has passed since the first put
+ *  after the last commit (docs/format.md, "SWMR"). */
 #define EXA_SWMR_WRITE 0x04000000
 /** Open mode flag (read-only): this job follows a file an SWMR writer in
  *  another job is changing (same as the hint exa_swmr=read). The file looks
