@@ -51,7 +51,7 @@ for sc in "${scenarios[@]}"; do
   echo "$sc: $events kill points"
   args=("0:$dir/ref.nc")
   for k in $(seq 1 "$events"); do
-    if [ "$np" -gt 1 ]; then args+=("0:$dir/k$k.nc"); else args+=("$k:$dir/k$k.nc"); fi
+    if [ "$np" -gt 1 ]; then args+=("-1:$dir/k$k.nc"); else args+=("$k:$dir/k$k.nc"); fi
   done
   out=$(run 1 "$bin" check "$sc" "$dir/ref.log" "${args[@]}") || failed=1
   echo "$out" | grep -v '^opened '

@@ -18,7 +18,8 @@
  *  compact  -- no record variables: compact variables written and
  *              committed, a redef adding one more with an attribute.
  * Usage: swmr_crash write SCENARIO FILE [LOG]
- *        swmr_crash check SCENARIO LOG K:FILE ...   (K = 0: no kill point)
+ *        swmr_crash check SCENARIO LOG K:FILE ...
+ *        (K = 0: not killed, the whole run; K = -1: killed at an unknown point)
  */
 #include <exacdf.h>
 #include <mpi.h>
@@ -272,12 +273,12 @@ struct logged {
 
 static int check_file(const char *scenario, const struct logged *log, int nlog, long long k, const char *path) {
   /* the steps complete before the kill, and the one in progress */
-  int done = -1, doing = nlog - 1;
+  int done = -1, doing = nlog - 1; /* k < 0: killed at an unknown point (several ranks) */
   if (k > 0) {
     for (int i = 0; i < nlog; i++)
       if (log[i].events < k) done = i;
     doing = done + 1 < nlog ? done + 1 : nlog - 1;
-  } else {
+  } else if (k == 0) {
     done = nlog - 1;
   }
   int ncid, err = ncmpi_open(MPI_COMM_WORLD, path, NC_NOWRITE, MPI_INFO_NULL, &ncid);
