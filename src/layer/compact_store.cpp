@@ -44,9 +44,8 @@ Status CompactStore::load(NativeFile& nf, int64_t pos) {
   const format::partitioned::BlockEntry* entry = nullptr;
   EXA_RETURN_IF_ERROR(block_of(nf, pos, &b, &first));
   EXA_RETURN_IF_ERROR(nf.index->entry(b, &entry));
-  EXA_RETURN_IF_ERROR(open_indep_handle(nf));
-  format::partitioned::Block block;
-  EXA_RETURN_IF_ERROR(io::read_block(nf.indep, nf.superblock, *entry, &block));
+  format::partitioned::Block block;  // an SWMR reader's unchanged blocks come from its cache
+  EXA_RETURN_IF_ERROR(block_reader(nf)(*entry, &block));
   for (size_t k = 0; k < block.vars.size(); ++k) {
     auto& bv = block.vars[k];
     const int64_t at = first + int64_t(k);
