@@ -69,10 +69,10 @@ Status sync_written(NativeFile& nf);
 // its commit timer has run out (local: the caller agrees), and the commit
 // it then makes, the same as ncmpi_flush's (collective).
 bool swmr_commit_due(NativeFile& nf);
+Status swmr_timer_commit(NativeFile& nf);
 // An SWMR reader's view older than its refresh bound: NC_ECANTREAD (data
 // reads and blocks first read after the bound; native_data_ops.cpp).
 Status check_view_age(const NativeFile& nf);
-Status swmr_timer_commit(NativeFile& nf);
 
 // Encodes the header in file order on rank 0 and writes it there (collective).
 Status write_file_header(NativeFile& nf);
