@@ -684,6 +684,7 @@ Status index_create(const FileCtx& ctx, int varid, const char* spec) {
   unsigned long long counts[2] = {rebuilt, (c_end - c_begin) - rebuilt}, sums[2] = {0, 0};
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(counts, sums, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, ctx.comm)));
   set_rebuilt(ctx.ncid, varid, sums[0], sums[1]);
+  note_indexed(ctx.ncid, varid, true);
   return Status::ok();
 }
 
@@ -694,7 +695,10 @@ Status index_drop(const FileCtx& ctx, int varid) {
     const std::string path = sidecar_path(ctx.path, varid);
     if (::unlink(path.c_str()) != 0 && errno != ENOENT) st = {NC_EWRITE, "cannot remove " + path};
   }
-  if (st.is_ok()) drop_session(ctx.ncid, varid);
+  if (st.is_ok()) {
+    drop_session(ctx.ncid, varid);
+    note_indexed(ctx.ncid, varid, false);
+  }
   return io::agree(ctx.comm, st);
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <sys/stat.h>
+
 #include <map>
 #include <mutex>
 #include <type_traits>
@@ -21,6 +23,31 @@ constexpr uint64_t kToEnd = std::numeric_limits<uint64_t>::max();
 
 std::mutex g_mutex;
 std::map<std::pair<int, int>, std::vector<PutRecord>> g_puts;
+// Whether (ncid, varid) has an index sidecar: the values' range is computed
+// only then (a pass over the buffer that writes of unindexed variables do
+// not pay). Looked up once per variable, kept up to date by this
+// process's builds and drops (an index another process builds meanwhile
+// gets its chunks stale without bounds: still right, less skipping).
+std::map<std::pair<int, int>, bool> g_indexed;
+
+bool has_sidecar(int ncid, int varid) {
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    auto it = g_indexed.find({ncid, varid});
+    if (it != g_indexed.end()) return it->second;
+  }
+  int len = 0;
+  bool found = false;
+  if (ncmpi_inq_path(ncid, &len, nullptr) == NC_NOERR && len > 0) {
+    std::vector<char> path(static_cast<size_t>(len) + 1);
+    struct stat sb {};
+    found = ncmpi_inq_path(ncid, nullptr, path.data()) == NC_NOERR &&
+            ::stat(sidecar_path(path.data(), varid).c_str(), &sb) == 0;
+  }
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_indexed[{ncid, varid}] = found;
+  return found;
+}
 
 PutBounds unite(const PutBounds& a, const PutBounds& b) {
   if (!a.bounded || !b.bounded) return {};
@@ -163,7 +190,7 @@ void note_put(int ncid, int varid, const PutCall& c) {
   } else {
     return note_put(ncid, varid);
   }
-  if (c.memtype != 0) r.bounds = values_bounds(c.buf, n, c.memtype, vtype);
+  if (c.memtype != 0 && has_sidecar(ncid, varid)) r.bounds = values_bounds(c.buf, n, c.memtype, vtype);
   add(ncid, varid, r);
 }
 
@@ -186,7 +213,7 @@ void note_put_varn(int ncid, int varid, int num, MPI_Offset* const* starts, MPI_
     n += k;
     if (c0 > 0) rows.push_back({static_cast<uint64_t>(starts[i][0]), static_cast<uint64_t>(starts[i][0] + c0), {}});
   }
-  const PutBounds b = memtype != 0 ? values_bounds(buf, n, memtype, vtype) : PutBounds{};
+  const PutBounds b = memtype != 0 && has_sidecar(ncid, varid) ? values_bounds(buf, n, memtype, vtype) : PutBounds{};
   for (PutRecord& r : rows) {
     r.bounds = b;
     add(ncid, varid, r);
@@ -202,11 +229,18 @@ std::vector<PutRecord> take_puts(int ncid, int varid) {
   return out;
 }
 
+void note_indexed(int ncid, int varid, bool indexed) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_indexed[{ncid, varid}] = indexed;
+}
+
 void forget_file(int ncid) {
   {
     std::lock_guard<std::mutex> lock(g_mutex);
     for (auto it = g_puts.begin(); it != g_puts.end();)
       it = it->first.first == ncid ? g_puts.erase(it) : std::next(it);
+    for (auto it = g_indexed.begin(); it != g_indexed.end();)
+      it = it->first.first == ncid ? g_indexed.erase(it) : std::next(it);
   }
   forget_trust(ncid);
 }

@@ -43,6 +43,9 @@ void note_put_varn(int ncid, int varid, int num, MPI_Offset* const* starts, MPI_
 
 // The records of (ncid, varid) since the last take, removed.
 std::vector<PutRecord> take_puts(int ncid, int varid);
+// This process built (true) or dropped (false) varid's index: whether puts
+// compute their values' range.
+void note_indexed(int ncid, int varid, bool indexed);
 // ncid was closed: its records and trust go.
 void forget_file(int ncid);
 
