@@ -3,7 +3,8 @@
  * put; queries use the fresh chunks' bitmaps and test the stale chunks'
  * values; exa_index_create(..., "update") rebuilds only stale, new and
  * changed chunks (changes made behind the index found by the chunks' data
- * CRCs); the stale marks reach the sidecar, so a later process sees them.
+ * CRCs); the stale marks reach the sidecar, so a later process sees them;
+ * a change made through another ncid makes the index untrusted.
  * Every query result is compared with a scan of the values read back, with
  * the index forced on (EXACDF_QUERY_INDEX_SHARE huge) and with the cost
  * check's own choice. CDF-5 and the partitioned format. */
@@ -203,6 +204,15 @@ static void run_format(int cmode, const char *name) {
   expect_rebuilt(ncid, e, 2, 14, "update by CRC");
   expect_chunks(ncid, e, 1, 16, 0, "updated by CRC");
   all_queries(ncid, e, "updated by CRC");
+  /* A change through another ncid (as another job would make it) while
+   * this ncid put nothing: the index of this ncid is not trusted any more. */
+  int other;
+  CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_WRITE, MPI_INFO_NULL, &other));
+  put_rows(other, e, 3500, 2, -1000.0f, 0);
+  CHECK_OK(ncmpi_sync(other));
+  CHECK_OK(ncmpi_close(other));
+  expect_chunks(ncid, e, 0, 16, 16, "changed through another ncid");
+  all_queries(ncid, e, "changed through another ncid");
   CHECK_OK(ncmpi_close(ncid));
 }
 

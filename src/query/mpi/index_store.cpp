@@ -46,24 +46,34 @@ constexpr uint64_t kMaxHeaderBytes = uint64_t{1} << 31;
 // keeps them here only.
 struct Session {
   uint32_t disk_crc = 0;
+  uint64_t puts_at = 0;  // the communicator's put_total sum when the header was last known current
   IndexHeader header;
   uint64_t last_rebuilt = 0, last_kept = 0;  // chunks of the last exa_index_create
 };
 std::mutex g_mutex;
 std::map<std::pair<int, int>, Session> g_sessions;
 
-bool session_header(int ncid, int varid, uint32_t disk_crc, IndexHeader* out) {
+bool session_header(int ncid, int varid, uint32_t disk_crc, IndexHeader* out, uint64_t* puts_at) {
   std::lock_guard<std::mutex> lock(g_mutex);
   auto it = g_sessions.find({ncid, varid});
   if (it == g_sessions.end() || it->second.disk_crc != disk_crc) return false;
   *out = it->second.header;
+  *puts_at = it->second.puts_at;
   return true;
 }
-void set_session(int ncid, int varid, uint32_t disk_crc, const IndexHeader& h) {
+void set_session(int ncid, int varid, uint32_t disk_crc, const IndexHeader& h, uint64_t puts_at) {
   std::lock_guard<std::mutex> lock(g_mutex);
   Session& s = g_sessions[{ncid, varid}];
   s.disk_crc = disk_crc;
   s.header = h;
+  s.puts_at = puts_at;
+}
+// The communicator's puts into ncid so far (sum over the ranks). Collective.
+Status comm_puts(const FileCtx& ctx, uint64_t* out) {
+  unsigned long long mine = put_total(ctx.ncid), all = 0;
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, ctx.comm)));
+  *out = all;
+  return Status::ok();
 }
 void set_rebuilt(int ncid, int varid, uint64_t rebuilt, uint64_t kept) {
   std::lock_guard<std::mutex> lock(g_mutex);
@@ -464,10 +474,14 @@ Status load_index(const FileCtx& ctx, const VarShape& v, LoadedIndex* out, Index
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(bytes.data(), static_cast<int>(info[1]), MPI_BYTE, 0, ctx.comm)));
   const uint32_t disk_crc = stored_crc(bytes);
   IndexHeader h;
-  bool known = session_header(ctx.ncid, v.varid, disk_crc, &h);
+  uint64_t puts_at = 0, puts_now = 0;
+  bool known = session_header(ctx.ncid, v.varid, disk_crc, &h, &puts_at);
   int all_known = 0, mine = known ? 1 : 0;
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(&mine, &all_known, 1, MPI_INT, MPI_MIN, ctx.comm)));
-  known = all_known == 1;
+  EXA_RETURN_IF_ERROR(comm_puts(ctx, &puts_now));
+  // The file changed although this communicator put nothing since: someone
+  // else wrote it (or this process redefined it); the session's view is void.
+  known = all_known == 1 && (info[2] != 0 || puts_now != puts_at);
   if (!known) {
     if (info[2] == 0 || !decode_header(bytes.data(), bytes.size(), &h).is_ok()) {
       // The file changed since the sidecar was built, by writes this
@@ -484,7 +498,7 @@ Status load_index(const FileCtx& ctx, const VarShape& v, LoadedIndex* out, Index
   const bool changed = apply_puts(puts, &h);
   uint32_t new_crc = disk_crc;
   if (changed || info[2] == 0) EXA_RETURN_IF_ERROR(write_back_header(ctx, &h, &new_crc));
-  set_session(ctx.ncid, v.varid, new_crc, h);
+  set_session(ctx.ncid, v.varid, new_crc, h, puts_now);
   out->header = std::move(h);
   out->path = sidecar_path(ctx.path, v.varid);
   state->usable = true;
@@ -588,7 +602,9 @@ Status store_sidecar(const FileCtx& ctx, const BuildPlan& p, const std::vector<d
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(head.data(), static_cast<int>(len), MPI_BYTE, 0, ctx.comm)));
   IndexHeader written;
   EXA_RETURN_IF_ERROR(decode_header(head.data(), head.size(), &written));
-  set_session(ctx.ncid, p.var.varid, stored_crc(head), written);
+  uint64_t puts_now = 0;
+  EXA_RETURN_IF_ERROR(comm_puts(ctx, &puts_now));
+  set_session(ctx.ncid, p.var.varid, stored_crc(head), written, puts_now);
   return Status::ok();
 }
 

@@ -23,6 +23,7 @@ constexpr uint64_t kToEnd = std::numeric_limits<uint64_t>::max();
 
 std::mutex g_mutex;
 std::map<std::pair<int, int>, std::vector<PutRecord>> g_puts;
+std::map<int, uint64_t> g_put_total;  // per ncid: puts of any variable so far
 // Whether (ncid, varid) has an index sidecar: the values' range is computed
 // only then (a pass over the buffer that writes of unindexed variables do
 // not pay). Looked up once per variable, kept up to date by this
@@ -63,6 +64,7 @@ PutBounds unite(const PutBounds& a, const PutBounds& b) {
 
 void add(int ncid, int varid, PutRecord r) {
   std::lock_guard<std::mutex> lock(g_mutex);
+  ++g_put_total[ncid];
   std::vector<PutRecord>& v = g_puts[{ncid, varid}];
   if (!v.empty() && v.back().row0 <= r.row1 && r.row0 <= v.back().row1) {  // overlaps or adjoins
     v.back().row0 = std::min(v.back().row0, r.row0);
@@ -229,6 +231,12 @@ std::vector<PutRecord> take_puts(int ncid, int varid) {
   return out;
 }
 
+uint64_t put_total(int ncid) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  auto it = g_put_total.find(ncid);
+  return it == g_put_total.end() ? 0 : it->second;
+}
+
 void note_indexed(int ncid, int varid, bool indexed) {
   std::lock_guard<std::mutex> lock(g_mutex);
   g_indexed[{ncid, varid}] = indexed;
@@ -239,6 +247,7 @@ void forget_file(int ncid) {
     std::lock_guard<std::mutex> lock(g_mutex);
     for (auto it = g_puts.begin(); it != g_puts.end();)
       it = it->first.first == ncid ? g_puts.erase(it) : std::next(it);
+    g_put_total.erase(ncid);
     for (auto it = g_indexed.begin(); it != g_indexed.end();)
       it = it->first.first == ncid ? g_indexed.erase(it) : std::next(it);
   }

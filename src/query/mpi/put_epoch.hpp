@@ -43,6 +43,9 @@ void note_put_varn(int ncid, int varid, int num, MPI_Offset* const* starts, MPI_
 
 // The records of (ncid, varid) since the last take, removed.
 std::vector<PutRecord> take_puts(int ncid, int varid);
+// Puts of any variable of ncid by this process so far (a file whose
+// fingerprint moved while this count did not was changed by someone else).
+uint64_t put_total(int ncid);
 // This process built (true) or dropped (false) varid's index: whether puts
 // compute their values' range.
 void note_indexed(int ncid, int varid, bool indexed);
