@@ -88,22 +88,40 @@ extern int exa_query_hits(int ncid, int qid, MPI_Offset max, MPI_Offset *coords)
 extern int exa_query_get(int ncid, int qid, int varid, void *buf, nc_type memtype);
 
 /** Builds the bitmap index of varid and stores it (classic and partitioned
- *  files alike: in the sidecar FILE.exaidx, docs/format.md). Collective.
- *  spec: NULL or "" (= "bins=64"), "bins=N" (N equal-weight bins, 1..4096,
- *  from a sample of the values gathered over the ranks), "edges=a,b,c"
- *  (bins on these increasing edges); optionally ";chunk=R" (rows of
- *  dimension 0 per chunk; default: as many as keep a chunk <= 2^20
- *  elements). Replaces an index varid already has. The file must not have
- *  pending writes of other processes. */
+ *  files alike: in the sidecar FILE.exaidx.<varid>, docs/format.md).
+ *  Collective. spec: NULL or "" (= "bins=64"), "bins=N" (N equal-weight
+ *  bins, 1..4096, from a sample of the values gathered over the ranks),
+ *  "edges=a,b,c" (bins on these increasing edges); optionally ";chunk=R"
+ *  (rows of dimension 0 per chunk; default: as many as keep a chunk <= 2^20
+ *  elements). Replaces an index varid already has. Or "update": keeps the
+ *  existing index's bins and chunks and rebuilds only the chunks that are
+ *  stale (put into since), new (rows appended) or whose values' CRC
+ *  differs from the one recorded (writes this process did not see); a full
+ *  "bins=64" build when there is no index. The file must not have pending
+ *  writes of other processes.
+ *
+ *  Puts: a put marks the index chunks holding the rows it writes stale
+ *  (their bitmaps are no longer used: queries test those chunks' values)
+ *  and widens their min/max by the values put (typed calls; other puts
+ *  leave the chunk without bounds), so queries still skip chunks by min/max.
+ *  The marks are taken at the next collective index call or query and
+ *  written into the sidecar then. */
 extern int exa_index_create(int ncid, int varid, const char *spec);
 /** Removes varid's index (no error when there is none). Collective. */
 extern int exa_index_drop(int ncid, int varid);
 /** Whether varid has an index (*present), whether it is current (*current:
- *  0 when the file changed since it was built: queries then scan), its
- *  number of bins and the sidecar's size in bytes. NULL outputs are
- *  skipped. Collective. */
+ *  0 when the file changed since it was built by writes this process did
+ *  not see: queries then scan; stale chunks of a current index are
+ *  scanned), its number of bins and the sidecar's size in bytes. NULL
+ *  outputs are skipped. Collective. */
 extern int exa_index_inq(int ncid, int varid, int *present, int *current, int *nbins,
                          MPI_Offset *bytes);
+/** The index's chunks (*nchunks), how many are stale (*nstale: all of them
+ *  when the index is not current), and the chunks this process's last
+ *  exa_index_create of varid built (*rebuilt) and kept (*kept). NULL
+ *  outputs are skipped. Collective. */
+extern int exa_index_inq_chunks(int ncid, int varid, MPI_Offset *nchunks, MPI_Offset *nstale,
+                                MPI_Offset *rebuilt, MPI_Offset *kept);
 
 #if defined(__cplusplus)
 }

@@ -15,22 +15,31 @@ namespace exa::tool {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: exacdf index build FILE VAR [SPEC]   build (or rebuild) VAR's index\n"
+    "usage: exacdf index build FILE VAR [SPEC]   build VAR's index (without SPEC: update it --\n"
+    "                                            rebuild only stale, changed and new chunks --\n"
+    "                                            or build it with bins=64 if there is none)\n"
     "       exacdf index drop FILE VAR           remove it\n"
-    "       exacdf index info FILE VAR           whether it exists and is current\n"
+    "       exacdf index info FILE VAR           whether it exists and is current, stale chunks\n"
     "  SPEC: bins=N (equal-weight, default 64) or edges=a,b,c; optionally ;chunk=ROWS\n";
 
 void print_info(int ncid, int varid, const char* var, int rank) {
   int present = 0, current = 0, nbins = 0;
-  MPI_Offset bytes = 0;
+  MPI_Offset bytes = 0, nchunks = 0, nstale = 0, rebuilt = 0, kept = 0;
   nc_check(exa_index_inq(ncid, varid, &present, &current, &nbins, &bytes), "exa_index_inq");
+  nc_check(exa_index_inq_chunks(ncid, varid, &nchunks, &nstale, &rebuilt, &kept), "exa_index_inq_chunks");
   if (rank != 0) return;
   if (!present) {
     std::printf("%s: no index\n", var);
     return;
   }
-  std::printf("%s: index of %d bins, %lld bytes, %s\n", var, nbins, static_cast<long long>(bytes),
-              current ? "current" : "stale (the file changed since it was built: queries scan)");
+  std::printf("%s: index of %d bins, %lld bytes, %lld chunks, %s\n", var, nbins, static_cast<long long>(bytes),
+              static_cast<long long>(nchunks),
+              current ? (nstale ? "current but for stale chunks (queries test their values)" : "current")
+                      : "stale (the file changed since it was built: queries scan; `index build` updates it)");
+  if (current && nstale) std::printf("%s: %lld stale chunks\n", var, static_cast<long long>(nstale));
+  if (rebuilt + kept > 0)
+    std::printf("%s: this build made %lld chunks and kept %lld\n", var, static_cast<long long>(rebuilt),
+                static_cast<long long>(kept));
 }
 
 }  // namespace
@@ -41,7 +50,7 @@ int index_main(int argc, char** argv) {
     return 2;
   }
   const std::string action = argv[1], path = argv[2], var = argv[3];
-  const char* spec = argc == 5 ? argv[4] : nullptr;
+  const char* spec = argc == 5 ? argv[4] : "update";
   if (action != "build" && action != "drop" && action != "info") {
     std::fputs(kUsage, stderr);
     return 2;

@@ -6,7 +6,8 @@ its box (default: the library's split of dimension 0 across the ranks) and gets 
 of hits; ``q.hits()`` gives this rank's hit coordinates (row-major order) and
 ``q.get("x")`` reads another variable at the hits in one collective read. An index built
 with ``v.create_index("bins=64")`` is used when it is current; queries never answer from a
-stale one.
+stale chunk of it (one written since it was built: its values are tested), and
+``v.create_index("update")`` rebuilds only the stale, changed and new chunks.
 """
 from __future__ import annotations
 

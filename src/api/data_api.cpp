@@ -6,7 +6,7 @@
 #include "api/api_support.hpp"
 #include "api/memtypes.hpp"
 #include "api/request_builder.hpp"
-#include "query/mpi/put_epoch.hpp"
+#include "api/put_notes.hpp"
 #include "pnetcdf.h"
 
 using exa::Status;
@@ -20,10 +20,10 @@ int data_call(const char* fn, int ncid, int varid, Kind kind, const MPI_Offset* 
               const MPI_Offset* count, const MPI_Offset* stride, const MPI_Offset* imap,
               const void* buf, MPI_Offset bufcount, MPI_Datatype buftype, nc_type memtype,
               bool put, bool collective) {
-  if (put) exa::query::note_put(ncid, varid);  // a current index of varid is no longer used
+  const exa::api::RequestArgs a{varid, kind, start, count, stride, imap, buf, bufcount, buftype,
+                                memtype, collective};
+  if (put) exa::api::note_query_put(ncid, a);  // index chunks of the rows written go stale
   return exa::api::with_file(fn, ncid, [&](OpenFile& f) -> Status {
-    exa::api::RequestArgs a{varid, kind, start, count, stride, imap, buf, bufcount, buftype,
-                            memtype, collective};
     std::vector<MPI_Offset> storage;
     if (collective) f.connector->prepare_collective(*f.state, varid);
     auto req = exa::api::make_request(f.connector->dataset(*f.state), a, &storage);

@@ -8,6 +8,7 @@
 #include "layer/native_connector.hpp"
 #include "exacdf.h"
 #include "pnetcdf.h"
+#include "query/mpi/put_epoch.hpp"
 
 using exa::Status;
 using exa::api::OpenFile;
@@ -105,10 +106,12 @@ int ncmpi_end_indep_data(int ncid) {
 }
 
 int ncmpi_close(int ncid) {
+  exa::query::forget_file(ncid);  // its put records and trusted index state
   return finish_file("ncmpi_close", ncid, [](OpenFile& f) { return f.connector->close(*f.state); });
 }
 
 int ncmpi_abort(int ncid) {
+  exa::query::forget_file(ncid);
   return finish_file("ncmpi_abort", ncid, [](OpenFile& f) { return f.connector->abort(*f.state); });
 }
 

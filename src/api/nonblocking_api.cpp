@@ -7,7 +7,7 @@
 #include "api/api_support.hpp"
 #include "api/memtypes.hpp"
 #include "api/request_builder.hpp"
-#include "query/mpi/put_epoch.hpp"
+#include "api/put_notes.hpp"
 #include "pnetcdf.h"
 
 using exa::Status;
@@ -20,7 +20,7 @@ using exa::layer::PostKind;
 namespace {
 
 int post_call(const char* fn, int ncid, const RequestArgs& a, PostKind kind, int* req) {
-  if (kind != PostKind::kIget) exa::query::note_put(ncid, a.varid);
+  if (kind != PostKind::kIget) exa::api::note_query_put(ncid, a);
   return with_file(fn, ncid, [&](OpenFile& f) -> Status {
     std::vector<MPI_Offset> storage;
     auto r = exa::api::make_request(f.connector->dataset(*f.state), a, &storage);
@@ -47,7 +47,8 @@ void varn_request(int varid, int num, MPI_Offset* const* starts, MPI_Offset* con
 int post_varn(const char* fn, int ncid, int varid, int num, MPI_Offset* const* starts,
               MPI_Offset* const* counts, const void* buf, MPI_Offset bufcount,
               MPI_Datatype buftype, nc_type memtype, PostKind kind, int* req) {
-  if (kind != PostKind::kIget) exa::query::note_put(ncid, varid);
+  if (kind != PostKind::kIget)
+    exa::query::note_put_varn(ncid, varid, num, starts, counts, buf, buftype == MPI_DATATYPE_NULL ? memtype : NC_NAT);
   return with_file(fn, ncid, [&](OpenFile& f) -> Status {
     exa::layer::DataRequest r;
     varn_request(varid, num, starts, counts, buf, bufcount, buftype, memtype, &r);
@@ -86,7 +87,8 @@ int blocking_via_requests(const char* fn, int ncid, bool collective, bool post_c
 int varn_blocking(const char* fn, int ncid, int varid, int num, MPI_Offset* const* starts,
                   MPI_Offset* const* counts, const void* buf, MPI_Offset bufcount,
                   MPI_Datatype buftype, nc_type memtype, bool put, bool collective) {
-  if (put) exa::query::note_put(ncid, varid);
+  if (put)
+    exa::query::note_put_varn(ncid, varid, num, starts, counts, buf, buftype == MPI_DATATYPE_NULL ? memtype : NC_NAT);
   return blocking_via_requests(fn, ncid, collective, true, [&](OpenFile& f, std::vector<int>* ids) -> Status {
     exa::layer::DataRequest r;
     if (collective) f.connector->prepare_collective(*f.state, varid);
@@ -306,6 +308,7 @@ EXACDF_FOR_EACH_DATA_TYPE(EXA_VARN_DEFINE_)
   }                                                                                              \
   int ncmpi_##OP##_vard##SFX(int ncid, int varid, MPI_Datatype filetype, CQ void* buf,           \
                              MPI_Offset bufcount, MPI_Datatype buftype) {                        \
+    if (PUT) exa::query::note_put(ncid, varid); /* region unknown: the whole variable */         \
     return with_file("ncmpi_" #OP "_vard" #SFX, ncid, [&](OpenFile& f) {                         \
       if (COLL) f.connector->prepare_collective(*f.state, varid);                                \
       return f.connector->vard(*f.state, varid, filetype, const_cast<void*>(buf), bufcount,      \

@@ -261,8 +261,27 @@ int exa_index_drop(int ncid, int varid) {
 }
 
 int exa_index_inq(int ncid, int varid, int* present, int* current, int* nbins, MPI_Offset* bytes) {
-  return with_ctx("exa_index_inq", ncid, [&](const exa::query::FileCtx& ctx) {
-    return exa::query::index_inq(ctx, varid, present, current, nbins, bytes);
+  return with_ctx("exa_index_inq", ncid, [&](const exa::query::FileCtx& ctx) -> Status {
+    exa::query::IndexInfo info;
+    EXA_RETURN_IF_ERROR(exa::query::index_inq(ctx, varid, &info));
+    if (present) *present = info.present ? 1 : 0;
+    if (current) *current = info.current ? 1 : 0;
+    if (nbins) *nbins = info.nbins;
+    if (bytes) *bytes = info.bytes;
+    return Status::ok();
+  });
+}
+
+int exa_index_inq_chunks(int ncid, int varid, MPI_Offset* nchunks, MPI_Offset* nstale,
+                         MPI_Offset* rebuilt, MPI_Offset* kept) {
+  return with_ctx("exa_index_inq_chunks", ncid, [&](const exa::query::FileCtx& ctx) -> Status {
+    exa::query::IndexInfo info;
+    EXA_RETURN_IF_ERROR(exa::query::index_inq(ctx, varid, &info));
+    if (nchunks) *nchunks = static_cast<MPI_Offset>(info.nchunks);
+    if (nstale) *nstale = static_cast<MPI_Offset>(info.nstale);
+    if (rebuilt) *rebuilt = static_cast<MPI_Offset>(info.last_rebuilt);
+    if (kept) *kept = static_cast<MPI_Offset>(info.last_kept);
+    return Status::ok();
   });
 }
 

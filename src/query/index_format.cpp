@@ -17,7 +17,9 @@ namespace {
 
 constexpr unsigned char kMagic[8] = {'E', 'X', 'A', 'I', 'D', 'X', '\r', '\n'};
 constexpr size_t kFixedBytes = 88;
-constexpr size_t kChunkEntryBytes = 40;
+constexpr size_t kChunkEntryBytesV1 = 40;
+constexpr size_t kChunkEntryBytes = 48;  // version 2: + data CRC, reserved u32
+size_t entry_bytes(uint32_t version) { return version == kIndexVersionV1 ? kChunkEntryBytesV1 : kChunkEntryBytes; }
 constexpr uint64_t kMaxChunks = uint64_t{1} << 32;
 
 void put_le(std::vector<unsigned char>* out, uint64_t v, int bytes) {
@@ -48,6 +50,31 @@ uint64_t IndexHeader::chunk_elems(uint64_t c) const {
   return rows * row_elems;
 }
 
+uint64_t IndexHeader::stale_chunks() const {
+  uint64_t n = 0;
+  for (const ChunkEntry& c : chunks) n += (c.flags & kStale) ? 1 : 0;
+  return n;
+}
+
+void mark_stale(ChunkEntry* e, const PutBounds& put) {
+  if (!put.bounded || (e->flags & kNoBounds)) {
+    e->flags = (e->flags & kHasDataCrc) | kStale | kNoBounds;
+    return;
+  }
+  if (put.any) {
+    if (e->flags & kHasValues) {
+      e->min = std::min(e->min, put.lo);
+      e->max = std::max(e->max, put.hi);
+    } else {
+      e->min = put.lo;
+      e->max = put.hi;
+    }
+    e->flags |= kHasValues;
+  }
+  if (put.nan) e->flags |= kHasNaN;
+  e->flags |= kStale;
+}
+
 uint32_t bin_of(const std::vector<double>& edges, long double v) {
   if (std::isnan(v)) return static_cast<uint32_t>(edges.size()) + 1;
   auto it = std::upper_bound(edges.begin(), edges.end(), v,
@@ -65,9 +92,9 @@ void bin_interval(const std::vector<double>& edges, uint32_t b, long double* lo,
 
 std::vector<unsigned char> encode_header(const IndexHeader& h) {
   std::vector<unsigned char> out(kMagic, kMagic + 8);
-  const uint64_t len = kFixedBytes + h.var_name.size() + 8 * h.edges.size() +
-                       kChunkEntryBytes * h.chunks.size() + 4;
-  put_le(&out, kIndexVersion, 4);
+  const size_t eb = entry_bytes(h.version);
+  const uint64_t len = kFixedBytes + h.var_name.size() + 8 * h.edges.size() + eb * h.chunks.size() + 4;
+  put_le(&out, h.version, 4);
   put_le(&out, len, 4);
   put_le(&out, h.data_size, 8);
   put_le(&out, static_cast<uint64_t>(h.data_mtime_ns), 8);
@@ -90,6 +117,10 @@ std::vector<unsigned char> encode_header(const IndexHeader& h) {
     put_le(&out, bits_of(c.max), 8);
     put_le(&out, c.crc, 4);
     put_le(&out, c.flags, 4);
+    if (eb == kChunkEntryBytes) {
+      put_le(&out, c.data_crc, 4);
+      put_le(&out, 0, 4);
+    }
   }
   put_le(&out, crc32c(out.data(), out.size()), 4);
   return out;
@@ -98,7 +129,8 @@ std::vector<unsigned char> encode_header(const IndexHeader& h) {
 Status header_length(const unsigned char* prefix, size_t len, uint64_t* header_len) {
   if (len < kIndexPrefixBytes) return bad("too short");
   if (std::memcmp(prefix, kMagic, 8) != 0) return bad("not an exacdf index sidecar");
-  if (get_le(prefix + 8, 4) != kIndexVersion) return bad("unknown version");
+  const uint64_t version = get_le(prefix + 8, 4);
+  if (version != kIndexVersion && version != kIndexVersionV1) return bad("unknown version");
   *header_len = get_le(prefix + 12, 4);
   if (*header_len < kFixedBytes + 4) return bad("header too short");
   return Status::ok();
@@ -110,6 +142,9 @@ Status decode_header(const unsigned char* data, size_t len, IndexHeader* out) {
   if (hlen != len) return bad("header length mismatch");
   if (get_le(data + len - 4, 4) != crc32c(data, len - 4)) return bad("header checksum mismatch");
   IndexHeader h;
+  h.version = static_cast<uint32_t>(get_le(data + 8, 4));
+  const size_t eb = entry_bytes(h.version);
+  const uint32_t known = h.version == kIndexVersionV1 ? kKnownFlagsV1 : kKnownFlags;
   const unsigned char* p = data + 16;
   h.data_size = get_le(p, 8);
   h.data_mtime_ns = static_cast<int64_t>(get_le(p + 8, 8));
@@ -125,7 +160,7 @@ Status decode_header(const unsigned char* data, size_t len, IndexHeader* out) {
   const uint64_t name_len = get_le(p + 68, 4);
   if (nedges > kMaxEdges) return bad("too many edges");
   if (nchunks > kMaxChunks || name_len > 4096) return bad("field out of range");
-  if (kFixedBytes + name_len + 8 * nedges + kChunkEntryBytes * nchunks + 4 != len)
+  if (kFixedBytes + name_len + 8 * nedges + eb * nchunks + 4 != len)
     return bad("sizes disagree with header length");
   if (h.chunk_rows == 0 || h.row_elems == 0) return bad("empty chunk shape");
   if (h.chunk_rows > kMaxChunkElems / h.row_elems) return bad("chunk too large");
@@ -138,7 +173,7 @@ Status decode_header(const unsigned char* data, size_t len, IndexHeader* out) {
     if (!std::isfinite(e) || (!h.edges.empty() && !(e > h.edges.back()))) return bad("bad edges");
     h.edges.push_back(e);
   }
-  for (uint64_t i = 0; i < nchunks; ++i, p += kChunkEntryBytes) {
+  for (uint64_t i = 0; i < nchunks; ++i, p += eb) {
     ChunkEntry c;
     c.offset = get_le(p, 8);
     c.length = get_le(p + 8, 8);
@@ -146,7 +181,13 @@ Status decode_header(const unsigned char* data, size_t len, IndexHeader* out) {
     c.max = double_of(get_le(p + 24, 8));
     c.crc = static_cast<uint32_t>(get_le(p + 32, 4));
     c.flags = static_cast<uint32_t>(get_le(p + 36, 4));
-    if (c.flags > 3 || c.offset < hlen || c.length > (uint64_t{1} << 40) ||
+    if (eb == kChunkEntryBytes) {
+      c.data_crc = static_cast<uint32_t>(get_le(p + 40, 4));
+      if (get_le(p + 44, 4) != 0) return bad("reserved chunk entry field");
+    }
+    const bool bounds_ok = !(c.flags & kNoBounds) || (c.flags & kStale);
+    const bool minmax_ok = !(c.flags & kHasValues) || (c.flags & kNoBounds) || !(c.min > c.max);
+    if ((c.flags & ~known) != 0 || !bounds_ok || !minmax_ok || c.offset < hlen || c.length > (uint64_t{1} << 40) ||
         c.offset > (uint64_t{1} << 62))
       return bad("bad chunk entry");
     h.chunks.push_back(c);
@@ -267,6 +308,11 @@ Status parse_spec(const char* text, IndexSpec* out) {
     if (semi == std::string::npos) semi = s.size();
     const std::string item = s.substr(pos, semi - pos);
     pos = semi + 1;
+    if (item == "update") {
+      if (s != "update") return bad("'update' goes alone in a spec");
+      spec.update = true;
+      continue;
+    }
     const size_t eq = item.find('=');
     if (eq == std::string::npos) return bad("spec item '" + item + "' is not key=value");
     const std::string key = item.substr(0, eq), value = item.substr(eq + 1);

@@ -16,7 +16,10 @@ typedef struct roaring_bitmap_s roaring_bitmap_t;
 
 namespace exa::query {
 
-constexpr uint32_t kIndexVersion = 1;
+// Version 2 (written now): chunk entries also carry a CRC of the chunk's
+// values and the stale/bounds flags. Version 1 sidecars are still read.
+constexpr uint32_t kIndexVersion = 2;
+constexpr uint32_t kIndexVersionV1 = 1;
 constexpr size_t kIndexPrefixBytes = 16;  // magic, version, header length
 constexpr uint32_t kMaxEdges = 4095;
 constexpr uint64_t kMaxChunkElems = uint64_t{1} << 32;
@@ -26,12 +29,24 @@ struct ChunkEntry {
   uint64_t length = 0;
   double min = 0, max = 0;  // of the non-NaN values, rounded outward
   uint32_t crc = 0;         // CRC-32C of the block
-  uint32_t flags = 0;       // kHasValues | kHasNaN
+  uint32_t flags = 0;       // kHasValues | kHasNaN | kStale | kNoBounds | kHasDataCrc
+  uint32_t data_crc = 0;    // CRC-32C of the chunk's values (little-endian) when built
 };
 constexpr uint32_t kHasValues = 1;
 constexpr uint32_t kHasNaN = 2;
+// The chunk's values changed since its bitmaps were built: the bitmaps are
+// not used; min/max (widened by the values put) still bound the values
+// unless kNoBounds.
+constexpr uint32_t kStale = 4;
+// Values of unknown range were put (a put whose values were not seen): min,
+// max and kHasNaN say nothing. Only with kStale.
+constexpr uint32_t kNoBounds = 8;
+constexpr uint32_t kHasDataCrc = 16;  // data_crc is set (version 2)
+constexpr uint32_t kKnownFlagsV1 = kHasValues | kHasNaN;
+constexpr uint32_t kKnownFlags = kKnownFlagsV1 | kStale | kNoBounds | kHasDataCrc;
 
 struct IndexHeader {
+  uint32_t version = kIndexVersion;  // as read (encode_header writes this version)
   uint64_t data_size = 0;
   int64_t data_mtime_ns = 0;
   uint32_t data_digest = 0;
@@ -47,7 +62,19 @@ struct IndexHeader {
 
   uint32_t nbins() const { return static_cast<uint32_t>(edges.size()) + 2; }  // + the NaN bin
   uint64_t chunk_elems(uint64_t c) const;
+  uint64_t stale_chunks() const;
 };
+
+// Values put into part of a chunk: what they do to its entry. `bounded`:
+// lo/hi (doubles rounded outward, of the non-NaN values; none: any=false)
+// and nan describe the values put.
+struct PutBounds {
+  bool bounded = false;
+  bool any = false, nan = false;
+  double lo = 0, hi = 0;
+};
+// Marks the entry stale and widens its bounds by the values put.
+void mark_stale(ChunkEntry* e, const PutBounds& put);
 
 // The bin of a value: the number of edges <= v; NaN: the last bin.
 uint32_t bin_of(const std::vector<double>& edges, long double v);
@@ -96,8 +123,13 @@ struct IndexSpec {
   uint32_t bins = 64;         // equal-weight bins, when edges is empty
   std::vector<double> edges;  // given edges
   uint64_t chunk_rows = 0;    // 0: the default
+  // "update": keep the sidecar's bins and chunk size and rebuild only the
+  // chunks that are stale, changed (data CRC) or new (a full build when
+  // there is no usable sidecar).
+  bool update = false;
 };
-// "bins=N", "edges=a,b,c", each optionally followed by ";chunk=R"; NULL/"" the default.
+// "bins=N", "edges=a,b,c", each optionally followed by ";chunk=R"; or
+// "update"; NULL/"" the default.
 Status parse_spec(const char* text, IndexSpec* out);
 
 // Edges for `bins` equal-weight bins from a sorted sample (duplicates merged).

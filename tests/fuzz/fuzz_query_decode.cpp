@@ -1,6 +1,7 @@
 // libFuzzer target: the decoders of the query feature. The first byte picks
 // one: 0 the encoded query (exa_query_decode), 1 the query text parser
-// (`exacdf query`), 2 an index sidecar header, 3 an index chunk block (3
+// (`exacdf query`), 2 an index sidecar header (versions 1 and 2: chunk
+// flags stale / no bounds / data CRC), 3 an index chunk block (3
 // bins, 4096 positions). What decodes re-encodes to the same bytes (0, 2),
 // or is one well-formed expression (1).
 #include <algorithm>
@@ -41,6 +42,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 2: {
       q::IndexHeader h;
       if (q::decode_header(p, n, &h).is_ok()) {
+        for (const q::ChunkEntry& c : h.chunks)  // what the decoder promises the engine
+          if ((c.flags & q::kNoBounds) && !(c.flags & q::kStale)) std::abort();
         const auto again = q::encode_header(h);
         if (again.size() != n || !std::equal(again.begin(), again.end(), p)) std::abort();
       }

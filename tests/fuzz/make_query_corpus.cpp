@@ -52,6 +52,24 @@ int main(int argc, char** argv) {
     c.flags = q::kHasValues;
   }
   write(dir + "/header_0", 2, q::encode_header(h));
+  // Version 2 with every chunk flag: stale with widened bounds, stale
+  // without bounds, a data CRC.
+  h.chunks.resize(3);
+  h.nrows = 9000;
+  h.chunks[0].flags = q::kHasValues | q::kHasDataCrc;
+  h.chunks[0].data_crc = 0x12345678;
+  h.chunks[1].flags = q::kHasValues | q::kHasNaN | q::kStale | q::kHasDataCrc;
+  h.chunks[1].min = -2;
+  h.chunks[1].max = 7.5;
+  h.chunks[2].flags = q::kStale | q::kNoBounds;
+  write(dir + "/header_1", 2, q::encode_header(h));
+  // Version 1 (40-byte chunk entries).
+  h.version = q::kIndexVersionV1;
+  for (auto& c : h.chunks) {
+    c.flags &= q::kKnownFlagsV1;
+    c.data_crc = 0;
+  }
+  write(dir + "/header_v1", 2, q::encode_header(h));
   q::ChunkBitmaps bm(3);
   for (uint32_t i = 0; i < 4096; i += 3) bm.add(i % 3, i);
   for (uint32_t i = 100; i < 900; ++i) bm.add(2, i);

@@ -367,13 +367,17 @@ static void run_format(int format, const char *name) {
   unsetenv("EXACDF_QUERY_DENSE_CANDIDATES");
   check_records(ncid, rvar, 9.5f, "records, index");
 
-  /* Overwrites through this ncid: the index is not used any more. */
+  /* Overwrites through this ncid: the chunks written (rows 0-1399) go stale,
+   * the others (v3: chunk 11 of 12, rows 1408-1499) are still used. */
   for (int i = 0; i < N - 100; i += 7) model[3][i] = random_value(kTypes[3]);
   for (int i = 0; i < N - 100; i += 5) model[8][i] = random_value(kTypes[8]);
   put_fixed(ncid, varids[3], 3, lo, hi);
   put_fixed(ncid, varids[8], 8, lo, hi);
   CHECK_OK(exa_index_inq(ncid, varids[3], &present, &current, NULL, NULL));
-  CHECK(present == 1 && current == 0);
+  CHECK(present == 1 && current == 1);
+  MPI_Offset nchunks = -1, nstale = -1;
+  CHECK_OK(exa_index_inq_chunks(ncid, varids[3], &nchunks, &nstale, NULL, NULL));
+  CHECK(nchunks == 12 && nstale == 11);
   run_queries(ncid, varids, "after overwrite");
   /* Appended records. */
   put_records(ncid, rvar, nrecs, nrecs + 10);

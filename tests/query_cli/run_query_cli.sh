@@ -36,6 +36,9 @@ for np in 1 2; do
 done
 "${MPIEXEC:-mpiexec}" --oversubscribe -n 2 "$tool" index build "$nc" energy 'bins=3;chunk=3' > "$dir/build.txt"
 grep -q "index of 3 bins" "$dir/build.txt" || { echo "FAIL build"; cat "$dir/build.txt"; fail=1; }
+# Without a spec: an update, which keeps every chunk of a current index.
+"${MPIEXEC:-mpiexec}" --oversubscribe -n 2 "$tool" index build "$nc" energy > "$dir/update.txt"
+grep -q "made 0 chunks and kept 3" "$dir/update.txt" || { echo "FAIL update"; cat "$dir/update.txt"; fail=1; }
 for np in 1 2; do
   expect "indexed query np$np" "$want" "$(q $np -v x "$nc" 'energy > 1.9 and x < 0.5')"
 done

@@ -219,6 +219,67 @@ TEST(QueryIndexFormat, HeaderRoundTripAndDamage) {
   }
 }
 
+TEST(QueryIndexFormat, StaleChunksAndVersions) {
+  q::IndexHeader h;
+  h.var_type = NC_FLOAT;
+  h.ndims = 1;
+  h.nrows = 10;
+  h.row_elems = 1;
+  h.chunk_rows = 4;
+  h.var_name = "e";
+  h.chunks.resize(3);
+  for (auto& c : h.chunks) {
+    c.offset = 500;
+    c.flags = q::kHasValues | q::kHasDataCrc;
+    c.min = 0;
+    c.max = 1;
+    c.data_crc = 77;
+  }
+  // A put of values in [-3, 0.5]: stale, bounds widened; then values of unknown range.
+  q::PutBounds put;
+  put.bounded = put.any = true;
+  put.lo = -3;
+  put.hi = 0.5;
+  q::mark_stale(&h.chunks[1], put);
+  EXPECT_EQ(h.chunks[1].flags, q::kHasValues | q::kHasDataCrc | q::kStale);
+  EXPECT_EQ(h.chunks[1].min, -3);
+  EXPECT_EQ(h.chunks[1].max, 1);
+  q::mark_stale(&h.chunks[2], q::PutBounds{});
+  EXPECT_EQ(h.chunks[2].flags, q::kHasDataCrc | q::kStale | q::kNoBounds);
+  q::mark_stale(&h.chunks[2], put);  // unknown stays unknown
+  EXPECT_EQ(h.chunks[2].flags, q::kHasDataCrc | q::kStale | q::kNoBounds);
+  EXPECT_EQ(h.stale_chunks(), 2u);
+  auto bytes = q::encode_header(h);
+  q::IndexHeader d;
+  ASSERT_TRUE(q::decode_header(bytes.data(), bytes.size(), &d).is_ok());
+  EXPECT_EQ(d.version, q::kIndexVersion);
+  EXPECT_EQ(d.chunks[0].data_crc, 77u);
+  EXPECT_EQ(d.chunks[1].flags, h.chunks[1].flags);
+  EXPECT_EQ(d.chunks[2].flags, h.chunks[2].flags);
+  EXPECT_EQ(q::encode_header(d), bytes);
+  // Version 1: 40-byte entries, flags 1 and 2 only; still read, re-encoded the same.
+  q::IndexHeader v1 = h;
+  v1.version = q::kIndexVersionV1;
+  for (auto& c : v1.chunks) c.flags = q::kHasValues;
+  bytes = q::encode_header(v1);
+  EXPECT_EQ(bytes.size() + 8 * 3, q::encode_header(h).size());
+  ASSERT_TRUE(q::decode_header(bytes.data(), bytes.size(), &d).is_ok());
+  EXPECT_EQ(d.version, q::kIndexVersionV1);
+  EXPECT_EQ(q::encode_header(d), bytes);
+  v1.chunks[0].flags = q::kHasValues | q::kStale;  // not a version-1 flag
+  bytes = q::encode_header(v1);
+  EXPECT_FALSE(q::decode_header(bytes.data(), bytes.size(), &d).is_ok());
+  // No bounds without stale: refused.
+  q::IndexHeader nb = h;
+  nb.chunks[0].flags = q::kNoBounds;
+  bytes = q::encode_header(nb);
+  EXPECT_FALSE(q::decode_header(bytes.data(), bytes.size(), &d).is_ok());
+  q::IndexSpec s;
+  ASSERT_TRUE(q::parse_spec("update", &s).is_ok());
+  EXPECT_TRUE(s.update);
+  EXPECT_FALSE(q::parse_spec("update;bins=3", &s).is_ok());
+}
+
 TEST(QueryIndexFormat, ChunkBitmapsRoundTripAndDamage) {
   q::ChunkBitmaps bm(3);
   for (uint32_t i = 0; i < 1000; ++i) bm.add(i % 3, i);

@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -46,8 +47,14 @@ Status fetch(const FileCtx& ctx, const Box& box, const Bitset& hits, int varid, 
 
 Status index_create(const FileCtx& ctx, int varid, const char* spec);
 Status index_drop(const FileCtx& ctx, int varid);
-Status index_inq(const FileCtx& ctx, int varid, int* present, int* current, int* nbins,
-                 MPI_Offset* bytes);
+struct IndexInfo {
+  bool present = false, current = false;
+  int nbins = 0;
+  int64_t bytes = 0;
+  uint64_t nchunks = 0, nstale = 0;
+  uint64_t last_rebuilt = 0, last_kept = 0;  // chunks of this process's last build of it
+};
+Status index_inq(const FileCtx& ctx, int varid, IndexInfo* info);
 
 // FILE.exaidx.<varid>
 std::string sidecar_path(const std::string& data_path, int varid);

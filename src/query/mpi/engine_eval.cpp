@@ -216,11 +216,100 @@ Status check_runs(const FileCtx& ctx, const VarShape& v, const Normalized& nz, c
   return first.is_ok() ? st : first;
 }
 
+// What the index does with one chunk's part of the box: nothing (no value
+// can pass), every position (all pass), its values tested (stale chunk, or
+// candidates too dense), or its bitmaps.
+enum class ChunkUse { kSkip, kAll, kValues, kBitmaps };
+
+struct ChunkStep {
+  uint64_t chunk = 0;
+  uint64_t lo = 0, hi = 0;  // chunk positions of the box's part
+  uint64_t to_box = 0;      // box position = chunk position + to_box
+  ChunkUse use = ChunkUse::kSkip;
+  uint64_t candidates = 0;  // kBitmaps: values in edge bins (by the bins' counts)
+};
+
+// The bins' roles for a condition: inside (every value passes), edge
+// (some may), and which to decode.
+struct BinRoles {
+  std::vector<bool> inside, edge, want;
+};
+BinRoles bin_roles(const Normalized& nz, const IndexHeader& h) {
+  const uint32_t nbins = h.nbins();
+  BinRoles r{std::vector<bool>(nbins), std::vector<bool>(nbins), std::vector<bool>(nbins)};
+  for (uint32_t bin = 0; bin < nbins; ++bin) {
+    if (bin + 1 == nbins) {
+      r.inside[bin] = nan_passes(nz);
+    } else {
+      long double blo, bhi;
+      bool closed;
+      bin_interval(h.edges, bin, &blo, &bhi, &closed);
+      r.inside[bin] = interval_all(nz, blo, bhi, closed);
+      r.edge[bin] = !r.inside[bin] && !interval_none(nz, blo, bhi, closed);
+    }
+    r.want[bin] = r.inside[bin] || r.edge[bin];
+  }
+  return r;
+}
+
+// Decides every chunk from min/max (stale chunks too: their bounds were
+// widened at put time) and, for fresh chunks, the bins' counts.
+ChunkUse decide_chunk(const Normalized& nz, const IndexHeader& h, const BinRoles& roles, const LoadedIndex& idx,
+                      uint64_t c, uint64_t dense, uint64_t* candidates) {
+  const ChunkEntry& e = h.chunks[c];
+  if (!(e.flags & kNoBounds)) {
+    const bool has_v = e.flags & kHasValues, has_nan = e.flags & kHasNaN;
+    if ((!has_v || interval_none(nz, e.min, e.max, true)) && (!has_nan || !nan_passes(nz))) return ChunkUse::kSkip;
+    if ((!has_v || interval_all(nz, e.min, e.max, true)) && (!has_nan || nan_passes(nz))) return ChunkUse::kAll;
+  }
+  if (e.flags & kStale) return ChunkUse::kValues;
+  const uint32_t nbins = h.nbins();
+  std::vector<unsigned char> head;
+  std::vector<uint32_t> counts;
+  Status st = idx.load_block_head(c, 4 * uint64_t{nbins}, &head);
+  if (st.is_ok()) st = ChunkBitmaps::cardinalities(head.data(), head.size(), nbins, h.chunk_elems(c), &counts);
+  if (!st.is_ok()) return ChunkUse::kValues;  // a damaged piece: its rows by value
+  uint64_t ncand = 0;
+  for (uint32_t bin = 0; bin < nbins; ++bin) ncand += roles.edge[bin] ? counts[bin] : 0;
+  // Candidates this dense are read with the whole chunk anyway: test its
+  // values and leave the bitmaps alone (right whatever the counts say).
+  if (ncand * dense > h.chunk_elems(c)) return ChunkUse::kValues;
+  *candidates = ncand;
+  return ChunkUse::kBitmaps;
+}
+
+// The cost of a plan in values read and tested (the scan's unit): values
+// tested, bitmap bytes decoded (a 32-bit position costs about what a value
+// does), a few values per candidate (read in runs), positions set.
+double plan_cost(const std::vector<ChunkStep>& steps, const IndexHeader& h, uint64_t uncovered) {
+  double cost = static_cast<double>(uncovered);
+  for (const ChunkStep& s : steps) {
+    const double n = static_cast<double>(s.hi - s.lo);
+    switch (s.use) {
+      case ChunkUse::kSkip: break;
+      case ChunkUse::kAll: cost += n / 32; break;
+      case ChunkUse::kValues: cost += n; break;
+      case ChunkUse::kBitmaps:
+        cost += static_cast<double>(h.chunks[s.chunk].length) / 4 + 8.0 * static_cast<double>(s.candidates);
+        break;
+    }
+  }
+  return cost;
+}
+
+// The index pays only when its plan costs at most this share of the scan
+// (EXACDF_QUERY_INDEX_SHARE overrides it: tests force either path).
+double index_share() {
+  const char* e = std::getenv("EXACDF_QUERY_INDEX_SHARE");
+  return e != nullptr ? std::strtod(e, nullptr) : 0.7;
+}
+
 // A leaf from the index: rows of the box the index covers, chunk by chunk
-// (min/max first, then the bins); candidates and uncovered rows checked
-// against the values.
+// (min/max first, then the bins); candidates, stale chunks and uncovered
+// rows checked against the values. *scanned: the plan would not pay (on
+// every rank's agreement) and the leaf was scanned instead.
 Status index_leaf(const FileCtx& ctx, const VarShape& v, const Normalized& nz, const Box& box,
-                  const LoadedIndex& idx, Bitset* out) {
+                  const LoadedIndex& idx, Bitset* out, bool* scanned) {
   const IndexHeader& h = idx.header;
   const uint64_t row = h.row_elems;
   const uint64_t b0 = static_cast<uint64_t>(box.start[0]);
@@ -228,6 +317,25 @@ Status index_leaf(const FileCtx& ctx, const VarShape& v, const Normalized& nz, c
   const bool one_d = v.dims.size() == 1;
   const uint64_t dense = dense_candidates();
   const double t_start = MPI_Wtime();
+  const BinRoles roles = bin_roles(nz, h);
+  const uint64_t cover_end = std::min(b1, h.nrows);
+  std::vector<ChunkStep> steps;
+  if (b0 < cover_end && row > 0) {
+    for (uint64_t c = b0 / h.chunk_rows; c * h.chunk_rows < cover_end; ++c) {
+      const uint64_t c0 = c * h.chunk_rows;
+      const uint64_t r0 = std::max(b0, c0), r1 = std::min(cover_end, c0 + h.chunk_rows);
+      ChunkStep s{c, (r0 - c0) * row, (r1 - c0) * row, (c0 - b0) * row, ChunkUse::kSkip, 0};
+      s.use = decide_chunk(nz, h, roles, idx, c, dense, &s.candidates);
+      steps.push_back(s);
+    }
+  }
+  const uint64_t uncovered = cover_end < b1 && row > 0 ? (b1 - std::max(b0, cover_end)) * row : 0;
+  // Never slower than the scan: the index only when its plan is cheaper on
+  // the slowest rank.
+  double costs[2] = {plan_cost(steps, h, uncovered), static_cast<double>(box.elems())}, worst[2] = {0, 0};
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(costs, worst, 2, MPI_DOUBLE, MPI_MAX, ctx.comm)));
+  *scanned = worst[0] > index_share() * worst[1];
+  if (*scanned) return scan_leaf(ctx, v, nz, box, out);
   std::vector<Run> runs;
   auto add_run = [&](uint64_t box_pos, uint64_t elems) {
     if (!runs.empty() && runs.back().box_pos + runs.back().elems + (one_d ? kRunGap : 0) >= box_pos &&
@@ -237,80 +345,46 @@ Status index_leaf(const FileCtx& ctx, const VarShape& v, const Normalized& nz, c
       runs.push_back({box_pos, elems});
     }
   };
-  Status first;
-  const uint64_t cover_end = std::min(b1, h.nrows);
-  if (b0 < cover_end && row > 0) {
-    for (uint64_t c = b0 / h.chunk_rows; c * h.chunk_rows < cover_end; ++c) {
-      const uint64_t c0 = c * h.chunk_rows;
-      const uint64_t r0 = std::max(b0, c0), r1 = std::min(cover_end, c0 + h.chunk_rows);
-      const uint64_t lo = (r0 - c0) * row, hi = (r1 - c0) * row;  // chunk positions
-      const uint64_t to_box = (c0 - b0) * row;  // chunk pos + to_box (c0 >= b0 or lo >= ...)
-      const ChunkEntry& e = h.chunks[c];
-      const bool has_v = e.flags & kHasValues, has_nan = e.flags & kHasNaN;
-      const bool none = (!has_v || interval_none(nz, e.min, e.max, true)) && (!has_nan || !nan_passes(nz));
-      const bool all = (!has_v || interval_all(nz, e.min, e.max, true)) && (!has_nan || nan_passes(nz));
-      if (none) continue;
-      if (all) {
-        for (uint64_t p = lo; p < hi; ++p) out->set(p + to_box);
-        continue;
-      }
-      // Which bins hold hits for sure (inside), which candidates (edge).
-      const uint32_t nbins = h.nbins();
-      std::vector<bool> inside(nbins), edge(nbins), want(nbins);
-      for (uint32_t bin = 0; bin < nbins; ++bin) {
-        if (bin + 1 == nbins) {
-          inside[bin] = nan_passes(nz);
-        } else {
-          long double blo, bhi;
-          bool closed;
-          bin_interval(h.edges, bin, &blo, &bhi, &closed);
-          inside[bin] = interval_all(nz, blo, bhi, closed);
-          edge[bin] = !inside[bin] && !interval_none(nz, blo, bhi, closed);
-        }
-        want[bin] = inside[bin] || edge[bin];
-      }
-      std::vector<unsigned char> block;
-      std::vector<uint32_t> counts;
-      ChunkBitmaps bm;
-      Status st = idx.load_block_head(c, 4 * uint64_t{nbins}, &block);
-      if (st.is_ok()) st = ChunkBitmaps::cardinalities(block.data(), block.size(), nbins, h.chunk_elems(c), &counts);
-      uint64_t ncand = 0;
-      for (uint32_t bin = 0; st.is_ok() && bin < nbins; ++bin) ncand += edge[bin] ? counts[bin] : 0;
-      // Candidates this dense are read with the whole chunk anyway: test
-      // its values and leave the bitmaps alone (right whatever the counts say).
-      if (st.is_ok() && ncand * dense > h.chunk_elems(c)) {
-        add_run(lo + to_box, hi - lo);
-        continue;
-      }
-      if (st.is_ok()) st = idx.load_block(c, &block);
-      if (st.is_ok()) st = ChunkBitmaps::decode(block.data(), block.size(), nbins, h.chunk_elems(c), &bm, want);
-      if (!st.is_ok()) {  // a damaged piece: check its rows against the values
-        add_run(lo + to_box, hi - lo);
-        continue;
-      }
-      std::vector<uint32_t> cand;
-      for (uint32_t bin = 0; bin < nbins; ++bin) {
-        if (!want[bin]) continue;
-        roaring_uint32_iterator_t it;
-        roaring_init_iterator(bm.bin(bin), &it);
-        roaring_move_uint32_iterator_equalorlarger(&it, static_cast<uint32_t>(lo));
-        for (; it.has_value && it.current_value < hi; roaring_advance_uint32_iterator(&it)) {
-          if (inside[bin])
-            out->set(it.current_value + to_box);
-          else
-            cand.push_back(it.current_value);
-        }
-      }
-      if (cand.empty()) continue;
-      std::sort(cand.begin(), cand.end());
-      if (!one_d || cand.size() * dense > hi - lo) {
-        add_run(lo + to_box, hi - lo);  // dense or multi-dimensional: the rows in one piece
-        continue;
-      }
-      for (uint32_t p : cand) add_run(p + to_box, 1);
+  for (const ChunkStep& s : steps) {
+    if (s.use == ChunkUse::kSkip) continue;
+    if (s.use == ChunkUse::kAll) {
+      for (uint64_t p = s.lo; p < s.hi; ++p) out->set(p + s.to_box);
+      continue;
     }
+    if (s.use == ChunkUse::kValues) {
+      add_run(s.lo + s.to_box, s.hi - s.lo);
+      continue;
+    }
+    std::vector<unsigned char> block;
+    ChunkBitmaps bm;
+    Status st = idx.load_block(s.chunk, &block);
+    if (st.is_ok()) st = ChunkBitmaps::decode(block.data(), block.size(), h.nbins(), h.chunk_elems(s.chunk), &bm, roles.want);
+    if (!st.is_ok()) {  // a damaged piece: check its rows against the values
+      add_run(s.lo + s.to_box, s.hi - s.lo);
+      continue;
+    }
+    std::vector<uint32_t> cand;
+    for (uint32_t bin = 0; bin < h.nbins(); ++bin) {
+      if (!roles.want[bin]) continue;
+      roaring_uint32_iterator_t it;
+      roaring_init_iterator(bm.bin(bin), &it);
+      roaring_move_uint32_iterator_equalorlarger(&it, static_cast<uint32_t>(s.lo));
+      for (; it.has_value && it.current_value < s.hi; roaring_advance_uint32_iterator(&it)) {
+        if (roles.inside[bin])
+          out->set(it.current_value + s.to_box);
+        else
+          cand.push_back(it.current_value);
+      }
+    }
+    if (cand.empty()) continue;
+    std::sort(cand.begin(), cand.end());
+    if (!one_d || cand.size() * dense > s.hi - s.lo) {
+      add_run(s.lo + s.to_box, s.hi - s.lo);  // dense or multi-dimensional: the rows in one piece
+      continue;
+    }
+    for (uint32_t p : cand) add_run(p + s.to_box, 1);
   }
-  if (cover_end < b1 && row > 0) {  // rows appended after the index was built
+  if (uncovered > 0) {  // rows appended after the index was built
     const uint64_t from = std::max(b0, cover_end);
     add_run((from - b0) * row, (b1 - from) * row);
   }
@@ -319,7 +393,7 @@ Status index_leaf(const FileCtx& ctx, const VarShape& v, const Normalized& nz, c
   if (ctx.rank == 0 && std::getenv("EXACDF_QUERY_TRACE") != nullptr)
     std::fprintf(stderr, "exacdf query: %s: bitmaps %.4f s, %zu runs checked by value %.4f s\n",
                  v.name.c_str(), t_runs - t_start, runs.size(), MPI_Wtime() - t_runs);
-  return first.is_ok() ? st : first;
+  return st;
 }
 
 struct Leaf {
@@ -340,11 +414,17 @@ Status eval_leaf(const FileCtx& ctx, const Leaf& leaf, const Box& box, Bitset* o
   bool use = false;
   EXA_RETURN_IF_ERROR(all_true(ctx.comm, rows_only, &use));
   LoadedIndex idx;
-  if (use) EXA_RETURN_IF_ERROR(load_index(ctx, leaf.var, &idx, &use));
+  IndexState state;
+  if (use) EXA_RETURN_IF_ERROR(load_index(ctx, leaf.var, &idx, &state));
+  use = use && state.usable;
+  bool scanned = !use;
+  Status st = use ? index_leaf(ctx, leaf.var, leaf.nz, box, idx, out, &scanned)
+                  : scan_leaf(ctx, leaf.var, leaf.nz, box, out);
   if (ctx.rank == 0 && std::getenv("EXACDF_QUERY_TRACE") != nullptr)
-    std::fprintf(stderr, "exacdf query: %s by %s\n", leaf.var.name.c_str(), use ? "index" : "scan");
-  if (!use) return scan_leaf(ctx, leaf.var, leaf.nz, box, out);
-  return index_leaf(ctx, leaf.var, leaf.nz, box, idx, out);
+    std::fprintf(stderr, "exacdf query: %s by %s (%llu of %zu chunks stale)\n", leaf.var.name.c_str(),
+                 !use ? "scan" : scanned ? "scan (the index would not pay)" : "index",
+                 static_cast<unsigned long long>(use ? idx.header.stale_chunks() : 0), idx.header.chunks.size());
+  return st;
 }
 
 }  // namespace

@@ -36,20 +36,60 @@ constexpr uint64_t kSampleSlabElems = 2048;
 constexpr uint64_t kDefaultChunkElems = uint64_t{1} << 20;
 constexpr uint64_t kMaxHeaderBytes = uint64_t{1} << 31;
 
-// Put counts of this process at the time an index was built here (see put_epoch.hpp).
+// Per (ncid, varid): the sidecar this process last found current (or
+// wrote), by its header's CRC on disk, and that header as this process
+// knows it now: with the chunks its communicator's puts touched since
+// marked stale (put_epoch.hpp). While the sidecar on disk is that one, it
+// is used even when the data file's modification time moved: every put
+// that moved it is in the records. Stale marks are written back into a
+// version-2 sidecar (so other processes see them); a version-1 sidecar
+// keeps them here only.
+struct Session {
+  uint32_t disk_crc = 0;
+  uint64_t puts_at = 0;  // the communicator's put_total sum when the header was last known current
+  IndexHeader header;
+  uint64_t last_rebuilt = 0, last_kept = 0;  // chunks of the last exa_index_create
+};
 std::mutex g_mutex;
-std::map<std::pair<int, int>, uint64_t> g_built;
+std::map<std::pair<int, int>, Session> g_sessions;
 
-uint64_t built_count(int ncid, int varid) {
+bool session_header(int ncid, int varid, uint32_t disk_crc, IndexHeader* out, uint64_t* puts_at) {
   std::lock_guard<std::mutex> lock(g_mutex);
-  auto it = g_built.find({ncid, varid});
-  return it == g_built.end() ? 0 : it->second;
+  auto it = g_sessions.find({ncid, varid});
+  if (it == g_sessions.end() || it->second.disk_crc != disk_crc) return false;
+  *out = it->second.header;
+  *puts_at = it->second.puts_at;
+  return true;
 }
-void set_built_count(int ncid, int varid, uint64_t n) {
+void set_session(int ncid, int varid, uint32_t disk_crc, const IndexHeader& h, uint64_t puts_at) {
   std::lock_guard<std::mutex> lock(g_mutex);
-  g_built[{ncid, varid}] = n;
+  Session& s = g_sessions[{ncid, varid}];
+  s.disk_crc = disk_crc;
+  s.header = h;
+  s.puts_at = puts_at;
 }
-
+// The communicator's puts into ncid so far (sum over the ranks). Collective.
+Status comm_puts(const FileCtx& ctx, uint64_t* out) {
+  unsigned long long mine = put_total(ctx.ncid), all = 0;
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, ctx.comm)));
+  *out = all;
+  return Status::ok();
+}
+void set_rebuilt(int ncid, int varid, uint64_t rebuilt, uint64_t kept) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  Session& s = g_sessions[{ncid, varid}];
+  s.last_rebuilt = rebuilt;
+  s.last_kept = kept;
+}
+void drop_session(int ncid, int varid) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_sessions.erase({ncid, varid});
+}
+uint32_t stored_crc(const std::vector<unsigned char>& bytes) {
+  uint32_t v = 0;
+  for (int i = 0; i < 4 && bytes.size() >= 4; ++i) v |= uint32_t{bytes[bytes.size() - 4 + static_cast<size_t>(i)]} << (8 * i);
+  return v;
+}
 
 // What ties a sidecar to the data it was built from.
 struct Fingerprint {
@@ -108,10 +148,13 @@ Status write_all_at(int fd, const unsigned char* buf, uint64_t n, uint64_t off) 
   return Status::ok();
 }
 
-// Rank 0: the sidecar's header bytes if it is current for v.
-Status read_current_header(const FileCtx& ctx, const VarShape& v, std::vector<unsigned char>* bytes,
-                           bool* current, bool* present) {
-  *current = *present = false;
+// Rank 0: the sidecar's header bytes. *present: it decodes; *matches: it
+// describes v as it is (id, name, type, shape; rows appended since are not
+// covered); *fp_ok: the data file is the one it was built from (size,
+// modification time, digest of the first bytes).
+Status read_header(const FileCtx& ctx, const VarShape& v, std::vector<unsigned char>* bytes,
+                   bool* present, bool* matches, bool* fp_ok) {
+  *present = *matches = *fp_ok = false;
   const std::string path = sidecar_path(ctx.path, v.varid);
   int fd = ::open(path.c_str(), O_RDONLY);
   if (fd < 0) return Status::ok();
@@ -129,14 +172,14 @@ Status read_current_header(const FileCtx& ctx, const VarShape& v, std::vector<un
   if (st.is_ok()) st = decode_header(bytes->data(), bytes->size(), &h);
   if (!st.is_ok()) return Status::ok();  // damaged: not used
   *present = true;
-  Fingerprint fp;
-  if (!fingerprint(ctx.path, &fp).is_ok()) return Status::ok();
   uint64_t row = 1;
   for (size_t d = 1; d < v.dims.size(); ++d) row *= static_cast<uint64_t>(v.dims[d]);
-  *current = fp.size == h.data_size && fp.mtime_ns == h.data_mtime_ns && fp.digest == h.data_digest &&
-             h.varid == static_cast<uint32_t>(v.varid) && h.var_name == v.name &&
+  *matches = h.varid == static_cast<uint32_t>(v.varid) && h.var_name == v.name &&
              h.var_type == static_cast<uint32_t>(v.type) && h.ndims == v.dims.size() &&
              !v.dims.empty() && h.nrows <= static_cast<uint64_t>(v.dims[0]) && h.row_elems == row;
+  Fingerprint fp;
+  if (!fingerprint(ctx.path, &fp).is_ok()) return Status::ok();
+  *fp_ok = fp.size == h.data_size && fp.mtime_ns == h.data_mtime_ns && fp.digest == h.data_digest;
   return Status::ok();
 }
 
@@ -149,6 +192,12 @@ uint32_t bin_typed(const std::vector<double>& edges, T v) {
     if (std::isnan(d)) return static_cast<uint32_t>(edges.size()) + 1;
     return static_cast<uint32_t>(std::upper_bound(edges.begin(), edges.end(), d) - edges.begin());
   }
+}
+
+// CRC-32C of n values of nc_type type (in this host's byte order; exacdf's
+// hosts are little-endian, as docs/format.md says the CRC is taken).
+uint32_t data_crc(int type, const void* values, uint64_t n) {
+  return crc32c(static_cast<const unsigned char*>(values), n * static_cast<uint64_t>(type_size(type)));
 }
 
 struct BuiltChunk {
@@ -188,6 +237,8 @@ BuiltChunk build_chunk(int type, const void* values, uint64_t n, const std::vect
   out.block = bm.encode();
   out.entry.length = out.block.size();
   out.entry.crc = crc32c(out.block.data(), out.block.size());
+  out.entry.data_crc = data_crc(type, values, n);
+  out.entry.flags |= kHasDataCrc;
   return out;
 }
 
@@ -239,6 +290,7 @@ Status sample_values(const FileCtx& ctx, const VarShape& v, uint64_t r0, uint64_
 }
 
 struct BuildPlan {
+  Fingerprint fp0;  // of the data file when the build began
   VarShape var;
   IndexSpec spec;
   uint64_t row = 1, nrows = 0, chunk_rows = 1, nchunks = 0;
@@ -309,75 +361,167 @@ Status LoadedIndex::load_block_head(uint64_t c, uint64_t n, std::vector<unsigned
   return st;
 }
 
-Status load_index(const FileCtx& ctx, const VarShape& v, LoadedIndex* out, bool* usable) {
-  std::vector<unsigned char> bytes;
-  bool current = false, present = false;
-  if (ctx.rank == 0) EXA_RETURN_IF_ERROR(read_current_header(ctx, v, &bytes, &current, &present));
-  unsigned long long len = current ? bytes.size() : 0;
-  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(&len, 1, MPI_UNSIGNED_LONG_LONG, 0, ctx.comm)));
-  // This process's puts since the index was built (or opened) make it unusable.
-  int clean = put_count(ctx.ncid, v.varid) == built_count(ctx.ncid, v.varid) ? 1 : 0, all_clean = 0;
-  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(&clean, &all_clean, 1, MPI_INT, MPI_MIN, ctx.comm)));
-  *usable = false;
-  if (len == 0 || !all_clean) return Status::ok();
-  bytes.resize(len);
-  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(bytes.data(), static_cast<int>(len), MPI_BYTE, 0, ctx.comm)));
-  Status st = decode_header(bytes.data(), bytes.size(), &out->header);
-  if (!st.is_ok()) return Status::ok();  // rank 0 decoded it: not reached
-  out->path = sidecar_path(ctx.path, v.varid);
-  *usable = true;
+namespace {
+
+// The put records of every rank (in rank order), from this rank's.
+Status gather_puts(const FileCtx& ctx, const std::vector<PutRecord>& mine, std::vector<PutRecord>* all) {
+  constexpr int kWords = 5;  // row0, row1, flags, lo, hi
+  std::vector<unsigned long long> words;
+  for (const PutRecord& r : mine) {
+    unsigned long long lo, hi;
+    std::memcpy(&lo, &r.bounds.lo, 8);
+    std::memcpy(&hi, &r.bounds.hi, 8);
+    const unsigned long long flags = (r.bounds.bounded ? 1u : 0u) | (r.bounds.any ? 2u : 0u) | (r.bounds.nan ? 4u : 0u);
+    words.insert(words.end(), {r.row0, r.row1, flags, lo, hi});
+  }
+  int n = static_cast<int>(words.size());
+  std::vector<int> counts(static_cast<size_t>(ctx.size)), displs(static_cast<size_t>(ctx.size));
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, ctx.comm)));
+  int total = 0;
+  for (int r = 0; r < ctx.size; ++r) {
+    displs[static_cast<size_t>(r)] = total;
+    total += counts[static_cast<size_t>(r)];
+  }
+  std::vector<unsigned long long> every(static_cast<size_t>(total));
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allgatherv(words.data(), n, MPI_UNSIGNED_LONG_LONG, every.data(), counts.data(),
+                                              displs.data(), MPI_UNSIGNED_LONG_LONG, ctx.comm)));
+  all->clear();
+  for (size_t i = 0; i + kWords <= every.size(); i += kWords) {
+    PutRecord r;
+    r.row0 = every[i];
+    r.row1 = every[i + 1];
+    r.bounds.bounded = every[i + 2] & 1;
+    r.bounds.any = every[i + 2] & 2;
+    r.bounds.nan = every[i + 2] & 4;
+    std::memcpy(&r.bounds.lo, &every[i + 3], 8);
+    std::memcpy(&r.bounds.hi, &every[i + 4], 8);
+    all->push_back(r);
+  }
   return Status::ok();
 }
 
-Status index_create(const FileCtx& ctx, int varid, const char* spec) {
-  BuildPlan p;
-  Status st = plan_build(ctx, varid, spec, &p);
-  EXA_RETURN_IF_ERROR(io::agree(ctx.comm, st));
-  // Everything written so far reaches the file before the fingerprint.
+// Marks the chunks the records touch stale; whether any entry changed.
+bool apply_puts(const std::vector<PutRecord>& puts, IndexHeader* h) {
+  bool changed = false;
+  for (const PutRecord& r : puts) {
+    const uint64_t row1 = std::min(r.row1, h->nrows);
+    if (r.row0 >= row1) continue;  // rows the index does not cover: scanned anyway
+    for (uint64_t c = r.row0 / h->chunk_rows; c * h->chunk_rows < row1 && c < h->chunks.size(); ++c) {
+      const ChunkEntry before = h->chunks[c];
+      mark_stale(&h->chunks[c], r.bounds);
+      const ChunkEntry& after = h->chunks[c];
+      changed = changed || before.flags != after.flags || before.min != after.min || before.max != after.max;
+    }
+  }
+  return changed;
+}
+
+// Writes h back over the sidecar's header (same length: only entries and
+// the fingerprint change) after the data file is synced, with the data
+// file's fingerprint now; a version-1 sidecar is left alone. Collective.
+// *disk_crc: the stored CRC of the header on disk afterwards.
+Status write_back_header(const FileCtx& ctx, IndexHeader* h, uint32_t* disk_crc) {
+  if (h->version == kIndexVersionV1) return Status::ok();
   EXA_RETURN_IF_ERROR(io::agree(ctx.comm, nc(ncmpi_sync(ctx.ncid), "ncmpi_sync")));
-  Fingerprint fp0;
+  unsigned long long fp[3] = {0, 0, 0};
+  Status st;
   if (ctx.rank == 0) {
-    st = fingerprint(ctx.path, &fp0);
-    if (st.is_ok()) wait_past(fp0.mtime_ns);
+    Fingerprint f;
+    st = fingerprint(ctx.path, &f);
+    if (st.is_ok()) wait_past(f.mtime_ns);
+    fp[0] = f.size;
+    fp[1] = static_cast<unsigned long long>(f.mtime_ns);
+    fp[2] = f.digest;
   }
   EXA_RETURN_IF_ERROR(io::agree(ctx.comm, st));
-  const uint64_t c_begin = p.nchunks * static_cast<uint64_t>(ctx.rank) / static_cast<uint64_t>(ctx.size);
-  const uint64_t c_end = p.nchunks * static_cast<uint64_t>(ctx.rank + 1) / static_cast<uint64_t>(ctx.size);
-  const uint64_t r0 = std::min(p.nrows, c_begin * p.chunk_rows), r1 = std::min(p.nrows, c_end * p.chunk_rows);
-  std::vector<double> edges = p.spec.edges;
-  if (edges.empty() && p.spec.bins > 1) {
-    std::vector<double> sample;
-    EXA_RETURN_IF_ERROR(sample_values(ctx, p.var, r0, r1, p.row, &sample));
-    edges = equal_weight_edges(sample, p.spec.bins);
-  }
-  // One chunk per round on every rank.
-  unsigned long long mine = c_end - c_begin, rounds = 0;
-  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(&mine, &rounds, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, ctx.comm)));
-  const int tsize = type_size(p.var.type);
-  std::vector<unsigned char> buf(p.chunk_rows * p.row * static_cast<uint64_t>(tsize) + 8);
-  std::vector<BuiltChunk> built;
-  Status first;
-  for (uint64_t r = 0; r < rounds; ++r) {
-    std::vector<MPI_Offset> s(p.var.dims.size(), 0), c(p.var.dims.size(), 0);
-    if (r < mine && first.is_ok()) {
-      const uint64_t row0 = (c_begin + r) * p.chunk_rows;
-      s[0] = static_cast<MPI_Offset>(row0);
-      c = p.var.dims;
-      c[0] = static_cast<MPI_Offset>(std::min(p.chunk_rows, p.nrows - row0));
-    }
-    Status rs = get_vara_all(ctx.ncid, varid, p.var.type, s.data(), c.data(), buf.data());
-    if (!rs.is_ok() && first.is_ok()) first = rs;
-    if (rs.is_ok() && r < mine) {
-      const uint64_t n = c.empty() ? 0 : static_cast<uint64_t>(c[0]) * (p.var.dims.size() > 1 ? p.row : 1);
-      bool empty_rows = false;
-      for (MPI_Offset x : c) empty_rows = empty_rows || x == 0;
-      built.push_back(build_chunk(p.var.type, buf.data(), empty_rows ? 0 : n, edges));
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(fp, 3, MPI_UNSIGNED_LONG_LONG, 0, ctx.comm)));
+  h->data_size = fp[0];
+  h->data_mtime_ns = static_cast<int64_t>(fp[1]);
+  h->data_digest = static_cast<uint32_t>(fp[2]);
+  const std::vector<unsigned char> bytes = encode_header(*h);
+  if (ctx.rank == 0) {
+    const std::string path = sidecar_path(ctx.path, static_cast<int>(h->varid));
+    int fd = ::open(path.c_str(), O_WRONLY);
+    if (fd < 0) {
+      st = {NC_EWRITE, "cannot update the index sidecar " + path};
+    } else {
+      // Torn by a crash, the header fails its CRC: the sidecar is not used.
+      st = write_all_at(fd, bytes.data(), bytes.size(), 0);
+      ::close(fd);
     }
   }
-  EXA_RETURN_IF_ERROR(io::agree(ctx.comm, first));
-  // Where the blocks go: after the header, in chunk order.
+  EXA_RETURN_IF_ERROR(io::agree(ctx.comm, st));
+  *disk_crc = stored_crc(bytes);
+  return Status::ok();
+}
+
+}  // namespace
+
+Status load_index(const FileCtx& ctx, const VarShape& v, LoadedIndex* out, IndexState* state) {
+  *state = IndexState{};
+  std::vector<unsigned char> bytes;
+  bool present = false, matches = false, fp_ok = false;
+  if (ctx.rank == 0) EXA_RETURN_IF_ERROR(read_header(ctx, v, &bytes, &present, &matches, &fp_ok));
+  unsigned long long info[3] = {present ? 1ull : 0ull, matches ? bytes.size() : 0ull, fp_ok ? 1ull : 0ull};
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(info, 3, MPI_UNSIGNED_LONG_LONG, 0, ctx.comm)));
+  state->present = info[0] != 0;
+  // This communicator's puts since the last look: they go into the index
+  // if it is used, and are moot otherwise (a rebuild reads the values).
+  std::vector<PutRecord> puts;
+  EXA_RETURN_IF_ERROR(gather_puts(ctx, take_puts(ctx.ncid, v.varid), &puts));
+  if (info[1] == 0) return Status::ok();
+  bytes.resize(info[1]);
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(bytes.data(), static_cast<int>(info[1]), MPI_BYTE, 0, ctx.comm)));
+  const uint32_t disk_crc = stored_crc(bytes);
   IndexHeader h;
-  h.varid = static_cast<uint32_t>(varid);
+  uint64_t puts_at = 0, puts_now = 0;
+  bool known = session_header(ctx.ncid, v.varid, disk_crc, &h, &puts_at);
+  int all_known = 0, mine = known ? 1 : 0;
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(&mine, &all_known, 1, MPI_INT, MPI_MIN, ctx.comm)));
+  EXA_RETURN_IF_ERROR(comm_puts(ctx, &puts_now));
+  // The file changed although this communicator put nothing since: someone
+  // else wrote it (or this process redefined it); the session's view is void.
+  known = all_known == 1 && (info[2] != 0 || puts_now != puts_at);
+  if (!known) {
+    if (info[2] == 0 || !decode_header(bytes.data(), bytes.size(), &h).is_ok()) {
+      // The file changed since the sidecar was built, by writes this
+      // process did not see: only a rebuild (its CRCs) can tell which chunks.
+      drop_session(ctx.ncid, v.varid);
+      state->matches = true;
+      out->header = IndexHeader{};
+      static_cast<void>(decode_header(bytes.data(), bytes.size(), &out->header));
+      out->path = sidecar_path(ctx.path, v.varid);
+      return Status::ok();
+    }
+  }
+  state->matches = true;
+  const bool changed = apply_puts(puts, &h);
+  uint32_t new_crc = disk_crc;
+  if (changed || info[2] == 0) EXA_RETURN_IF_ERROR(write_back_header(ctx, &h, &new_crc));
+  set_session(ctx.ncid, v.varid, new_crc, h, puts_now);
+  out->header = std::move(h);
+  out->path = sidecar_path(ctx.path, v.varid);
+  state->usable = true;
+  return Status::ok();
+}
+
+void forget_trust(int ncid) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  for (auto it = g_sessions.begin(); it != g_sessions.end();)
+    it = it->first.first == ncid ? g_sessions.erase(it) : std::next(it);
+}
+
+namespace {
+
+// What a rebuild does with each chunk of this rank.
+enum class ChunkPlan { kBuild, kKeep, kKeepIfSameData };
+
+// The new sidecar from this rank's built chunks: blocks after the header,
+// in chunk order; rank 0 writes the header and renames it into place.
+Status store_sidecar(const FileCtx& ctx, const BuildPlan& p, const std::vector<double>& edges,
+                     std::vector<BuiltChunk>* built) {
+  IndexHeader h;
+  h.varid = static_cast<uint32_t>(p.var.varid);
   h.var_type = static_cast<uint32_t>(p.var.type);
   h.ndims = static_cast<uint32_t>(p.var.dims.size());
   h.nrows = p.nrows;
@@ -388,21 +532,22 @@ Status index_create(const FileCtx& ctx, int varid, const char* spec) {
   h.chunks.resize(p.nchunks);
   const uint64_t header_len = encode_header(h).size();
   unsigned long long my_bytes = 0, before = 0;
-  for (const BuiltChunk& b : built) my_bytes += b.block.size();
+  for (const BuiltChunk& b : *built) my_bytes += b.block.size();
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Exscan(&my_bytes, &before, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, ctx.comm)));
   if (ctx.rank == 0) before = 0;
-  const std::string final_path = sidecar_path(ctx.path, varid);
+  const std::string final_path = sidecar_path(ctx.path, p.var.varid);
   const std::string tmp = final_path + ".tmp";
-  EXA_RETURN_IF_ERROR(write_blocks(ctx, tmp, header_len + before, &built));
+  EXA_RETURN_IF_ERROR(write_blocks(ctx, tmp, header_len + before, built));
   // The directory to rank 0, which writes the header and renames.
+  constexpr int kWords = 6;
   std::vector<unsigned long long> entries;
-  for (const BuiltChunk& b : built) {
-    double mn = b.entry.min, mx = b.entry.max;
+  for (const BuiltChunk& b : *built) {
     unsigned long long mnb, mxb;
-    std::memcpy(&mnb, &mn, 8);
-    std::memcpy(&mxb, &mx, 8);
+    std::memcpy(&mnb, &b.entry.min, 8);
+    std::memcpy(&mxb, &b.entry.max, 8);
     entries.insert(entries.end(), {b.entry.offset, b.entry.length, mnb, mxb,
-                                   (static_cast<unsigned long long>(b.entry.flags) << 32) | b.entry.crc});
+                                   (static_cast<unsigned long long>(b.entry.flags) << 32) | b.entry.crc,
+                                   b.entry.data_crc});
   }
   int n = static_cast<int>(entries.size());
   std::vector<int> counts(static_cast<size_t>(ctx.size)), displs(static_cast<size_t>(ctx.size));
@@ -415,26 +560,29 @@ Status index_create(const FileCtx& ctx, int varid, const char* spec) {
   std::vector<unsigned long long> all(ctx.rank == 0 ? static_cast<size_t>(total) : 0);
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Gatherv(entries.data(), n, MPI_UNSIGNED_LONG_LONG, all.data(),
                                           counts.data(), displs.data(), MPI_UNSIGNED_LONG_LONG, 0, ctx.comm)));
+  Status st;
+  std::vector<unsigned char> head;
   if (ctx.rank == 0) {
     st = [&]() -> Status {
       for (uint64_t c = 0; c < p.nchunks; ++c) {
         ChunkEntry& e = h.chunks[c];
-        const unsigned long long* x = all.data() + 5 * c;
+        const unsigned long long* x = all.data() + kWords * c;
         e.offset = x[0];
         e.length = x[1];
         std::memcpy(&e.min, &x[2], 8);
         std::memcpy(&e.max, &x[3], 8);
         e.crc = static_cast<uint32_t>(x[4]);
         e.flags = static_cast<uint32_t>(x[4] >> 32);
+        e.data_crc = static_cast<uint32_t>(x[5]);
       }
       Fingerprint fp1;
       EXA_RETURN_IF_ERROR(fingerprint(ctx.path, &fp1));
-      if (fp1.size != fp0.size || fp1.mtime_ns != fp0.mtime_ns || fp1.digest != fp0.digest)
+      if (fp1.size != p.fp0.size || fp1.mtime_ns != p.fp0.mtime_ns || fp1.digest != p.fp0.digest)
         return {NC_EINVAL, "the data file changed while its index was built"};
-      h.data_size = fp0.size;
-      h.data_mtime_ns = fp0.mtime_ns;
-      h.data_digest = fp0.digest;
-      const std::vector<unsigned char> head = encode_header(h);
+      h.data_size = p.fp0.size;
+      h.data_mtime_ns = p.fp0.mtime_ns;
+      h.data_digest = p.fp0.digest;
+      head = encode_header(h);
       int fd = ::open(tmp.c_str(), O_WRONLY);
       if (fd < 0) return {NC_EFILE, "cannot open the index sidecar " + tmp};
       // No fsync: a sidecar torn by a crash fails its checksums and is not used.
@@ -447,7 +595,112 @@ Status index_create(const FileCtx& ctx, int varid, const char* spec) {
     if (!st.is_ok()) ::unlink(tmp.c_str());
   }
   EXA_RETURN_IF_ERROR(io::agree(ctx.comm, st));
-  set_built_count(ctx.ncid, varid, put_count(ctx.ncid, varid));
+  // Every rank gets the header: the session's state (current, nothing stale).
+  unsigned long long len = head.size();
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(&len, 1, MPI_UNSIGNED_LONG_LONG, 0, ctx.comm)));
+  head.resize(len);
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(head.data(), static_cast<int>(len), MPI_BYTE, 0, ctx.comm)));
+  IndexHeader written;
+  EXA_RETURN_IF_ERROR(decode_header(head.data(), head.size(), &written));
+  uint64_t puts_now = 0;
+  EXA_RETURN_IF_ERROR(comm_puts(ctx, &puts_now));
+  set_session(ctx.ncid, p.var.varid, stored_crc(head), written, puts_now);
+  return Status::ok();
+}
+
+}  // namespace
+
+Status index_create(const FileCtx& ctx, int varid, const char* spec) {
+  BuildPlan p;
+  Status st = plan_build(ctx, varid, spec, &p);
+  EXA_RETURN_IF_ERROR(io::agree(ctx.comm, st));
+  // An update keeps the sidecar's bins and chunks and the chunks whose data
+  // did not change: known from the stale marks when this process trusts
+  // the sidecar, else from the chunks' data CRCs.
+  LoadedIndex old;
+  IndexState old_state;
+  // A full build reads every value: the puts so far are in it.
+  if (!p.spec.update) static_cast<void>(take_puts(ctx.ncid, varid));
+  if (p.spec.update) {
+    EXA_RETURN_IF_ERROR(load_index(ctx, p.var, &old, &old_state));
+    if (old_state.matches && old.header.nrows > 0) {
+      p.chunk_rows = old.header.chunk_rows;
+      p.nchunks = (p.nrows + p.chunk_rows - 1) / p.chunk_rows;
+      p.spec.edges = old.header.edges;
+      p.spec.bins = static_cast<uint32_t>(old.header.edges.size()) + 1;
+    } else {
+      old_state.matches = false;
+    }
+  }
+  // Everything written so far reaches the file before the fingerprint.
+  EXA_RETURN_IF_ERROR(io::agree(ctx.comm, nc(ncmpi_sync(ctx.ncid), "ncmpi_sync")));
+  if (ctx.rank == 0) {
+    st = fingerprint(ctx.path, &p.fp0);
+    if (st.is_ok()) wait_past(p.fp0.mtime_ns);
+  }
+  EXA_RETURN_IF_ERROR(io::agree(ctx.comm, st));
+  const uint64_t c_begin = p.nchunks * static_cast<uint64_t>(ctx.rank) / static_cast<uint64_t>(ctx.size);
+  const uint64_t c_end = p.nchunks * static_cast<uint64_t>(ctx.rank + 1) / static_cast<uint64_t>(ctx.size);
+  const uint64_t r0 = std::min(p.nrows, c_begin * p.chunk_rows), r1 = std::min(p.nrows, c_end * p.chunk_rows);
+  std::vector<double> edges = p.spec.edges;
+  if (!old_state.matches && edges.empty() && p.spec.bins > 1) {
+    std::vector<double> sample;
+    EXA_RETURN_IF_ERROR(sample_values(ctx, p.var, r0, r1, p.row, &sample));
+    edges = equal_weight_edges(sample, p.spec.bins);
+  }
+  // What to do with each chunk of this rank; kept chunks' blocks are read
+  // from the old sidecar (a block that fails its CRC is rebuilt).
+  std::vector<BuiltChunk> built(c_end - c_begin);
+  std::vector<ChunkPlan> plan(c_end - c_begin, ChunkPlan::kBuild);
+  const IndexHeader& oh = old.header;
+  for (uint64_t c = c_begin; c < c_end && old_state.matches; ++c) {
+    const uint64_t k = c - c_begin;
+    if (c >= oh.chunks.size() || oh.chunk_elems(c) != std::min(p.chunk_rows, p.nrows - c * p.chunk_rows) * p.row)
+      continue;  // new rows, or the last chunk grew
+    const ChunkEntry& e = oh.chunks[c];
+    if (e.flags & kStale) continue;
+    if (!old_state.usable && !(e.flags & kHasDataCrc)) continue;  // nothing tells whether it changed
+    if (!old.load_block(c, &built[k].block).is_ok()) continue;
+    built[k].entry = e;
+    plan[k] = old_state.usable ? ChunkPlan::kKeep : ChunkPlan::kKeepIfSameData;
+  }
+  std::vector<uint64_t> to_read;
+  for (uint64_t k = 0; k < plan.size(); ++k)
+    if (plan[k] != ChunkPlan::kKeep) to_read.push_back(c_begin + k);
+  // One chunk per round on every rank.
+  unsigned long long mine = to_read.size(), rounds = 0;
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(&mine, &rounds, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, ctx.comm)));
+  const int tsize = type_size(p.var.type);
+  std::vector<unsigned char> buf(p.chunk_rows * p.row * static_cast<uint64_t>(tsize) + 8);
+  Status first;
+  uint64_t rebuilt = 0;
+  for (uint64_t r = 0; r < rounds; ++r) {
+    std::vector<MPI_Offset> s(p.var.dims.size(), 0), c(p.var.dims.size(), 0);
+    if (r < mine && first.is_ok()) {
+      const uint64_t row0 = to_read[r] * p.chunk_rows;
+      s[0] = static_cast<MPI_Offset>(row0);
+      c = p.var.dims;
+      c[0] = static_cast<MPI_Offset>(std::min(p.chunk_rows, p.nrows - row0));
+    }
+    Status rs = get_vara_all(ctx.ncid, varid, p.var.type, s.data(), c.data(), buf.data());
+    if (!rs.is_ok() && first.is_ok()) first = rs;
+    if (!rs.is_ok() || r >= mine) continue;
+    const uint64_t k = to_read[r] - c_begin;
+    const uint64_t n = c.empty() ? 0 : static_cast<uint64_t>(c[0]) * (p.var.dims.size() > 1 ? p.row : 1);
+    bool empty_rows = false;
+    for (MPI_Offset x : c) empty_rows = empty_rows || x == 0;
+    const uint64_t nv = empty_rows ? 0 : n;
+    if (plan[k] == ChunkPlan::kKeepIfSameData && data_crc(p.var.type, buf.data(), nv) == built[k].entry.data_crc)
+      continue;
+    built[k] = build_chunk(p.var.type, buf.data(), nv, edges);
+    ++rebuilt;
+  }
+  EXA_RETURN_IF_ERROR(io::agree(ctx.comm, first));
+  EXA_RETURN_IF_ERROR(store_sidecar(ctx, p, edges, &built));
+  unsigned long long counts[2] = {rebuilt, (c_end - c_begin) - rebuilt}, sums[2] = {0, 0};
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(counts, sums, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, ctx.comm)));
+  set_rebuilt(ctx.ncid, varid, sums[0], sums[1]);
+  note_indexed(ctx.ncid, varid, true);
   return Status::ok();
 }
 
@@ -458,35 +711,38 @@ Status index_drop(const FileCtx& ctx, int varid) {
     const std::string path = sidecar_path(ctx.path, varid);
     if (::unlink(path.c_str()) != 0 && errno != ENOENT) st = {NC_EWRITE, "cannot remove " + path};
   }
+  if (st.is_ok()) {
+    drop_session(ctx.ncid, varid);
+    note_indexed(ctx.ncid, varid, false);
+  }
   return io::agree(ctx.comm, st);
 }
 
-Status index_inq(const FileCtx& ctx, int varid, int* present, int* current, int* nbins,
-                 MPI_Offset* bytes) {
+Status index_inq(const FileCtx& ctx, int varid, IndexInfo* info) {
   VarShape v;
   EXA_RETURN_IF_ERROR(io::agree(ctx.comm, var_shape(ctx.ncid, varid, &v)));
-  long long info[4] = {0, 0, 0, 0};  // present, current, bins, bytes
-  if (ctx.rank == 0) {
-    std::vector<unsigned char> head;
-    bool cur = false, pres = false;
-    EXA_RETURN_IF_ERROR(read_current_header(ctx, v, &head, &cur, &pres));
-    IndexHeader h;
-    if (pres && decode_header(head.data(), head.size(), &h).is_ok()) {
-      struct stat sb {};
-      info[0] = 1;
-      info[1] = cur ? 1 : 0;
-      info[2] = h.nbins() - 1;  // value bins (the NaN bin not counted)
-      if (::stat(sidecar_path(ctx.path, varid).c_str(), &sb) == 0) info[3] = sb.st_size;
-    }
+  LoadedIndex idx;
+  IndexState state;
+  EXA_RETURN_IF_ERROR(load_index(ctx, v, &idx, &state));
+  *info = IndexInfo{};
+  info->present = state.present;
+  info->current = state.usable;
+  if (state.matches) {
+    info->nbins = static_cast<int>(idx.header.nbins()) - 1;  // value bins (the NaN bin not counted)
+    info->nchunks = idx.header.chunks.size();
+    info->nstale = state.usable ? idx.header.stale_chunks() : idx.header.chunks.size();
   }
-  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(info, 4, MPI_LONG_LONG, 0, ctx.comm)));
-  if (put_count(ctx.ncid, varid) != built_count(ctx.ncid, varid)) info[1] = 0;
-  int cur = static_cast<int>(info[1]), all_cur = 0;
-  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(&cur, &all_cur, 1, MPI_INT, MPI_MIN, ctx.comm)));
-  if (present) *present = static_cast<int>(info[0]);
-  if (current) *current = all_cur;
-  if (nbins) *nbins = static_cast<int>(info[2]);
-  if (bytes) *bytes = info[3];
+  long long bytes = 0;
+  struct stat sb {};
+  if (ctx.rank == 0 && state.present && ::stat(sidecar_path(ctx.path, varid).c_str(), &sb) == 0) bytes = sb.st_size;
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(&bytes, 1, MPI_LONG_LONG, 0, ctx.comm)));
+  info->bytes = bytes;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  auto it = g_sessions.find({ctx.ncid, varid});
+  if (it != g_sessions.end()) {
+    info->last_rebuilt = it->second.last_rebuilt;
+    info->last_kept = it->second.last_kept;
+  }
   return Status::ok();
 }
 

@@ -1,14 +1,55 @@
-// Puts seen by this process, per ncid (any variable: one small entry per
-// open file, whatever the number of variables written): an index built or
-// checked at put count k is not used once the count moved (the data it
-// describes may have changed, perhaps still buffered in this process).
+// What this process put into each variable since the query engine last
+// looked (per ncid and varid): the rows (of dimension 0) each put touched and
+// the range of the values it put, seen at put time. The engine takes these
+// records at its next collective index load: the chunks they touch are
+// marked stale in the index (their bitmaps no longer used) and their min/max
+// widened by the values put, so chunk skipping keeps working without a
+// rebuild (docs/format.md "Query index sidecar").
 #pragma once
 
+#include <mpi.h>
+
 #include <cstdint>
+#include <vector>
+
+#include "query/index_format.hpp"
 
 namespace exa::query {
 
+struct PutRecord {
+  uint64_t row0 = 0, row1 = 0;  // rows [row0, row1) of dimension 0; row1 UINT64_MAX: to the end
+  PutBounds bounds;
+};
+
+// One put call: its rows from start/count/stride (any may be null: the whole
+// variable; stride null: 1), its values from buf when memtype is a numeric
+// nc_type and the buffer holds the elements contiguously (typed vara/vars/
+// var1/var calls); otherwise the values are unknown (kNoBounds).
+struct PutCall {
+  const MPI_Offset* start = nullptr;
+  const MPI_Offset* count = nullptr;
+  const MPI_Offset* stride = nullptr;
+  bool one = false;    // var1: count is 1 in every dimension
+  bool whole = false;  // var: the whole variable
+  const void* buf = nullptr;
+  int memtype = 0;     // NC_NAT (0): values not seen
+};
+void note_put(int ncid, int varid, const PutCall& call);
+// A put whose region and values are not known (mput, vard, ...).
 void note_put(int ncid, int varid);
-uint64_t put_count(int ncid, int varid);
+// varn: num pieces, their values back to back in buf.
+void note_put_varn(int ncid, int varid, int num, MPI_Offset* const* starts, MPI_Offset* const* counts,
+                   const void* buf, int memtype);
+
+// The records of (ncid, varid) since the last take, removed.
+std::vector<PutRecord> take_puts(int ncid, int varid);
+// Puts of any variable of ncid by this process so far (a file whose
+// fingerprint moved while this count did not was changed by someone else).
+uint64_t put_total(int ncid);
+// This process built (true) or dropped (false) varid's index: whether puts
+// compute their values' range.
+void note_indexed(int ncid, int varid, bool indexed);
+// ncid was closed: its records and trust go.
+void forget_file(int ncid);
 
 }  // namespace exa::query
