@@ -284,10 +284,13 @@ Status commit_compact_pieces(MpiFile& file, std::span<const CompactPiece> mine, 
   if (file.rank() == 0) before = 0;
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(&bytes, &all, 1, MPI_INT64_T, MPI_SUM, file.comm())));
   const int64_t base = int64_t(sb->file_end + 7) / 8 * 8;
-  std::vector<Segment> segments;
-  if (!encoded.empty()) segments.push_back({base + before, bytes, encoded.data()});
   for (size_t i = 1; i < entries.size(); i += 4) entries[i] += uint64_t(base + before);
-  EXA_RETURN_IF_ERROR(agree(file.comm(), write_segments(file, std::move(segments), true)));
+  // Independent writes: one large run per rank, disjoint, so collective
+  // buffering would only copy every byte once more through the aggregators.
+  // (Every rank writes, if only nothing: a rank's write is a step of the
+  // commit that may fail, exa_debug_fail_write.)
+  st = file.write_at(base + before, encoded.data(), bytes);
+  EXA_RETURN_IF_ERROR(agree(file.comm(), st));
   encoded.clear();
   encoded.shrink_to_fit();
   EXA_RETURN_IF_ERROR(file.use_byte_view());  // the blocks' view, for the byte writes below

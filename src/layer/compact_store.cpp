@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <deque>
 #include <map>
 
 #include "io/collective.hpp"
@@ -266,7 +267,8 @@ Status CompactStore::commit(NativeFile& nf) {
   own.reserve(log_.size());
   for (const Write& w : log_)
     if (w.own) own.push_back(w);
-  std::stable_sort(own.begin(), own.end(), [](const Write& a, const Write& b) { return a.pos < b.pos; });
+  const auto by_pos = [](const Write& a, const Write& b) { return a.pos < b.pos; };
+  if (!std::is_sorted(own.begin(), own.end(), by_pos)) std::stable_sort(own.begin(), own.end(), by_pos);
   std::vector<std::pair<size_t, int64_t>> where;  // per write: block, its first variable
   Status st = blocks_of_writes(table, own, &where);
   std::vector<uint64_t> touched;
@@ -275,17 +277,23 @@ Status CompactStore::commit(NativeFile& nf) {
   EXA_RETURN_IF_ERROR(io::agree(nf.comm(), st));
   std::vector<int> writer;
   EXA_RETURN_IF_ERROR(io::agree(nf.comm(), block_writers(nf.comm(), table.blocks.size(), touched, &writer)));
-  // A block whose data is not written yet starts from the fill value: one
-  // pattern per variable written.
-  std::vector<std::vector<uint8_t>> fills;
+  // A variable whose data is not written yet starts from the fill value:
+  // one pattern per variable written, unless one write covers it whole.
+  std::deque<std::vector<uint8_t>> fills;  // (a deque: the pieces point into them)
   std::vector<io::CompactPiece> mine;
   mine.reserve(own.size());
-  for (size_t k = 0; k < own.size(); ++k) {
-    const Write& w = own[k];
-    if (k == 0 || own[k - 1].pos != w.pos) fills.push_back(nf.ds.fill_value_external(w.varid));
-    const auto [b, first] = where[k];
-    mine.push_back({uint64_t(b), uint64_t(w.pos - first), uint64_t(w.offset), uint64_t(nf.ds.var_bytes(w.varid)),
-                    fills.back(), std::span<const uint8_t>(arena_).subspan(w.at, w.len)});
+  for (size_t k = 0, end = 0; k < own.size(); k = end) {
+    const int64_t total = nf.ds.var_bytes(own[k].varid);
+    bool whole = false;
+    for (end = k; end < own.size() && own[end].pos == own[k].pos; ++end)
+      whole = whole || (own[end].offset == 0 && int64_t(own[end].len) == total);
+    std::span<const uint8_t> fill;
+    if (!whole) fill = fills.emplace_back(nf.ds.fill_value_external(own[k].varid));
+    for (size_t i = k; i < end; ++i) {
+      const auto [b, first] = where[i];
+      mine.push_back({uint64_t(b), uint64_t(own[i].pos - first), uint64_t(own[i].offset), uint64_t(total), fill,
+                      std::span<const uint8_t>(arena_).subspan(own[i].at, own[i].len)});
+    }
   }
   std::vector<size_t> changed;
   EXA_RETURN_IF_ERROR(io::commit_compact_pieces(nf.file, mine, writer, &nf.superblock, &table, &changed));
