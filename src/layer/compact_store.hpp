@@ -3,8 +3,10 @@
 // from its block (read once, kept); what it writes stays here, as pieces,
 // until the next collective commit point (sync, flush, redef, close), where
 // io::commit_compact_pieces rewrites the blocks past the end of the file and
-// flips the superblock. Like PnetCDF data written by one rank, other ranks
-// see the new values after that commit.
+// flips the superblock. Like PnetCDF data written independently, other
+// ranks see a rank's independent writes after that commit; a collective put
+// shows its writes to every rank at once (publish), as PnetCDF's collective
+// writes are seen by the collective reads after them.
 #pragma once
 
 #include <cstdint>
