@@ -77,7 +77,8 @@ Status CompactStore::materialize(NativeFile& nf, int varid, int64_t pos, std::ve
   if (int64_t(data.size()) != bytes)
     return {NC_EFILEMETA, "compact variable '" + v.name + "' holds a data size its dimensions do not give"};
   if (const std::vector<size_t>* writes = writes_to(pos))
-    for (size_t k : *writes) std::memcpy(data.data() + log_[k].offset, arena_.data() + log_[k].at, log_[k].len);
+    for (size_t k : *writes)
+      if (log_[k].len > 0) std::memcpy(data.data() + log_[k].offset, arena_.data() + log_[k].at, log_[k].len);
   *out = &(current_[pos] = std::move(data));
   return Status::ok();
 }
