@@ -194,6 +194,18 @@ void note_commit_point() {
 }
 long long unordered_commits() { return g_unordered_commits.load(); }
 
+namespace {
+std::atomic<long long> g_metadata_blocks{0};
+std::atomic<long long> g_metadata_bytes{0};
+}  // namespace
+
+void note_metadata_written(int64_t blocks, int64_t bytes) {
+  g_metadata_blocks.fetch_add(blocks);
+  g_metadata_bytes.fetch_add(bytes);
+}
+long long metadata_blocks_written() { return g_metadata_blocks.load(); }
+long long metadata_bytes_written() { return g_metadata_bytes.load(); }
+
 Status MpiFile::write_at(int64_t offset, const void* buf, int64_t nbytes) {
   if (!writable_) return {NC_EPERM, "file is open read-only"};
   EXA_RETURN_IF_ERROR(need_byte_view());

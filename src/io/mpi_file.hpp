@@ -48,6 +48,13 @@ void note_synced();
 void note_commit_point();
 long long unordered_commits();
 
+// Partitioned metadata this process wrote (exa_debug_blocks_written,
+// exa_debug_metadata_bytes_written): the io layer's writers of blocks, index
+// tables and superblocks note what they wrote.
+void note_metadata_written(int64_t blocks, int64_t bytes);
+long long metadata_blocks_written();
+long long metadata_bytes_written();
+
 class MpiFile {
  public:
   MpiFile() = default;

@@ -27,6 +27,7 @@ Status write_superblock(MpiFile& file, const pf::Superblock& sb) {
     auto bytes = pf::encode_superblock(stamped);
     note_commit_point();
     st = file.write_at(pf::kSuperblockSlots[(sb.generation - 1) % 2], bytes.data(), int64_t(bytes.size()));
+    note_metadata_written(0, int64_t(bytes.size()));
   }
   st = agree(file.comm(), st);
   if (!st.is_ok()) return st;
@@ -68,9 +69,11 @@ Status write_blocks_and_index(MpiFile& file, const format::Header& header, const
     crcs.clear();
   }
   EXA_RETURN_IF_ERROR(agree(file.comm(), st));
-  for (size_t k = 0; k < mine.size(); ++k)
+  for (size_t k = 0; k < mine.size(); ++k) {
     segments.push_back({int64_t(image.index.blocks[size_t(crcs[2 * k])].offset), int64_t(mine[k].size()),
                         mine[k].data()});
+    note_metadata_written(1, int64_t(mine[k].size()));
+  }
   EXA_RETURN_IF_ERROR(agree(file.comm(), write_segments(file, std::move(segments), true)));
   EXA_RETURN_IF_ERROR(file.use_byte_view());  // the blocks' view, for the byte writes below
   mine.clear();
@@ -93,6 +96,7 @@ Status write_blocks_and_index(MpiFile& file, const format::Header& header, const
     for (size_t k = 0; k + 1 < all.size(); k += 2) index.blocks[all[k]].crc = all[k + 1];
     table = pf::encode_index(index, pf::kIndexPageEntries, &head[0]);
     st = file.write_at(image.index_offset, table.data(), int64_t(table.size()));
+    note_metadata_written(0, int64_t(table.size()));
     head[1] = crc32c(table.data(), size_t(head[0]));
   }
   EXA_RETURN_IF_ERROR(agree(file.comm(), st));
@@ -129,22 +133,64 @@ void pack_piece(const CompactPiece& c, std::vector<uint8_t>* out) {
     std::memcpy(out->data() + at + kPieceHead + padded8(c.fill.size()), c.bytes.data(), c.bytes.size());
 }
 
-// One piece, as sent or as kept by this rank.
-struct PieceView {
-  uint64_t block, var, offset, total;
-  std::span<const uint8_t> fill, bytes;
-};
-
-// Applies a piece to its block (read and decoded on first use).
-Status apply_piece(MpiFile& file, const pf::Superblock& sb, const pf::IndexTable& index, const PieceView& c,
-                   std::map<size_t, pf::Block>* blocks) {
-  if (c.block >= index.blocks.size()) return {NC_EINTERNAL, "compact piece for no block"};
-  auto it = blocks->find(size_t(c.block));
-  if (it == blocks->end()) {
-    pf::Block b;
-    EXA_RETURN_IF_ERROR(read_block(file, sb, index.blocks[c.block], &b));
-    it = blocks->emplace(size_t(c.block), std::move(b)).first;
+// The packed pieces in `in`, in order, as views into it.
+Status unpack_pieces(std::span<const uint8_t> in, std::vector<CompactPiece>* out) {
+  while (!in.empty()) {
+    uint64_t head[6];
+    if (in.size() < kPieceHead) return {NC_EINTERNAL, "short compact piece"};
+    std::memcpy(head, in.data(), kPieceHead);
+    if (head[4] > in.size() || head[5] > in.size() ||
+        in.size() - kPieceHead < padded8(head[4]) + padded8(head[5]))
+      return {NC_EINTERNAL, "bad compact piece"};
+    const auto fill = in.subspan(kPieceHead, size_t(head[4]));
+    const auto bytes = in.subspan(kPieceHead + padded8(head[4]), size_t(head[5]));
+    out->push_back({head[0], head[1], head[2], head[3], fill, bytes});
+    in = in.subspan(kPieceHead + padded8(head[4]) + padded8(head[5]));
   }
+  return Status::ok();
+}
+
+// Reads and decodes the blocks `wanted` (positions in the index table):
+// blocks that lie close together in the file are read in one read of up to
+// kReadRun bytes, so a rank rewriting many small blocks makes few reads.
+constexpr uint64_t kReadRun = uint64_t(16) << 20;
+constexpr uint64_t kReadGap = uint64_t(64) << 10;
+
+Status read_blocks(MpiFile& file, const pf::Superblock& sb, const pf::IndexTable& index, std::vector<size_t> wanted,
+                   std::map<size_t, pf::Block>* blocks) {
+  for (size_t b : wanted)
+    if (b >= index.blocks.size()) return {NC_EINTERNAL, "compact piece for no block"};
+  std::sort(wanted.begin(), wanted.end(),
+            [&](size_t a, size_t b) { return index.blocks[a].offset < index.blocks[b].offset; });
+  std::vector<uint8_t> run;
+  for (size_t k = 0; k < wanted.size();) {
+    const uint64_t start = index.blocks[wanted[k]].offset;
+    uint64_t end = start + index.blocks[wanted[k]].size;
+    size_t next = k + 1;
+    for (; next < wanted.size(); ++next) {
+      const pf::BlockEntry& e = index.blocks[wanted[next]];
+      if (e.offset < end || e.offset - end > kReadGap || e.offset + e.size - start > kReadRun) break;
+      end = e.offset + e.size;
+    }
+    Status st = read_extent(file, {start, end - start}, &run);
+    if (st.code() == NC_ETRUNC)
+      return {NC_ETRUNC, "block '" + index.blocks[wanted[k]].path + "' lies beyond the end of the file"};
+    EXA_RETURN_IF_ERROR(st);
+    for (; k < next; ++k) {
+      const pf::BlockEntry& e = index.blocks[wanted[k]];
+      pf::Block block;
+      EXA_RETURN_IF_ERROR(pf::decode_block(std::span<const uint8_t>(run).subspan(e.offset - start, e.size), e,
+                                           sb.ndims, &block));
+      (*blocks)[wanted[k]] = std::move(block);
+    }
+  }
+  return Status::ok();
+}
+
+// Applies a piece to its block (read before).
+Status apply_piece(const CompactPiece& c, std::map<size_t, pf::Block>* blocks) {
+  auto it = blocks->find(size_t(c.block));
+  if (it == blocks->end()) return {NC_EINTERNAL, "compact piece for a block not read"};
   pf::Block& b = it->second;
   if (c.var >= b.vars.size() || !(b.vars[c.var].flags & pf::kVarCompact))
     return {NC_EINTERNAL, "compact piece for a variable that is not compact"};
@@ -161,21 +207,27 @@ Status apply_piece(MpiFile& file, const pf::Superblock& sb, const pf::IndexTable
   return Status::ok();
 }
 
-// Applies the packed pieces in `in`, in order.
-Status apply_packed(MpiFile& file, const pf::Superblock& sb, const pf::IndexTable& index,
-                    std::span<const uint8_t> in, std::map<size_t, pf::Block>* blocks) {
-  while (!in.empty()) {
-    uint64_t head[6];
-    if (in.size() < kPieceHead) return {NC_EINTERNAL, "short compact piece"};
-    std::memcpy(head, in.data(), kPieceHead);
-    if (head[4] > in.size() || head[5] > in.size() ||
-        in.size() - kPieceHead < padded8(head[4]) + padded8(head[5]))
-      return {NC_EINTERNAL, "bad compact piece"};
-    const auto fill = in.subspan(kPieceHead, size_t(head[4]));
-    const auto bytes = in.subspan(kPieceHead + padded8(head[4]), size_t(head[5]));
-    EXA_RETURN_IF_ERROR(apply_piece(file, sb, index, {head[0], head[1], head[2], head[3], fill, bytes}, blocks));
-    in = in.subspan(kPieceHead + padded8(head[4]) + padded8(head[5]));
-  }
+// The blocks this rank rewrites, read, with every piece for them applied in
+// rank order (the lower ranks' pieces, this rank's, the higher ranks'),
+// each rank's in its order.
+Status rewrite_blocks(MpiFile& file, const pf::Superblock& sb, const pf::IndexTable& index,
+                      std::span<const CompactPiece> mine, const std::vector<int>& writer, std::span<const uint8_t> in,
+                      int64_t lower, std::map<size_t, pf::Block>* blocks) {
+  std::vector<CompactPiece> before, after;
+  EXA_RETURN_IF_ERROR(unpack_pieces(in.first(size_t(lower)), &before));
+  EXA_RETURN_IF_ERROR(unpack_pieces(in.subspan(size_t(lower)), &after));
+  std::vector<size_t> wanted;
+  for (const auto* list : {&before, &after})
+    for (const CompactPiece& c : *list) wanted.push_back(size_t(c.block));
+  for (const CompactPiece& c : mine)
+    if (writer[c.block] == file.rank()) wanted.push_back(size_t(c.block));
+  std::sort(wanted.begin(), wanted.end());
+  wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+  EXA_RETURN_IF_ERROR(read_blocks(file, sb, index, std::move(wanted), blocks));
+  for (const CompactPiece& c : before) EXA_RETURN_IF_ERROR(apply_piece(c, blocks));
+  for (const CompactPiece& c : mine)
+    if (writer[c.block] == file.rank()) EXA_RETURN_IF_ERROR(apply_piece(c, blocks));
+  for (const CompactPiece& c : after) EXA_RETURN_IF_ERROR(apply_piece(c, blocks));
   return Status::ok();
 }
 
@@ -183,11 +235,9 @@ Status apply_packed(MpiFile& file, const pf::Superblock& sb, const pf::IndexTabl
 // and the index table go when space may be reused: each into the lowest
 // reusable released extent it fits (the same decisions on every rank), else
 // past the end (`*end`, from `base` on). *mine: this rank's blocks.
-Status place_reusing(MpiFile& file, const std::vector<std::vector<uint8_t>>& encoded, format::ReusableSpace* reuse,
+Status place_reusing(MpiFile& file, const std::vector<uint64_t>& sizes, format::ReusableSpace* reuse,
                      uint64_t gen, double now, int64_t base, int64_t table_size, std::vector<int64_t>* mine,
                      int64_t* table_at, int64_t* end) {
-  std::vector<uint64_t> sizes;
-  for (const auto& e : encoded) sizes.push_back(e.size());
   std::vector<uint8_t> gathered;
   std::vector<std::span<const uint8_t>> parts;
   EXA_RETURN_IF_ERROR(allgather_bytes(
@@ -215,7 +265,7 @@ Status place_reusing(MpiFile& file, const std::vector<std::vector<uint8_t>>& enc
 
 }  // namespace
 
-Status commit_compact_pieces(MpiFile& file, const std::vector<CompactPiece>& mine, const std::vector<int>& writer,
+Status commit_compact_pieces(MpiFile& file, std::span<const CompactPiece> mine, const std::vector<int>& writer,
                              pf::Superblock* sb, pf::IndexTable* index, std::vector<size_t>* changed,
                              format::ReusableSpace* reuse) {
   EXA_RETURN_IF_ERROR(file.use_byte_view());  // a data call may have left its view
@@ -223,15 +273,17 @@ Status commit_compact_pieces(MpiFile& file, const std::vector<CompactPiece>& min
   // To each other block's rewriter, in bytes; pieces of blocks this rank
   // rewrites stay as they are.
   std::vector<std::vector<uint8_t>> to(static_cast<size_t>(p));
-  for (const CompactPiece& c : mine)
-    if (writer[c.block] != r) pack_piece(c, &to[size_t(writer[c.block])]);
+  Status st;
+  for (const CompactPiece& c : mine) {
+    if (c.block >= writer.size()) st = {NC_EINTERNAL, "compact piece for no block"};
+    if (st.is_ok() && writer[c.block] != r) pack_piece(c, &to[size_t(writer[c.block])]);
+  }
   std::vector<int> counts(static_cast<size_t>(p));
   std::vector<uint8_t> send;
-  Status st;
   for (int i = 0; i < p; ++i) {
     if (to[size_t(i)].size() > size_t(INT_MAX)) st = {NC_ENOTSUPPORT, "more than 2 GiB of compact data for one rank"};
     counts[size_t(i)] = st.is_ok() ? int(to[size_t(i)].size()) : 0;
-    send.insert(send.end(), to[size_t(i)].begin(), to[size_t(i)].end());
+    if (st.is_ok()) send.insert(send.end(), to[size_t(i)].begin(), to[size_t(i)].end());
   }
   to.clear();
   EXA_RETURN_IF_ERROR(agree(file.comm(), st));
@@ -241,56 +293,62 @@ Status commit_compact_pieces(MpiFile& file, const std::vector<CompactPiece>& min
   std::vector<uint8_t> in(static_cast<size_t>(total));
   EXA_RETURN_IF_ERROR(exchange_payload(file.comm(), 1, send.data(), counts, recv_counts, in.data()));
   send.clear();
-  // In rank order: the lower ranks' pieces, this rank's, the higher ranks'.
   int64_t lower = 0;
   for (int i = 0; i < r; ++i) lower += recv_counts[size_t(i)];
   std::map<size_t, pf::Block> blocks;  // by index position: the blocks this rank rewrites
-  st = apply_packed(file, *sb, *index, std::span<const uint8_t>(in).first(size_t(lower)), &blocks);
-  for (const CompactPiece& c : mine)
-    if (st.is_ok() && writer[c.block] == r)
-      st = apply_piece(file, *sb, *index, {c.block, c.var, c.offset, c.total, c.fill, c.bytes}, &blocks);
-  if (st.is_ok()) st = apply_packed(file, *sb, *index, std::span<const uint8_t>(in).subspan(size_t(lower)), &blocks);
+  st = rewrite_blocks(file, *sb, *index, mine, writer, in, lower, &blocks);
+  in.clear();
   EXA_RETURN_IF_ERROR(agree(file.comm(), st));
-  // Place them past the end in use: this rank's after the lower ranks'.
-  std::vector<std::vector<uint8_t>> encoded;
-  int64_t bytes = 0;
+  // Placed past the end in use, this rank's after the lower ranks', back to
+  // back: one segment per rank.
+  std::vector<uint8_t> encoded;
+  std::vector<uint64_t> entries;  // (block, offset from this rank's start, size, crc) of this rank's
   for (auto& [b, block] : blocks) {
-    encoded.push_back(pf::encode_block(block));
-    bytes += int64_t(encoded.back().size());
+    const size_t at = encoded.size();
+    pf::append_encoded_block(block, &encoded);
+    entries.insert(entries.end(), {uint64_t(b), uint64_t(at), uint64_t(encoded.size() - at),
+                                   crc32c(encoded.data() + at, encoded.size() - at)});
+    note_metadata_written(1, int64_t(encoded.size() - at));
     block = pf::Block{};  // the decoded copy is not needed any more
   }
-  int64_t before = 0, all = 0;
+  blocks.clear();
+  int64_t bytes = int64_t(encoded.size()), before = 0, all = 0;
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Exscan(&bytes, &before, 1, MPI_INT64_T, MPI_SUM, file.comm())));
   if (file.rank() == 0) before = 0;
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(&bytes, &all, 1, MPI_INT64_T, MPI_SUM, file.comm())));
   const int64_t base = int64_t(sb->file_end + 7) / 8 * 8;
   const int64_t table_size = pf::encoded_index_size(*index);  // the same blocks: the same size
-  std::vector<int64_t> mine_at;                                // this rank's blocks
   int64_t table_at = base + all, end = base + all + table_size;
   const bool reusing = reuse != nullptr && reuse->enabled();
   double now = 0;  // rank 0's clock, so every rank keeps the same list
   if (reusing) {
+    // Each block into reusable space where one fits: one segment per block.
     if (file.rank() == 0)
       now = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
     EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(&now, 1, MPI_DOUBLE, 0, file.comm())));
-    EXA_RETURN_IF_ERROR(place_reusing(file, encoded, reuse, sb->generation + 1, now, base, table_size, &mine_at,
+    std::vector<uint64_t> sizes;
+    for (size_t i = 2; i < entries.size(); i += 4) sizes.push_back(entries[i]);
+    std::vector<int64_t> mine_at;  // this rank's blocks
+    EXA_RETURN_IF_ERROR(place_reusing(file, sizes, reuse, sb->generation + 1, now, base, table_size, &mine_at,
                                       &table_at, &end));
-  } else {
-    for (int64_t at = base + before; const auto& e : encoded) {
-      mine_at.push_back(at);
-      at += int64_t(e.size());
+    std::vector<Segment> segments;
+    for (size_t k = 0; k < mine_at.size(); ++k) {
+      uint64_t* entry = &entries[4 * k];
+      segments.push_back({mine_at[k], int64_t(entry[2]), encoded.data() + entry[1]});
+      entry[1] = uint64_t(mine_at[k]);
     }
+    st = write_segments(file, std::move(segments), true);
+  } else {
+    for (size_t i = 1; i < entries.size(); i += 4) entries[i] += uint64_t(base + before);
+    // Independent writes: one large run per rank, disjoint, so collective
+    // buffering would only copy every byte once more through the aggregators.
+    // (Every rank writes, if only nothing: a rank's write is a step of the
+    // commit that may fail, exa_debug_fail_write.)
+    st = file.write_at(base + before, encoded.data(), bytes);
   }
-  std::vector<Segment> segments;
-  std::vector<uint64_t> entries;  // (block, offset, size, crc) of this rank's
-  size_t k = 0;
-  for (auto& [b, block] : blocks) {
-    const auto& e = encoded[k];
-    const int64_t at = mine_at[k++];
-    segments.push_back({at, int64_t(e.size()), const_cast<uint8_t*>(e.data())});
-    entries.insert(entries.end(), {uint64_t(b), uint64_t(at), uint64_t(e.size()), crc32c(e.data(), e.size())});
-  }
-  EXA_RETURN_IF_ERROR(agree(file.comm(), write_segments(file, std::move(segments), true)));
+  EXA_RETURN_IF_ERROR(agree(file.comm(), st));
+  encoded.clear();
+  encoded.shrink_to_fit();
   EXA_RETURN_IF_ERROR(file.use_byte_view());  // the blocks' view, for the byte writes below
   // Every rank learns the new entries (few: the blocks that changed).
   std::vector<uint8_t> gathered;
@@ -318,7 +376,10 @@ Status commit_compact_pieces(MpiFile& file, const std::vector<CompactPiece>& min
   if (int64_t(table.size()) != table_size) return {NC_EINTERNAL, "the index table changed size in a compact commit"};
   nsb.file_end = std::max(sb->file_end, uint64_t(end));
   st = Status::ok();
-  if (file.rank() == 0) st = file.write_at(int64_t(nsb.index_offset), table.data(), int64_t(table.size()));
+  if (file.rank() == 0) {
+    st = file.write_at(int64_t(nsb.index_offset), table.data(), int64_t(table.size()));
+    note_metadata_written(0, int64_t(table.size()));
+  }
   EXA_RETURN_IF_ERROR(agree(file.comm(), st));
   EXA_RETURN_IF_ERROR(commit_superblock(file, nsb));
   if (reusing) {  // what the new generation no longer references

@@ -32,27 +32,29 @@ Status write_blocks_and_index(MpiFile& file, const format::Header& header,
 // New bytes for part of a compact variable's data: variable `var` (its
 // position within block `block`), `bytes` at `offset` of its data, which is
 // `total` bytes long and, if not written yet, starts as copies of `fill`.
+// (Views: the caller keeps the bytes.)
 struct CompactPiece {
   uint64_t block = 0;
   uint64_t var = 0;
   uint64_t offset = 0;
   uint64_t total = 0;
-  std::vector<uint8_t> fill;
-  std::vector<uint8_t> bytes;
+  std::span<const uint8_t> fill;
+  std::span<const uint8_t> bytes;
 };
 
 // Collective. Commits what the ranks wrote into compact variables: every
 // piece goes to the rank that rewrites its block (writer[block], the same
-// vector on every rank), which reads the block, applies the pieces in rank
-// order (then in each rank's order: a later write wins), and writes it anew
-// past sb->file_end (or, given `reuse` with a refresh bound, into space it
-// says the new generation may write); rank 0
-// writes the new index table after them; then commit_superblock. On
-// success *sb and *index are the new state on every rank, *changed lists
-// the rewritten blocks, and the old blocks and index table are released
-// into `reuse`; on failure nothing changed on disk that the current state
-// uses.
-Status commit_compact_pieces(MpiFile& file, const std::vector<CompactPiece>& mine, const std::vector<int>& writer,
+// vector on every rank), which reads the block (blocks close together in
+// one read), applies the pieces in rank order (then in each rank's order: a
+// later write wins), and writes it anew past sb->file_end (a rank's blocks
+// back to back, one independent write each) or, given `reuse` with a refresh
+// bound, into space it says the new generation may write (one segment per
+// block); rank 0 writes the new index table after them; then
+// commit_superblock. On success *sb and *index are the new state on every
+// rank, *changed lists the rewritten blocks, and the old blocks and index
+// table are released into `reuse`; on failure nothing changed on disk that
+// the current state uses.
+Status commit_compact_pieces(MpiFile& file, std::span<const CompactPiece> mine, const std::vector<int>& writer,
                              format::partitioned::Superblock* sb, format::partitioned::IndexTable* index,
                              std::vector<size_t>* changed, format::ReusableSpace* reuse = nullptr);
 

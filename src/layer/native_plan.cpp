@@ -101,8 +101,37 @@ Status make_plan(NativeFile& nf, const DataRequest& req, bool write, Plan* plan,
   return Status::ok();
 }
 
+namespace {
+
+// Whether a put is a collective one on a file that can hold compact
+// variables (partitioned, no record variable): the same answer on every rank
+// of the call, whatever each one's variable and arguments.
+bool publishes_compact(const NativeFile& nf, const DataRequest& req, bool write) {
+  return write && req.collective && nf.partitioned && nf.ds.unlimited_dim() < 0 && nf.file.nprocs() > 1;
+}
+
+// A collective put there: every rank learns the compact writes of the
+// others at once (one allgather), so a collective get on any rank sees what
+// the put wrote, as with PnetCDF (CompactStore::publish). The MPI-IO call
+// that the ranks writing other variables need is made only when some rank
+// needs it.
+Status publish_and_transfer(NativeFile& nf, int varid, const Plan& plan, void* external, int64_t xbytes) {
+  std::vector<io::Segment> segments;
+  if (plan.compact && xbytes > 0) io::flatten(plan.geo, plan.sel, static_cast<uint8_t*>(external), &segments);
+  bool any_io = false;
+  Status st = nf.compact.publish(nf, plan.compact ? varid : -1, segments, !plan.compact, &any_io);
+  if (!any_io) return st;
+  const bool mine = !plan.compact;
+  Status part = mine ? io::transfer(nf.file, plan.geo, plan.sel, true, true, external, xbytes)
+                     : io::transfer(nf.file, io::VarGeometry{}, io::Selection{}, true, true, nullptr, 0);
+  return st.is_ok() ? part : st;
+}
+
+}  // namespace
+
 Status transfer_planned(NativeFile& nf, const DataRequest& req, const Plan& plan, bool write,
                         void* external, int64_t xbytes) {
+  if (publishes_compact(nf, req, write)) return publish_and_transfer(nf, req.varid, plan, external, xbytes);
   if (!plan.compact)
     return io::transfer(handle_for(nf, req.collective), plan.geo, plan.sel, write, req.collective, external,
                         xbytes);

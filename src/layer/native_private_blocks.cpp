@@ -145,6 +145,7 @@ Status write_blocks(NativeFile& nf, const pf::Image& image, const std::vector<si
     if (run.size() - at != summaries[i].size)
       st = {NC_EINTERNAL, "block '" + summaries[i].path + "' encoded to an unplanned size"};
     crcs.push_back(crc32c(run.data() + at, run.size() - at));
+    io::note_metadata_written(1, int64_t(run.size() - at));
     if (placed[i].block == 0) out->root.assign(run.begin() + ptrdiff_t(at), run.end());
   }
   flush();
@@ -153,6 +154,7 @@ Status write_blocks(NativeFile& nf, const pf::Image& image, const std::vector<si
     out->root = pf::root_block(nf.ds.header().gatts);
     a.index.blocks[0].crc = crc32c(out->root.data(), out->root.size());
     st = nf.file.write_at(int64_t(a.index.blocks[0].offset), out->root.data(), int64_t(out->root.size()));
+    io::note_metadata_written(1, int64_t(out->root.size()));
   }
   EXA_RETURN_IF_ERROR(io::agree(nf.comm(), st));
   // The CRCs, in every rank's summary order, to rank 0.
@@ -173,6 +175,7 @@ Status write_blocks(NativeFile& nf, const pf::Image& image, const std::vector<si
     out->table = pf::encode_index(a.index, pf::kIndexPageEntries, &head[0]);
     head[1] = crc32c(out->table.data(), size_t(head[0]));
     st = nf.file.write_at(a.index_offset, out->table.data(), int64_t(out->table.size()));
+    io::note_metadata_written(0, int64_t(out->table.size()));
   }
   EXA_RETURN_IF_ERROR(io::agree(nf.comm(), st));
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(head, 2, MPI_UINT64_T, 0, nf.comm())));

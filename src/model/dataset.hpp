@@ -157,6 +157,8 @@ class Dataset {
   // The data of a compact variable that came with its block (lazy datasets),
   // handed over once: false if there is none (not loaded, or taken).
   bool take_compact_data(int id, std::vector<uint8_t>* out) const;
+  // Whether it holds compact data take_compact_data has not taken yet.
+  bool holds_compact_data() const { return lazy_ && !lazy_->compact.empty(); }
   // After every block is loaded: the dataset stops being lazy and can be
   // changed like any other (redef). NC_EINTERNAL if a block is missing.
   Status end_lazy();
