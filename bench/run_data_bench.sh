@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # run_data_bench.sh -- builds and runs the data-path benchmarks side by side
-# (exacdf, PnetCDF, parallel HDF5, raw MPI-IO) and writes
-# docs/perf/data_bench.{json,md,png}.
+# (exacdf, PnetCDF, parallel HDF5, raw MPI-IO, and plain pwrite per rank as the
+# physical ceiling) and writes docs/perf/data_bench.{json,md,png}.
 #
 #   bench/run_data_bench.sh                   full run (~20-25 min on 2 cores)
 #   EXACDF_BENCH_QUICK=1 bench/run_data_bench.sh   smoke run (~1-2 min)
@@ -20,7 +20,7 @@
 #   PYTHON=...               python for the plot (default .venv/bin/python)
 #
 # Runs are interleaved: for every size and rank count, each repetition runs
-# all four libraries (in an order rotated per repetition), so drift of the
+# all five variants (in an order rotated per repetition), so drift of the
 # machine (page cache, writeback, other load) hits all libraries alike.  Every
 # benchmark deletes its files after each measurement, so their dirty pages are
 # dropped rather than written back; `sync` runs before each launch.  Nothing
@@ -47,7 +47,7 @@ mkdir -p "$DATADIR" "$OUT"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 MPIEXEC=${MPIEXEC:-mpiexec}
 MPIFLAGS=${MPIFLAGS:---oversubscribe}
-LIBS=(exacdf pnetcdf hdf5 mpiio)
+LIBS=(exacdf pnetcdf hdf5 mpiio posix)
 CMDLINE="$( (env | grep -E "^EXACDF_BENCH_[A-Z_]*=" || true) | sort | tr "\n" " ")bench/run_data_bench.sh"
 START=$(date +%s)
 
@@ -93,9 +93,9 @@ run() { # ranks lib prog args...; tags its RESULT lines with $LABEL and $REP
 
 # --------------------------------------------- byte identity check (small) ---
 # The same ncmpi source through exacdf and PnetCDF must give identical files,
-# and the MPI-IO writer the same data bytes (the netCDF data section).
+# and the MPI-IO and pwrite writers the same data bytes (the netCDF data section).
 log "byte identity check (flash_io nxb=8, 3 ranks, 6 blocks/rank base)"
-for lib in exacdf pnetcdf mpiio; do
+for lib in exacdf pnetcdf mpiio posix; do
   "$MPIEXEC" $MPIFLAGS -n 3 "$BUILD/bench/flash_io_$lib" -d "$DATADIR" -n 8 -b 6 -k >/dev/null
 done
 IDENT=identical
@@ -103,10 +103,23 @@ for k in chk plt_cnt plt_crn; do
   cmp -s "$DATADIR/flash_io_exacdf_$k.nc" "$DATADIR/flash_io_pnetcdf_$k.nc" || IDENT="DIFFERENT($k exacdf vs pnetcdf)"
   s=$(stat -c %s "$DATADIR/flash_io_mpiio_$k.dat")
   cmp -s <(tail -c "$s" "$DATADIR/flash_io_exacdf_$k.nc") "$DATADIR/flash_io_mpiio_$k.dat" || IDENT="DIFFERENT($k mpiio data vs netCDF data)"
+  cmp -s "$DATADIR/flash_io_posix_$k.dat" "$DATADIR/flash_io_mpiio_$k.dat" || IDENT="DIFFERENT($k pwrite data vs mpiio data)"
 done
 rm -f "$DATADIR"/flash_io_*
 echo "IDENTITY flash_io=$IDENT" >>"$RAW"
 log "identity: $IDENT"
+# partition3d: the netCDF data section of exacdf's file, the MPI-IO file and the
+# pwrite file (3 ranks, pattern ZYX, an odd shape so pieces are uneven).
+P3D_IDENT=identical
+for lib in exacdf mpiio posix; do
+  "$MPIEXEC" $MPIFLAGS -n 3 "$BUILD/bench/partition3d_$lib" -d "$DATADIR" -z 30 -y 20 -x 10 -p ZYX -k >/dev/null
+done
+s=$(stat -c %s "$DATADIR/partition3d_mpiio.dat")
+cmp -s <(tail -c "$s" "$DATADIR/partition3d_exacdf.nc") "$DATADIR/partition3d_mpiio.dat" || P3D_IDENT="DIFFERENT(mpiio data vs netCDF data)"
+cmp -s "$DATADIR/partition3d_posix.dat" "$DATADIR/partition3d_mpiio.dat" || P3D_IDENT="DIFFERENT(pwrite data vs mpiio data)"
+rm -f "$DATADIR"/partition3d_*
+echo "IDENTITY partition3d=$P3D_IDENT" >>"$RAW"
+log "identity partition3d: $P3D_IDENT"
 
 # ------------------------------------------------------------- the runs ---
 # size label | partition3d dims (floats) | partition patterns | flash nxb | flash target bytes
@@ -123,7 +136,8 @@ for spec in "${SIZES[@]}"; do
   for n in $RANKS; do
     for ((rep = 0; rep < nrep; rep++)); do
       REP=$rep
-      order=("${LIBS[@]:rep%4}" "${LIBS[@]:0:rep%4}")
+      r=$((rep % ${#LIBS[@]}))
+      order=("${LIBS[@]:r}" "${LIBS[@]:0:r}")
       for lib in "${order[@]}"; do
         log "$label ranks=$n rep=$rep $lib partition3d ($pats)"
         run "$n" "$lib" partition3d -z "$Z" -y "$Y" -x "$X" -p "$pats"

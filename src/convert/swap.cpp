@@ -3,6 +3,10 @@
 #include <cstring>
 #include <utility>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "convert/byte_order.hpp"
 #include "convert/external.hpp"
 #include "convert/kernels.hpp"
@@ -21,6 +25,53 @@ void swap_words(unsigned char* __restrict p, int64_t n) {
   });
 }
 
+#if defined(__SSE2__)
+// 16 bytes of elements of U reversed with SSE2 (the x86-64 baseline has no
+// byte shuffle): the 16-bit words of each element reversed, then the two
+// bytes of every word swapped.
+template <class U>
+inline __m128i swap16(__m128i v) {
+  if constexpr (sizeof(U) == 4) {
+    v = _mm_shufflelo_epi16(v, _MM_SHUFFLE(2, 3, 0, 1));
+    v = _mm_shufflehi_epi16(v, _MM_SHUFFLE(2, 3, 0, 1));
+  } else if constexpr (sizeof(U) == 8) {
+    v = _mm_shufflelo_epi16(v, _MM_SHUFFLE(0, 1, 2, 3));
+    v = _mm_shufflehi_epi16(v, _MM_SHUFFLE(0, 1, 2, 3));
+  }
+  return _mm_or_si128(_mm_slli_epi16(v, 8), _mm_srli_epi16(v, 8));
+}
+
+// The whole 64-byte groups of the buffer with SSE2; returns the elements done.
+// Whatever the build type: at -O2 gcc keeps the scalar loop one bswap per
+// element, which took twice the time of the -O3 build (profiled: 607 vs 321
+// samples for the same 30 swaps of 64 MiB).
+template <class U>
+int64_t swap_sse2(unsigned char* p, int64_t n) {
+  constexpr int64_t kPer = 64 / static_cast<int64_t>(sizeof(U));
+  const int64_t groups = n / kPer;
+  for (int64_t g = 0; g < groups; ++g, p += 64) {
+    auto* q = reinterpret_cast<__m128i*>(p);
+    __m128i a = _mm_loadu_si128(q), b = _mm_loadu_si128(q + 1);
+    __m128i c = _mm_loadu_si128(q + 2), d = _mm_loadu_si128(q + 3);
+    _mm_storeu_si128(q, swap16<U>(a));
+    _mm_storeu_si128(q + 1, swap16<U>(b));
+    _mm_storeu_si128(q + 2, swap16<U>(c));
+    _mm_storeu_si128(q + 3, swap16<U>(d));
+  }
+  return groups * kPer;
+}
+#endif
+
+template <class U>
+void swap_fast(unsigned char* p, int64_t n) {
+#if defined(__SSE2__)
+  const int64_t done = swap_sse2<U>(p, n);
+  p += done * static_cast<int64_t>(sizeof(U));
+  n -= done;
+#endif
+  swap_words<U>(p, n);
+}
+
 // Any other element size: reverse each element's bytes one by one.
 void swap_generic(unsigned char* p, int64_t elem_size, int64_t n) {
   for (int64_t e = 0; e < n; ++e, p += elem_size)
@@ -33,9 +84,9 @@ void swap_bytes_in_place(void* buf, int64_t elem_size, int64_t n) {
   if (n <= 0 || elem_size <= 1) return;
   auto* p = static_cast<unsigned char*>(buf);
   switch (elem_size) {
-    case 2: swap_words<uint16_t>(p, n); break;
-    case 4: swap_words<uint32_t>(p, n); break;
-    case 8: swap_words<uint64_t>(p, n); break;
+    case 2: swap_fast<uint16_t>(p, n); break;
+    case 4: swap_fast<uint32_t>(p, n); break;
+    case 8: swap_fast<uint64_t>(p, n); break;
     default: swap_generic(p, elem_size, n); break;
   }
 }
