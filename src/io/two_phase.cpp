@@ -16,6 +16,8 @@ constexpr size_t kSeparateWrites = 8;
 // "Many small pieces": at least this many, smaller than this on average.
 constexpr int64_t kManyPieces = 256;
 constexpr int64_t kSmallPiece = 64 * 1024;
+// Bytes staged between two writes of a coalesced write.
+constexpr int64_t kStagingChunk = int64_t{1} << 20;
 // A segment's description in the exchange: its offset and length.
 constexpr int64_t kPieceHeader = 2 * sizeof(int64_t);
 
@@ -134,27 +136,54 @@ bool fits_two_phase(int64_t segments, int64_t bytes, int nprocs) {
   return sent <= INT_MAX / p;
 }
 
+namespace {
+
+// Writes the runs staged so far (contiguous in the file and in staging) and empties them.
+Status flush_runs(MpiFile& file, std::vector<Segment>* runs) {
+  Status st;
+  if (runs->size() > kSeparateWrites) {
+    st = write_segments(file, std::move(*runs), false);
+  } else {
+    for (const Segment& r : *runs)
+      if (st.is_ok()) st = file.write_at(r.offset, r.data, r.length);
+  }
+  runs->clear();
+  return st;
+}
+
+}  // namespace
+
 Status write_coalesced(MpiFile& file, std::vector<Segment> segments) {
   std::vector<Segment> disjoint = resolve_overlaps(std::move(segments));
   int64_t total = 0;
   for (const Segment& s : disjoint) total += s.length;
   if (total == 0) return Status::ok();
-  auto staging = uninitialized(total);
+  // Staged a chunk at a time: a chunk the size of a cache is still in it when
+  // the kernel copies it into the page cache (one staging buffer of a whole
+  // E3SM step -- 20 MB -- made every byte travel through memory twice more).
+  const int64_t chunk = std::min(total, kStagingChunk);
+  auto staging = uninitialized(chunk);
   std::vector<Segment> runs;  // contiguous in the file and in staging
-  uint8_t* at = staging.get();
+  int64_t used = 0;
   for (const Segment& s : disjoint) {
     if (s.length <= 0) continue;
+    if (used + s.length > chunk) {
+      EXA_RETURN_IF_ERROR(flush_runs(file, &runs));
+      used = 0;
+    }
+    if (s.length > chunk) {  // large enough to go as it is
+      EXA_RETURN_IF_ERROR(file.write_at(s.offset, s.data, s.length));
+      continue;
+    }
+    uint8_t* at = staging.get() + used;
     std::memcpy(at, s.data, static_cast<size_t>(s.length));
     if (!runs.empty() && runs.back().offset + runs.back().length == s.offset)
       runs.back().length += s.length;
     else
       runs.push_back({s.offset, s.length, at});
-    at += s.length;
+    used += s.length;
   }
-  disjoint = {};
-  if (runs.size() > kSeparateWrites) return write_segments(file, std::move(runs), false);
-  for (const Segment& r : runs) EXA_RETURN_IF_ERROR(file.write_at(r.offset, r.data, r.length));
-  return Status::ok();
+  return flush_runs(file, &runs);
 }
 
 Status write_two_phase(MPI_Comm comm, MpiFile* own, std::vector<Segment> segments, int64_t lo,

@@ -17,6 +17,7 @@
 #define NCOL 4096
 #define NLEV 4
 #define NREC 3
+#define NBIG 40 /* levels of `big`: over 1 MiB, more than one staging chunk */
 
 /* A value every variable can hold exactly (short included). */
 static int value(int var, int rec, int lev, int col) {
@@ -52,12 +53,13 @@ static void make_pieces(Pieces *p, int rank, int nprocs) {
   for (int i = 0; i < p->n; ++i) p->cols += p->len[i];
 }
 
-/* varn arrays for a variable of rank `ndims` (1: col; 2: rec|lev, col; 3: rec, lev, col). */
+/* varn arrays for a variable of rank `ndims` (1: col; 2: rec, col -- or with
+ * `nlev` > 0 lev, col; 3: rec, lev, col). */
 typedef struct {
   MPI_Offset **starts, **counts;
 } Varn;
 
-static Varn make_varn(const Pieces *p, int ndims, int rec, int lev_dim) {
+static Varn make_varn(const Pieces *p, int ndims, int rec, int nlev) {
   Varn v;
   v.starts = malloc(sizeof(MPI_Offset *) * (size_t)p->n);
   v.counts = malloc(sizeof(MPI_Offset *) * (size_t)p->n);
@@ -66,7 +68,7 @@ static Varn make_varn(const Pieces *p, int ndims, int rec, int lev_dim) {
     v.counts[i] = calloc(3, sizeof(MPI_Offset));
     MPI_Offset *s = v.starts[i], *c = v.counts[i];
     if (ndims == 1) { s[0] = p->start[i]; c[0] = p->len[i]; }
-    if (ndims == 2) { s[0] = rec; c[0] = lev_dim ? NLEV : 1; s[1] = p->start[i]; c[1] = p->len[i]; }
+    if (ndims == 2) { s[0] = nlev ? 0 : rec; c[0] = nlev ? nlev : 1; s[1] = p->start[i]; c[1] = p->len[i]; }
     if (ndims == 3) { s[0] = rec; c[0] = 1; s[1] = 0; c[1] = NLEV; s[2] = p->start[i]; c[2] = p->len[i]; }
   }
   return v;
@@ -86,10 +88,10 @@ static void fill_values(const Pieces *p, int var, int rec, int nlev, double *out
       for (int c = 0; c < p->len[i]; ++c) out[at++] = value(var, rec, l, p->start[i] + c);
 }
 
-enum { V_FIX_I, V_FIX_D, V_REC_F, V_REC_S, NVARS };
+enum { V_FIX_I, V_FIX_D, V_REC_F, V_REC_S, V_BIG, NVARS };
 
 static int define(const char *path, int *ncid, int *var) {
-  int dims[3];
+  int dims[4];
   CHECK_OK(ncmpi_create(MPI_COMM_WORLD, path, NC_CLOBBER | NC_64BIT_DATA, MPI_INFO_NULL, ncid));
   CHECK_OK(ncmpi_def_dim(*ncid, "time", NC_UNLIMITED, &dims[0]));
   CHECK_OK(ncmpi_def_dim(*ncid, "lev", NLEV, &dims[1]));
@@ -99,6 +101,9 @@ static int define(const char *path, int *ncid, int *var) {
   CHECK_OK(ncmpi_def_var(*ncid, "fix_d", NC_DOUBLE, 2, d_fix_d, &var[V_FIX_D]));
   CHECK_OK(ncmpi_def_var(*ncid, "rec_f", NC_FLOAT, 2, d_rec_f, &var[V_REC_F]));
   CHECK_OK(ncmpi_def_var(*ncid, "rec_s", NC_SHORT, 3, dims, &var[V_REC_S]));
+  CHECK_OK(ncmpi_def_dim(*ncid, "big_lev", NBIG, &dims[3]));
+  int d_big[2] = {dims[3], dims[2]};
+  CHECK_OK(ncmpi_def_var(*ncid, "big", NC_DOUBLE, 2, d_big, &var[V_BIG]));
   return ncmpi_enddef(*ncid);
 }
 
@@ -157,7 +162,13 @@ static void write_nonblocking(const char *path, const Pieces *mine, const Pieces
     if (!late) CHECK_OK(ncmpi_iput_vara_double(ncid, var[V_FIX_D], s, c, dvals + off, &req));
     off += NLEV * mine->len[i];
   }
+  Varn vb = make_varn(mine, 2, 0, NBIG);
+  double *bvals = malloc(sizeof(double) * NCOL * NBIG);
+  fill_values(mine, V_BIG, 0, NBIG, bvals);
+  CHECK_OK(ncmpi_iput_varn_double(ncid, var[V_BIG], mine->n, vb.starts, vb.counts, bvals, &req));
+  free_varn(&vb, mine->n);
   CHECK_OK(ncmpi_wait_all(ncid, NC_REQ_ALL, NULL, NULL));
+  free(bvals);
   free(ivals);
 
   /* Wait 2, records 0 and 1: rec_f by bput_varn (the buffer reused at once), rec_s by
@@ -227,9 +238,9 @@ static void write_nonblocking(const char *path, const Pieces *mine, const Pieces
  * (a path that shares nothing with the nonblocking requests; record 2 of rec_s
  * by rank 0 alone). */
 static void put_pieces(int ncid, int varid, int var, const Pieces *p, int ndims, int rec, int nlev) {
-  double *vals = malloc(sizeof(double) * NCOL * NLEV);
+  double *vals = malloc(sizeof(double) * NCOL * NBIG);
   fill_values(p, var, rec, nlev, vals);
-  Varn v = make_varn(p, ndims, rec, ndims == 2 && nlev > 1);
+  Varn v = make_varn(p, ndims, rec, ndims == 2 && nlev > 1 ? nlev : 0);
   for (int i = 0, off = 0; i < p->n; ++i) {
     CHECK_OK(ncmpi_put_vara_double(ncid, varid, v.starts[i], v.counts[i], vals + off));
     off += nlev * p->len[i];
@@ -244,6 +255,7 @@ static void write_blocking(const char *path, const Pieces *mine, const Pieces *a
   CHECK_OK(ncmpi_begin_indep_data(ncid));
   put_pieces(ncid, var[V_FIX_I], V_FIX_I, mine, 1, 0, 1);
   put_pieces(ncid, var[V_FIX_D], V_FIX_D, mine, 2, 0, NLEV);
+  put_pieces(ncid, var[V_BIG], V_BIG, mine, 2, 0, NBIG);
   for (int rec = 0; rec < NREC; ++rec) {
     put_pieces(ncid, var[V_REC_F], V_REC_F, mine, 2, rec, 1);
     if (rec < 2) put_pieces(ncid, var[V_REC_S], V_REC_S, mine, 3, rec, NLEV);
@@ -258,12 +270,12 @@ static void write_blocking(const char *path, const Pieces *mine, const Pieces *a
 static void check_values(const char *path) {
   int ncid, var[NVARS];
   CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_NOWRITE, MPI_INFO_NULL, &ncid));
-  const char *names[NVARS] = {"fix_i", "fix_d", "rec_f", "rec_s"};
+  const char *names[NVARS] = {"fix_i", "fix_d", "rec_f", "rec_s", "big"};
   for (int k = 0; k < NVARS; ++k) CHECK_OK(ncmpi_inq_varid(ncid, names[k], &var[k]));
   MPI_Offset nrec = -1;
   CHECK_OK(ncmpi_inq_dimlen(ncid, 0, &nrec));
   CHECK(nrec == NREC);
-  double *got = malloc(sizeof(double) * NREC * NLEV * NCOL);
+  double *got = malloc(sizeof(double) * NBIG * NCOL);
   MPI_Offset s[3] = {0, 0, 0}, c1[1] = {NCOL}, c2[2] = {NLEV, NCOL}, c2r[2] = {NREC, NCOL},
              c3[3] = {NREC, NLEV, NCOL};
   int bad = 0;
@@ -279,6 +291,10 @@ static void check_values(const char *path) {
   for (int r = 0; r < NREC; ++r)
     for (int l = 0; l < NLEV; ++l)
       for (int i = 0; i < NCOL; ++i) bad += got[(r * NLEV + l) * NCOL + i] != value(V_REC_S, r, l, i);
+  MPI_Offset cb[2] = {NBIG, NCOL};
+  CHECK_OK(ncmpi_get_vara_double_all(ncid, var[V_BIG], s, cb, got));
+  for (int l = 0; l < NBIG; ++l)
+    for (int i = 0; i < NCOL; ++i) bad += got[l * NCOL + i] != value(V_BIG, 0, l, i);
   CHECK(bad == 0);
   free(got);
   CHECK_OK(ncmpi_close(ncid));
