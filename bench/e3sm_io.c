@@ -31,6 +31,9 @@
  * max over ranks).  Afterwards the file is reopened and sampled variables are
  * read back whole on every rank (get_vara_all) and every value checked.
  *
+ * Each run also times the physical ceiling: every rank's share of a step's bytes
+ * written with one plain pwrite per step (pwrite_step_s), into PATH.pwrite.
+ *
  * MPI-IO calls are counted by bench/mpiio_count.c when it is LD_PRELOADed
  * (found here with dlsym); exacdf's own count comes from exa_inq_io_calls.
  *
@@ -39,6 +42,7 @@
  * Prints one line:  RESULT bench=e3sm_io lib=... mode=... ranks=... key=value ...
  */
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <mpi.h>
 #include <pnetcdf.h>
 #include <stdint.h>
@@ -457,6 +461,47 @@ static long long verify(const char *path, const layout_t *L, MPI_Offset ncol, in
   return llsum(bad);
 }
 
+/* ------------------------------------------------------------ pwrite ceiling */
+static double median_of(double *x, int n) {
+  qsort(x, (size_t)n, sizeof(double), cmp_double);
+  return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
+/* Median over `steps` of the time (max over ranks) for every rank to pwrite its
+ * `bytes` from `buf` once, contiguously, rank after rank in the file. */
+static double pwrite_ceiling(const char *path, const char *buf, long long bytes, int steps) {
+  char side[4096];
+  snprintf(side, sizeof side, "%s.pwrite", path);
+  long long before = 0, all = 0;
+  MPI_Exscan(&bytes, &before, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0) before = 0;
+  MPI_Allreduce(&bytes, &all, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0) {
+    int fd = open(side, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) DIE("cannot create %s", side);
+    close(fd);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  int fd = open(side, O_WRONLY);
+  if (fd < 0) DIE("cannot open %s", side);
+  double t[64];
+  int n = steps < 64 ? steps : 64;
+  for (int s = 0; s < n; s++) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (long long done = 0; done < bytes;) {
+      ssize_t w = pwrite(fd, buf + done, (size_t)(bytes - done), (off_t)(s * all + before + done));
+      if (w <= 0) DIE("pwrite to %s failed", side);
+      done += w;
+    }
+    t[s] = dmax(MPI_Wtime() - t0);
+  }
+  close(fd);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) unlink(side);
+  return median_of(t, n);
+}
+
 /* ------------------------------------------------------------ main */
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -597,6 +642,11 @@ int main(int argc, char **argv) {
   long long close_calls = mpiio_calls(&cnt_ok) - before_close;
   long long write_phase_calls = mpiio_calls(&cnt_ok); /* create .. close, this rank */
 
+  /* ---- physical ceiling (issue 16 item 2): the same bytes per rank (this rank's
+   * share of a step) as ONE plain pwrite per step into PATH.pwrite on the same file
+   * system, ranks side by side, timed like a step (barrier, max over ranks). */
+  double pwrite_med = pwrite_ceiling(path, (const char *)sbuf, my_bytes, steps);
+
   /* ---- verify */
   long long bad = -1, nchecked = 0;
   if (do_verify) bad = verify(path, &L, ncol, steps, &nchecked);
@@ -645,7 +695,7 @@ int main(int argc, char **argv) {
            "pieces_d1=%lld pieces_d2=%lld pieces_d3=%lld pieces_d1_rank_max=%lld "
            "pieces_d2_rank_max=%lld reqs_per_step_rank_max=%lld put_size_rank_max=%lld "
            "create_s=%.4f fixed_s=%.4f step_s=%.4f step_min_s=%.4f step_max_s=%.4f "
-           "steps_s=%s post_s=%.4f wait_s=%.4f close_s=%.4f "
+           "steps_s=%s post_s=%.4f wait_s=%.4f close_s=%.4f pwrite_step_s=%.4f "
            "counter=%s mpiio_calls_step_rank_min=%.2f mpiio_calls_step_rank_max=%.2f "
            "mpiio_calls_step_sum=%.2f mpiio_calls_fixed_rank_max=%lld "
            "mpiio_calls_close_rank_max=%lld mpiio_calls_write_phase_rank_max=%lld "
@@ -654,7 +704,7 @@ int main(int argc, char **argv) {
            BENCH_LIB, label, nb ? "nb" : "blocking", nprocs, (long long)ncol, NLEV, steps, maxlen,
            nvars_file, N_FIXED_DEC + N_REC_DEC, step_bytes, (long long)fsize, pieces[0],
            pieces[1], pieces[2], pmax[0], pmax[1], mreq, psz_max, create_s, fixed_s, med,
-           sorted[0], sorted[ns - 1], steps_list, post_sum / steps, wait_sum / steps, close_s,
+           sorted[0], sorted[ns - 1], steps_list, post_sum / steps, wait_sum / steps, close_s, pwrite_med,
            all_cnt_ok ? "pmpi" : "none", (double)sc_min / steps, (double)sc_max / steps,
            (double)sc_sum / steps, fc_max, cc_max, wp_max, se_min < 0 ? -1.0 : (double)se_min / steps,
            se_max < 0 ? -1.0 : (double)se_max / steps, fe_max,

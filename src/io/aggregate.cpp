@@ -9,11 +9,8 @@
 
 namespace exa::io {
 
-namespace {
-
-// Segments in posting order -> disjoint segments sorted by offset, later ones
-// winning. Sorting is all it takes when nothing overlaps (the usual case);
-// only then is an interval map built.
+// Sorting is all it takes when nothing overlaps (the usual case); only then
+// is an interval map built.
 std::vector<Segment> resolve_overlaps(std::vector<Segment> posted) {
   std::vector<Segment> sorted = posted;
   std::stable_sort(sorted.begin(), sorted.end(),
@@ -42,6 +39,8 @@ std::vector<Segment> resolve_overlaps(std::vector<Segment> posted) {
   for (auto& [off, seg] : live) out.push_back(seg);
   return out;
 }
+
+namespace {
 
 // (start, length) runs of bytes, merged where one ends where the next begins
 // and split below INT_MAX, as an hindexed datatype; `base` is subtracted from

@@ -24,6 +24,10 @@ struct Segment {
 void flatten(const VarGeometry& var, const Selection& sel, uint8_t* packed,
              std::vector<Segment>* out);
 
+// Segments in posting order -> disjoint segments sorted by offset, the later
+// of two overlapping ones winning.
+std::vector<Segment> resolve_overlaps(std::vector<Segment> posted);
+
 // One write of all segments (given in posting order: on overlap the later
 // one wins). Collective calls are made by every rank, with or without segments.
 Status write_segments(MpiFile& file, std::vector<Segment> segments, bool collective);

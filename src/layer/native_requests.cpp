@@ -2,8 +2,8 @@
 // already converted to external form, as PnetCDF packs at post; a get with its
 // own duplicate of a derived buftype, since the caller may free its type as
 // soon as the call returns); waiting turns every selected request of this rank
-// into file segments and moves them with one MPI-IO call for the puts and one
-// for the gets.
+// into file segments and moves the gets with one MPI-IO call, the puts by the
+// path their shape calls for (choose_put_path).
 #include <algorithm>
 #include <set>
 
@@ -13,6 +13,7 @@
 #include "io/header_io.hpp"
 #include "io/memory_plan.hpp"
 #include "io/mpi_errors.hpp"
+#include "io/two_phase.hpp"
 #include "layer/native_connector.hpp"
 #include "layer/native_internal.hpp"
 #include "layer/native_plan.hpp"
@@ -91,6 +92,43 @@ void flatten_request(PendingRequest& r, std::vector<io::Segment>* out) {
     io::flatten(r.geo, sel, at, out);
     at += io::selected_elements(sel) * r.geo.xsize;
   }
+}
+
+// How a wait's puts reach the file, from their number and sizes (in a
+// collective wait the largest of any rank, so every rank chooses alike):
+//   kView       one MPI-IO call through an hindexed view of the segments (few
+//               or large segments: MPI-IO handles them well);
+//   kCoalesced  many small segments of one rank (an independent wait, or one
+//               rank): staged in file order, one write per contiguous run;
+//   kTwoPhase   many small segments over several ranks: exacdf's own
+//               two-phase, one contiguous file domain per rank (io/two_phase).
+// Measured on the E3SM-like step (docs/perf/e3sm_io.md): OMPIO's cost grows
+// with the number of pieces in a view, far beyond the cost of copying them.
+enum class PutPath { kView, kCoalesced, kTwoPhase };
+
+PutPath choose_put_path(bool collective, int nprocs, int64_t segments, int64_t bytes) {
+  if (!io::many_small_pieces(segments, bytes)) return PutPath::kView;
+  if (!collective || nprocs == 1) return PutPath::kCoalesced;
+  return io::fits_two_phase(segments, bytes, nprocs) ? PutPath::kTwoPhase : PutPath::kView;
+}
+
+// Writes a wait's puts by `path`; [lo, hi) is the extent of every rank's puts.
+// Collective paths are taken by every rank, with or without segments.
+Status move_puts(NativeFile& nf, PutPath path, bool collective, std::vector<io::Segment> puts,
+                 int64_t lo, int64_t hi) {
+  switch (path) {
+    case PutPath::kCoalesced:
+      return io::write_coalesced(handle_for(nf, collective), std::move(puts));
+    case PutPath::kTwoPhase: {
+      Status opened = open_indep_handle(nf);  // (local: MPI_COMM_SELF)
+      Status st = io::write_two_phase(nf.comm(), opened.is_ok() ? &nf.indep : nullptr,
+                                      std::move(puts), lo, hi);
+      return opened.is_ok() ? st : opened;
+    }
+    case PutPath::kView:
+      break;
+  }
+  return io::write_segments(handle_for(nf, collective), std::move(puts), collective);
 }
 
 // Forgets a completed or cancelled request: gives back its share of the
@@ -291,11 +329,14 @@ Status NativeConnector::wait(FileState& f, int num, int* reqids, int* statuses, 
   if (!collective && ids.empty()) return Status::ok();
   if (!collective) EXA_RETURN_IF_ERROR(open_indep_handle(nf));
   // One allreduce tells every rank whether anyone writes or reads, numrecs,
-  // and whether any rank named an unknown request (then no rank does anything).
-  int64_t need[4] = {puts.empty() ? 0 : 1, gets.empty() ? 0 : 1, std::max(recs, nf.ds.numrecs()),
-                     unknown ? 1 : 0};
+  // whether any rank named an unknown request (then no rank does anything),
+  // and the shape of the puts (most segments and bytes of a rank, the extent
+  // of all) from which every rank chooses the same path for them.
+  const io::WriteShape shape = io::shape_of(puts);
+  int64_t need[8] = {puts.empty() ? 0 : 1, gets.empty() ? 0 : 1, std::max(recs, nf.ds.numrecs()),
+                     unknown ? 1 : 0, shape.segments, shape.bytes, -shape.lo, shape.hi};
   if (collective)  // on failure the requests stay pending: nothing was moved
-    EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(MPI_IN_PLACE, need, 4, MPI_INT64_T, MPI_MAX, nf.comm())));
+    EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(MPI_IN_PLACE, need, 8, MPI_INT64_T, MPI_MAX, nf.comm())));
   if (need[3]) {
     if (unknown) return {NC_EINVAL_REQUEST, "no pending request has this id"};
     return Status::ok();  // as PnetCDF: another rank's unknown id stops the wait everywhere
@@ -309,7 +350,9 @@ Status NativeConnector::wait(FileState& f, int num, int* reqids, int* statuses, 
   }
   io::MpiFile& file = handle_for(nf, collective);
   Status io_put, io_get;
-  if (need[0]) io_put = io::write_segments(file, std::move(puts), collective);
+  if (need[0])
+    io_put = move_puts(nf, choose_put_path(collective, file.nprocs(), need[4], need[5]), collective,
+                       std::move(puts), -need[6], need[7]);
   if (need[1]) io_get = io::read_segments(file, std::move(gets), collective);
   if (need[2] > nf.ds.numrecs() || (collective && nf.numrecs_dirty)) {
     nf.ds.set_numrecs(need[2]);
