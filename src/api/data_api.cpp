@@ -31,11 +31,12 @@ int data_call(const char* fn, int ncid, int varid, Kind kind, const MPI_Offset* 
     auto req = exa::api::make_request(ds, a, &storage);
     req.call = fn;
     // The argument checks, once, above the stack (PnetCDF's dispatcher). A
-    // collective call with bad arguments still takes part, with nothing.
+    // collective call with bad arguments still goes down (safe mode agrees on
+    // errors; native takes part in collective I/O with nothing).
     const exa::layer::CallModes modes = f.connector->modes(*f.state);
     Status checked = exa::layer::check_data_args(ds, modes, req, put, /*data_mode=*/true);
     if (!checked.is_ok()) {
-      if (!exa::layer::takes_part_despite_error(modes, req)) return checked;
+      if (!exa::layer::reaches_stack_despite_error(req)) return checked;
       req.args_error = checked.code();
     }
     Status done = put ? f.connector->put(*f.state, req) : f.connector->get(*f.state, req);

@@ -343,7 +343,12 @@ class AsyncConnector final : public ForwardingConnector {
   Status sync_numrecs(FileState& f) override {
     return completing(f, [&] { return next()->sync_numrecs(below(f)); });
   }
-  Status begin_indep(FileState& f) override { return after(f, [&] { return next()->begin_indep(below(f)); }); }
+  // Collective puts of every rank are on disk before any rank reads independently.
+  Status begin_indep(FileState& f) override {
+    state(f).drain();
+    EXA_RETURN_IF_ERROR(io::from_mpi(MPI_Barrier(f.comm()), io::MpiOp::kOther, "async: MPI_Barrier at begin_indep"));
+    return next()->begin_indep(below(f));
+  }
   Status end_indep(FileState& f) override { return after(f, [&] { return next()->end_indep(below(f)); }); }
   Status refresh(FileState& f) override { return after(f, [&] { return next()->refresh(below(f)); }); }
   Status close(FileState& f) override {
@@ -532,6 +537,11 @@ std::unique_ptr<Op> AsyncConnector::copy_of(FileState& f, const DataRequest& req
     const auto* from = static_cast<const uint8_t*>(req.buf);
     op->data.assign(from, from + bytes);
   }
+  // The copy is contiguous elements of the resolved memory type: queued as a
+  // typed call (the program may free its buffer type once the put returned).
+  op->req.memtype = access.memtype;
+  op->req.buftype = MPI_DATATYPE_NULL;
+  op->req.bufcount = -1;
   op->req.buf = op->data.empty() ? nullptr : op->data.data();
   if (op->req.buf == nullptr && bytes == 0) op->req.buf = req.buf;  // nothing to copy: kept as given
   op->region = region_of(req.varid, access.sel);
@@ -541,25 +551,28 @@ std::unique_ptr<Op> AsyncConnector::copy_of(FileState& f, const DataRequest& req
   return op;
 }
 
+// Deferred: a collective put that passed its checks, of a fixed-size variable, with no
+// conversion between types, from contiguous memory. Every other put runs at
+// once after the queue (its outcome is then the call's, as in PnetCDF): a
+// collective call with bad arguments (it takes part with nothing), a record
+// variable (numrecs is agreed and written by the call; inquiries must see
+// it), a conversion (NC_ERANGE is the call's answer), safe mode (the ranks
+// agree on the arguments first), a partitioned file (blocks load on use), an
+// independent put (a program may write independently, MPI_Barrier, and read
+// the bytes from another rank: no library call of ours lies in between).
 Status AsyncConnector::put(FileState& f, const DataRequest& req) {
   auto& af = state(f);
-  if (partitioned(f)) return after(f, [&] { return next()->put(below(f), req); });
-  if (req.args_error != NC_NOERR) {
-    // Checked above and failed: a collective call still takes part (queued
-    // in program order, with nothing); the error is the call's, now.
-    auto op = std::make_unique<Op>();
-    op->time = MPI_Wtime();
-    op->call = req.call != nullptr ? req.call : "put_all";
-    op->req = req;
-    op->req.start = op->req.count = op->req.stride = op->req.imap = nullptr;
-    op->req.buf = nullptr;
-    op->region.empty = true;
-    if (!af.enqueue(std::move(op))) return {NC_EINTERNAL, "async: an empty operation did not fit"};
-    return {req.args_error, "argument error"};
-  }
+  auto at_once = [&] { return after(f, [&] { return next()->put(below(f), req); }); };
+  if (!req.collective || req.args_error != NC_NOERR || safe_mode_requested() || partitioned(f))
+    return at_once();
+  const model::Dataset& ds = next()->dataset(below(f));
   CheckedAccess access;
-  Status checked = check_data_args(next()->dataset(below(f)), next()->modes(below(f)), req, true, true, &access);
-  if (!checked.is_ok()) return after(f, [&] { return next()->put(below(f), req); });
+  Status checked = check_data_args(ds, next()->modes(below(f)), req, true, true, &access);
+  if (!checked.is_ok()) {
+    checked.set_aside("the call below answers it");
+    return at_once();
+  }
+  if (access.geo.record || access.memtype != ds.var(req.varid).type) return at_once();
   bool copyable = false;
   std::unique_ptr<Op> op = copy_of(f, req, access, &copyable);
   if (!copyable || !af.enqueue(std::move(op))) {
@@ -568,7 +581,7 @@ Status AsyncConnector::put(FileState& f, const DataRequest& req) {
       if (verbose())
         std::fprintf(stderr, "exacdf async: a put with a non-contiguous buffer, or bigger than mem=, runs at once\n");
     });
-    return after(f, [&] { return next()->put(below(f), req); });
+    return at_once();
   }
   return Status::ok();
 }

@@ -30,10 +30,10 @@ Status check_call(const model::Dataset& ds, const CallModes& modes, const DataRe
 Status check_data_args(const model::Dataset& ds, const CallModes& modes, const DataRequest& req,
                        bool write, bool data_mode, CheckedAccess* out = nullptr);
 
-// Whether a collective data call with an argument error still takes part in
-// the collective I/O (with nothing): in collective data mode, as PnetCDF does.
-inline bool takes_part_despite_error(const CallModes& modes, const DataRequest& req) {
-  return req.collective && !modes.define_mode && !modes.indep_mode;
-}
+// Whether a data call with an argument error still goes down the stack (with
+// DataRequest::args_error): a collective one does -- native takes part in the
+// collective I/O with nothing when in collective data mode, as PnetCDF does,
+// and safe mode agrees on every rank's errors; an independent one does not.
+inline bool reaches_stack_despite_error(const DataRequest& req) { return req.collective; }
 
 }  // namespace exa::layer
