@@ -116,5 +116,6 @@ extern void exa_debug_fail_write(int nth);
 #include "exacdf_query.h" /* queries over values, bitmap indexes */
 #include "exacdf_swmr.h"
 #include "exacdf_commit.h" /* testing hooks: metadata written by commits */
+#include "exacdf_async.h" /* the async connector: wait, errors */
 
 #endif /* EXACDF_H */

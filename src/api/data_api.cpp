@@ -7,6 +7,7 @@
 #include "api/memtypes.hpp"
 #include "api/request_builder.hpp"
 #include "api/put_notes.hpp"
+#include "layer/data_checks.hpp"
 #include "pnetcdf.h"
 
 using exa::Status;
@@ -26,8 +27,20 @@ int data_call(const char* fn, int ncid, int varid, Kind kind, const MPI_Offset* 
   return exa::api::with_file(fn, ncid, [&](OpenFile& f) -> Status {
     std::vector<MPI_Offset> storage;
     if (collective) f.connector->prepare_collective(*f.state, varid);
-    auto req = exa::api::make_request(f.connector->dataset(*f.state), a, &storage);
-    return put ? f.connector->put(*f.state, req) : f.connector->get(*f.state, req);
+    const exa::model::Dataset& ds = f.connector->dataset(*f.state);
+    auto req = exa::api::make_request(ds, a, &storage);
+    req.call = fn;
+    // The argument checks, once, above the stack (PnetCDF's dispatcher). A
+    // collective call with bad arguments still goes down (safe mode agrees on
+    // errors; native takes part in collective I/O with nothing).
+    const exa::layer::CallModes modes = f.connector->modes(*f.state);
+    Status checked = exa::layer::check_data_args(ds, modes, req, put, /*data_mode=*/true);
+    if (!checked.is_ok()) {
+      if (!exa::layer::reaches_stack_despite_error(req)) return checked;
+      req.args_error = checked.code();
+    }
+    Status done = put ? f.connector->put(*f.state, req) : f.connector->get(*f.state, req);
+    return checked.is_ok() ? done : checked;
   });
 }
 

@@ -119,6 +119,7 @@ constexpr ErrorText kErrors[] = {
     E(NC_EMULTIDEFINE_VAR_FILL_MODE, "Variable fill mode is inconsistent among processes"),
     E(NC_EMULTIDEFINE_VAR_FILL_VALUE, "Variable fill value is inconsistent among processes"),
     E(NC_EMULTIDEFINE_CMODE, "File create mode is inconsistent among processes"),
+    E(EXA_ECANCELED, "exacdf async: cancelled, an earlier operation on the same region failed"),
 };
 #undef E
 

@@ -77,6 +77,18 @@ struct DataRequest {
   MPI_Offset* const* counts = nullptr;
   // A blocking call made of requests (varn): posting checks the data mode too.
   bool blocking = false;
+  // The NC code of the argument checks made above the stack (layer/data_checks.hpp)
+  // when they failed on a collective call that still takes part with nothing.
+  int args_error = NC_NOERR;
+  // The API call's name (for a connector's messages and error records), or null.
+  const char* call = nullptr;
+};
+
+// The modes a data call's checks need (layer/data_checks.hpp); no allocation.
+struct CallModes {
+  bool writable = false;
+  bool define_mode = false;
+  bool indep_mode = false;
 };
 
 // The answer of an inquiry: reads the metadata it is given (a borrowed
@@ -142,6 +154,12 @@ class Connector {
   // facts(f).io_calls without building the whole FileFacts (no allocation):
   // the trace connector asks it on every call.
   virtual MPI_Offset io_calls(FileState& f) { return facts(f).io_calls; }
+  // The file's modes as the next call sees them (a connector that defers
+  // define-mode changes answers with its own), cheaply: asked on every data call.
+  virtual CallModes modes(FileState& f) {
+    FileFacts x = facts(f);
+    return {(x.mode & NC_WRITE) != 0, x.define_mode, x.indep_mode};
+  }
   virtual Status get_att(FileState& f, int varid, const char* name, void* values,
                          nc_type memtype) = 0;
   // An inquiry (ncmpi_inq_*, the attribute inquiries) as one call through the
@@ -176,6 +194,13 @@ class Connector {
   virtual Status buffer_attach(FileState& f, MPI_Offset bufsize) = 0;
   virtual Status buffer_detach(FileState& f) = 0;
   virtual Status buffer_usage(FileState& f, MPI_Offset* usage, MPI_Offset* size) = 0;
+
+  // An extension call that one connector of the stack answers (the async
+  // connector's "async_wait", "async_error"): `args` is that call's own
+  // struct. Forwarded down; NC_ENOTSUPPORT when no connector knows it.
+  virtual Status extension(FileState& f, const char* name, void* args) {
+    return {NC_ENOTSUPPORT, std::string("no connector of the stack answers ") + name};
+  }
 };
 
 // The connector stack of a file is made per file from its name list

@@ -89,6 +89,7 @@ class ForwardingConnector : public Connector {
   const model::Dataset& dataset(FileState& f) override { return next_->dataset(below(f)); }
   FileFacts facts(FileState& f) override { return next_->facts(below(f)); }
   MPI_Offset io_calls(FileState& f) override { return next_->io_calls(below(f)); }
+  CallModes modes(FileState& f) override { return next_->modes(below(f)); }
   Status get_att(FileState& f, int varid, const char* name, void* values, nc_type memtype) override {
     return next_->get_att(below(f), varid, name, values, memtype);
   }
@@ -119,6 +120,9 @@ class ForwardingConnector : public Connector {
   Status buffer_detach(FileState& f) override { return next_->buffer_detach(below(f)); }
   Status buffer_usage(FileState& f, MPI_Offset* usage, MPI_Offset* size) override {
     return next_->buffer_usage(below(f), usage, size);
+  }
+  Status extension(FileState& f, const char* name, void* args) override {
+    return next_->extension(below(f), name, args);
   }
 
  protected:

@@ -146,6 +146,7 @@ class NativeConnector final : public Connector {
   const model::Dataset& dataset(FileState& f) override;
   FileFacts facts(FileState& f) override;
   MPI_Offset io_calls(FileState& f) override;
+  CallModes modes(FileState& f) override;
   Status get_att(FileState& f, int varid, const char* name, void* values,
                  nc_type memtype) override;
 

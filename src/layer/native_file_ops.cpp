@@ -14,6 +14,7 @@
 #include "io/partitioned_io.hpp"
 #include "layer/native_connector.hpp"
 #include "layer/native_internal.hpp"
+#include "layer/native_plan.hpp"
 
 namespace exa::layer {
 
@@ -984,6 +985,8 @@ MPI_Offset NativeConnector::io_calls(FileState& f) {
   auto& nf = native(f);
   return nf.file.io_calls() + nf.indep.io_calls();
 }
+
+CallModes NativeConnector::modes(FileState& f) { return native_modes(native(f)); }
 
 FileFacts NativeConnector::facts(FileState& f) {
   auto& nf = native(f);

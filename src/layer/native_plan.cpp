@@ -1,5 +1,6 @@
 #include "layer/native_plan.hpp"
 #include "layer/native_internal.hpp"
+#include "layer/data_checks.hpp"
 
 #include <algorithm>
 
@@ -12,51 +13,12 @@
 
 namespace exa::layer {
 
-namespace {
-
-// The memory type: the typed call's, the flexible call's element type, or
-// (flexible call without a type) the variable's own.
-Status resolve_memtype(const DataRequest& req, const format::Variable& var, Plan* plan,
-                       int64_t* per_buftype) {
-  plan->memtype = req.memtype;
-  if (plan->memtype != NC_NAT) return Status::ok();
-  if (req.buftype == MPI_DATATYPE_NULL) {
-    plan->memtype = var.type;
-    return Status::ok();
-  }
-  return io::element_type_of(req.buftype, &plan->memtype, per_buftype);
+CallModes native_modes(const NativeFile& nf) {
+  return {nf.file.writable(), nf.define_mode, nf.indep_mode};
 }
 
-// The coordinates of a non-scalar variable, as PnetCDF checks them: a null start
-// is an invalid coordinate, a null count (vara/vars/varm; var1 and var come with
-// theirs) an edge error once the start is known valid.
-Status check_coordinates(const NativeFile& nf, const DataRequest& req, bool write, Plan* plan) {
-  size_t n = plan->geo.shape.size();
-  if (n == 0) return Status::ok();
-  if (req.start == nullptr) return {NC_EINVALCOORDS, "start is a NULL pointer"};
-  if (req.count == nullptr) {
-    plan->sel.count.assign(n, 1);  // the start is checked as for one element
-    EXA_RETURN_IF_ERROR(io::check_selection(plan->geo, plan->sel, nf.ds.numrecs(), write));
-    return {NC_EEDGE, "count is a NULL pointer"};
-  }
-  return io::check_selection(plan->geo, plan->sel, nf.ds.numrecs(), write);
-}
-
-}  // namespace
-
-// The checks in PnetCDF's order: permission, define mode, data mode, then the id.
 Status check_call(const NativeFile& nf, const DataRequest& req, bool write, bool data_mode) {
-  if (write && !nf.file.writable()) return {NC_EPERM, "file is open read-only"};
-  // Nonblocking requests may be posted in define mode (PnetCDF allows it);
-  // their offsets are taken at wait time.
-  if (data_mode && nf.define_mode) return {NC_EINDEFINE, "in define mode"};
-  if (data_mode && req.collective && nf.indep_mode)
-    return {NC_EINDEP, "collective call in independent mode"};
-  if (data_mode && !req.collective && !nf.indep_mode)
-    return {NC_ENOTINDEP, "independent call in collective mode"};
-  if (req.varid == NC_GLOBAL) return {NC_EGLOBAL, "NC_GLOBAL is not a variable"};
-  EXA_RETURN_IF_ERROR(nf.ds.check_var(req.varid));
-  return Status::ok();
+  return check_call(nf.ds, native_modes(nf), req, write, data_mode);
 }
 
 convert::ErangeFill erange_fill(const NativeFile& nf, int put_varid) {
@@ -66,38 +28,23 @@ convert::ErangeFill erange_fill(const NativeFile& nf, int put_varid) {
   return convert::ErangeFill::value(fill.data(), static_cast<int64_t>(fill.size()));
 }
 
+// The checks are those made above the stack (layer/data_checks.cpp); a
+// collective call whose checks failed there comes with args_error and takes
+// part with nothing.
 Status make_plan(NativeFile& nf, const DataRequest& req, bool write, Plan* plan,
                  bool check_data_mode) {
-  EXA_RETURN_IF_ERROR(check_call(nf, req, write, check_data_mode));
-  const auto& var = nf.ds.var(req.varid);
-  // A typed call's text/number mismatch comes before the coordinates (PnetCDF's
-  // dispatcher); a flexible call's buffer type is checked after them.
-  if (req.memtype != NC_NAT) EXA_RETURN_IF_ERROR(convert::check_convertible(req.memtype, var.type));
-  size_t n = var.dimids.size();
-  plan->xtype = var.type;
+  if (req.args_error != NC_NOERR) return {req.args_error, "argument error (checked above the stack)"};
+  CheckedAccess access;
+  EXA_RETURN_IF_ERROR(check_data_args(nf.ds, native_modes(nf), req, write, check_data_mode, &access));
+  plan->geo = std::move(access.geo);
+  plan->sel = std::move(access.sel);
+  plan->memtype = access.memtype;
+  plan->nelems = access.nelems;
+  plan->xtype = nf.ds.var(req.varid).type;
   plan->cdf5 = nf.ds.version() == format::Version::kCdf5;
-  plan->geo.begin = var.begin;
-  plan->geo.xsize = format::external_size(var.type);
-  plan->geo.record = nf.ds.is_record_var(req.varid);
-  plan->geo.recsize = nf.ds.layout().recsize;
-  plan->geo.max_records = format::max_numrecs(nf.ds.version(), nf.partitioned);
   plan->compact = CompactStore::is_compact(nf, req.varid);
-  for (size_t k = 0; k < n; ++k) {
-    plan->geo.shape.push_back(nf.ds.dim(var.dimids[k]).length);
-    if (req.start) plan->sel.start.push_back(req.start[k]);
-    if (req.count) plan->sel.count.push_back(req.count[k]);
-    if (req.stride) plan->sel.stride.push_back(req.stride[k]);
-  }
-  EXA_RETURN_IF_ERROR(check_coordinates(nf, req, write, plan));
-  int64_t per_buftype = 0;
-  EXA_RETURN_IF_ERROR(resolve_memtype(req, var, plan, &per_buftype));
-  EXA_RETURN_IF_ERROR(convert::check_convertible(plan->memtype, var.type));
-  plan->nelems = io::selected_elements(plan->sel);  // (its overflow: check_selection's NC_EINTOVERFLOW)
   // Only a conversion between types can give NC_ERANGE.
-  if (plan->memtype != var.type) plan->erange = erange_fill(nf, write ? req.varid : -1);
-  if (per_buftype > 0 && req.bufcount >= 0 && req.bufcount * per_buftype != plan->nelems)
-    return {NC_EIOMISMATCH, "buffer holds a different number of elements than selected"};
-  if (plan->nelems > 0 && req.buf == nullptr) return {NC_ENULLBUF, "null buffer"};
+  if (plan->memtype != plan->xtype) plan->erange = erange_fill(nf, write ? req.varid : -1);
   return Status::ok();
 }
 

@@ -22,8 +22,9 @@ struct Plan {
   int64_t xbytes() const { return nelems * geo.xsize; }
 };
 
-// The checks of every data call, in PnetCDF's order: permission, define
-// mode, data mode (when `data_mode`), NC_GLOBAL, variable id.
+// The file's modes for the checks (layer/data_checks.hpp).
+CallModes native_modes(const NativeFile& nf);
+// layer/data_checks.hpp's check_call on a native file.
 Status check_call(const NativeFile& nf, const DataRequest& req, bool write, bool data_mode);
 
 // What an element that gives NC_ERANGE becomes, by hint exa_erange_fill: the

@@ -1,0 +1,647 @@
+#include "layer/async_connector.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "convert/external.hpp"
+#include "exacdf.h"
+#include "io/mpi_errors.hpp"
+#include "layer/data_checks.hpp"
+#include "layer/forwarding_connector.hpp"
+
+namespace exa::layer {
+
+namespace {
+
+// The elements a put touches in one variable, as a box per dimension
+// (inclusive; a strided selection is covered by its bounding box, which
+// orders more than needed, never less). No dimensions: the whole variable.
+struct Region {
+  int varid = -1;
+  bool empty = false;
+  std::vector<int64_t> lo, hi;
+};
+
+bool overlaps(const Region& a, const Region& b) {
+  if (a.varid != b.varid || a.empty || b.empty) return false;
+  for (size_t k = 0; k < a.lo.size() && k < b.lo.size(); ++k)
+    if (a.hi[k] < b.lo[k] || b.hi[k] < a.lo[k]) return false;
+  return true;
+}
+
+Region region_of(int varid, const io::Selection& sel) {
+  Region r;
+  r.varid = varid;
+  for (size_t k = 0; k < sel.start.size(); ++k) {
+    int64_t count = sel.count[k], stride = sel.stride.empty() ? 1 : sel.stride[k];
+    if (count == 0) r.empty = true;
+    r.lo.push_back(sel.start[k]);
+    r.hi.push_back(sel.start[k] + (count > 0 ? count - 1 : 0) * stride);
+  }
+  return r;
+}
+
+std::string list_text(const std::vector<MPI_Offset>& v) {
+  std::string s = "[";
+  for (size_t k = 0; k < v.size(); ++k) s += (k ? "," : "") + std::to_string(v[k]);
+  return s + "]";
+}
+
+// One queued blocking put: the request with every pointer into storage of its own.
+struct Op {
+  uint64_t seq = 0;
+  double time = 0;
+  std::string call;
+  DataRequest req;
+  std::vector<MPI_Offset> start, count, stride;
+  std::vector<uint8_t> data;
+  Region region;
+  bool record = false;  // a record variable: numrecs may grow when it runs
+  size_t bytes = 0;     // held against the mem bound
+
+  std::string args() const {
+    std::string s = "varid=" + std::to_string(req.varid);
+    if (!start.empty()) s += " start=" + list_text(start);
+    if (!count.empty()) s += " count=" + list_text(count);
+    if (!stride.empty()) s += " stride=" + list_text(stride);
+    return s;
+  }
+};
+
+bool verbose() {
+  const char* v = std::getenv("EXACDF_VERBOSE");
+  return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0;
+}
+
+// A file's queue and its background thread.
+class AsyncFile;
+void forget_file(AsyncFile* f);
+
+class AsyncFile final : public WrappedState {
+ public:
+  AsyncFile(std::unique_ptr<FileState> lower, Connector* next, size_t mem_cap, bool threaded)
+      : WrappedState(std::move(lower)), next_(next), mem_cap_(mem_cap), threaded_(threaded) {
+    if (threaded_) worker_ = std::thread([this] { work(); });
+  }
+  ~AsyncFile() override;
+
+  // Queues a put (waits for room first: back-pressure); false if it can
+  // never fit (bigger than the bound) and the caller runs it at once.
+  bool enqueue(std::unique_ptr<Op> op) {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (op->bytes > mem_cap_) return false;
+    while (used_ + op->bytes > mem_cap_) {
+      if (threaded_) {
+        space_.wait(lock);
+      } else {
+        lock.unlock();
+        progress();
+        lock.lock();
+      }
+    }
+    // Numbered: the file's puts that passed their checks (1 = first).
+    if (op->req.args_error == NC_NOERR) op->seq = ++sequence_;
+    used_ += op->bytes;
+    peak_ = std::max(peak_, used_);
+    if (op->record) ++pending_records_;
+    queue_.push_back(std::move(op));
+    work_.notify_one();
+    return true;
+  }
+
+  // Completes every queued operation (the barrier before any other call).
+  void drain() {
+    if (!threaded_) return progress();
+    std::unique_lock<std::mutex> lock(mu_);
+    idle_.wait(lock, [this] { return queue_.empty() && !busy_; });
+  }
+
+  // Waits at most timeout_s (< 0: no limit); the operations left.
+  int drain_for(double timeout_s) {
+    if (!threaded_ || timeout_s < 0) {
+      drain();
+      return 0;
+    }
+    std::unique_lock<std::mutex> lock(mu_);
+    idle_.wait_for(lock, std::chrono::duration<double>(timeout_s),
+                   [this] { return queue_.empty() && !busy_; });
+    return static_cast<int>(queue_.size()) + (busy_ ? 1 : 0);
+  }
+
+  bool pending_records() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return pending_records_ > 0;
+  }
+
+  // The first background error not yet returned; cleared.
+  Status take_unreported() {
+    std::lock_guard<std::mutex> lock(mu_);
+    Status st = unreported_;
+    unreported_ = Status::ok();
+    return st;
+  }
+
+  Status error_at(int index, exa_async_error_info* info) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (index < 0 || static_cast<size_t>(index) >= errors_.size())
+      return {NC_EINVAL, "no background error of that index"};
+    if (info == nullptr) return {NC_EINVAL, "null info"};
+    *info = errors_[static_cast<size_t>(index)];
+    return Status::ok();
+  }
+
+  // Ends the background thread once the queue is done.
+  void stop() {
+    drain();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping_ = true;
+    }
+    work_.notify_all();
+    if (worker_.joinable()) worker_.join();
+  }
+
+  size_t peak() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return peak_;
+  }
+
+ private:
+  // Without MPI_THREAD_MULTIPLE: runs the queue in the calling thread.
+  void progress() {
+    for (;;) {
+      std::unique_ptr<Op> op;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (queue_.empty()) return;
+        op = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      run(*op);
+      finish(*op);
+    }
+  }
+
+  void work() {
+    for (;;) {
+      std::unique_ptr<Op> op;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        work_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+        if (queue_.empty()) return;  // stopping
+        op = std::move(queue_.front());
+        queue_.pop_front();
+        busy_ = true;
+      }
+      run(*op);
+      finish(*op);
+    }
+  }
+
+  void finish(const Op& op) {
+    std::lock_guard<std::mutex> lock(mu_);
+    used_ -= op.bytes;
+    if (op.record) --pending_records_;
+    busy_ = false;
+    space_.notify_all();
+    if (queue_.empty()) idle_.notify_all();
+  }
+
+  // One operation through the layers below. An operation whose region
+  // overlaps that of an earlier failed one is cancelled (a collective one
+  // still takes part, with nothing, so the other ranks do not hang).
+  void run(Op& op) {
+    bool cancelled = std::any_of(failed_.begin(), failed_.end(),
+                                 [&](const Region& r) { return overlaps(r, op.region); });
+    Status st;
+    if (cancelled) {
+      if (op.req.collective) {
+        op.req.args_error = EXA_ECANCELED;
+        Status part = next_->put(below(), op.req);
+        part.set_aside("a cancelled operation takes part with nothing");
+      }
+      st = {EXA_ECANCELED, "cancelled: an earlier operation on this region failed"};
+    } else {
+      st = next_->put(below(), op.req);
+    }
+    if (op.req.args_error != NC_NOERR && !cancelled) {
+      // A collective call with bad arguments took part with nothing; its
+      // error was the call's own, returned when it was made.
+      st.set_aside("returned at call time");
+      return;
+    }
+    if (st.is_ok()) return;
+    if (!cancelled && st.code() != NC_ERANGE) failed_.push_back(op.region);
+    record_error(op, st);
+  }
+
+  void record_error(const Op& op, const Status& st) {
+    exa_async_error_info info{};
+    info.code = st.code();
+    std::snprintf(info.call, sizeof info.call, "%s", op.call.c_str());
+    std::snprintf(info.args, sizeof info.args, "%s", op.args().c_str());
+    info.sequence = static_cast<long long>(op.seq);
+    info.time = op.time;
+    std::lock_guard<std::mutex> lock(mu_);
+    errors_.push_back(info);
+    if (unreported_.is_ok()) unreported_ = st;
+  }
+
+  Connector* next_;
+  const size_t mem_cap_;
+  const bool threaded_;
+  std::mutex mu_;
+  std::condition_variable work_, space_, idle_;
+  std::deque<std::unique_ptr<Op>> queue_;
+  bool busy_ = false, stopping_ = false;
+  size_t used_ = 0, peak_ = 0;
+  int pending_records_ = 0;
+  uint64_t sequence_ = 0;
+  std::vector<Region> failed_;  // the worker's only
+  std::vector<exa_async_error_info> errors_;
+  Status unreported_;
+  std::thread worker_;
+};
+
+AsyncFile::~AsyncFile() {
+  stop();
+  forget_file(this);
+}
+
+// Every open async file of the process: a create, an open or a get drains
+// them all, so what one handle wrote is on disk before another reads.
+struct OpenFiles {
+  std::mutex mu;
+  std::set<AsyncFile*> files;
+};
+OpenFiles& open_files() {
+  static OpenFiles* o = new OpenFiles;  // never destroyed: files may close at exit
+  return *o;
+}
+void forget_file(AsyncFile* f) {
+  std::lock_guard<std::mutex> lock(open_files().mu);
+  open_files().files.erase(f);
+}
+void drain_all() {
+  std::vector<AsyncFile*> files;
+  {
+    std::lock_guard<std::mutex> lock(open_files().mu);
+    files.assign(open_files().files.begin(), open_files().files.end());
+  }
+  for (AsyncFile* f : files) f->drain();
+}
+
+bool thread_multiple() {
+  int level = MPI_THREAD_SINGLE;
+  if (MPI_Query_thread(&level) != MPI_SUCCESS) return false;
+  if (level >= MPI_THREAD_MULTIPLE) return true;
+  static std::once_flag said;
+  std::call_once(said, [level] {
+    if (verbose())
+      std::fprintf(stderr,
+                   "exacdf async: MPI was initialised with thread level %d, not MPI_THREAD_MULTIPLE: "
+                   "operations progress inside library calls only\n",
+                   level);
+  });
+  return false;
+}
+
+class AsyncConnector final : public ForwardingConnector {
+ public:
+  AsyncConnector(Connector* below, size_t mem_cap) : ForwardingConnector(below), mem_cap_(mem_cap) {}
+  const char* name() const override { return "async"; }
+
+  Status create(MPI_Comm comm, const std::string& path, int cmode, MPI_Info info,
+                std::unique_ptr<FileState>* out) override {
+    drain_all();
+    return ForwardingConnector::create(comm, path, cmode, info, out);
+  }
+  Status open(MPI_Comm comm, const std::string& path, int omode, MPI_Info info,
+              std::unique_ptr<FileState>* out) override {
+    drain_all();
+    return ForwardingConnector::open(comm, path, omode, info, out);
+  }
+
+  // Barriers: what came before completes, then the call runs.
+  Status enddef(FileState& f, const format::LayoutHints* a) override {
+    return after(f, [&] { return next()->enddef(below(f), a); });
+  }
+  Status redef(FileState& f) override { return after(f, [&] { return next()->redef(below(f)); }); }
+  Status sync(FileState& f) override { return completing(f, [&] { return next()->sync(below(f)); }); }
+  Status flush(FileState& f) override { return completing(f, [&] { return next()->flush(below(f)); }); }
+  Status sync_numrecs(FileState& f) override {
+    return completing(f, [&] { return next()->sync_numrecs(below(f)); });
+  }
+  // Collective puts of every rank are on disk before any rank reads independently.
+  Status begin_indep(FileState& f) override {
+    state(f).drain();
+    EXA_RETURN_IF_ERROR(io::from_mpi(MPI_Barrier(f.comm()), io::MpiOp::kOther, "async: MPI_Barrier at begin_indep"));
+    return next()->begin_indep(below(f));
+  }
+  Status end_indep(FileState& f) override { return after(f, [&] { return next()->end_indep(below(f)); }); }
+  Status refresh(FileState& f) override { return after(f, [&] { return next()->refresh(below(f)); }); }
+  Status close(FileState& f) override {
+    auto& af = state(f);
+    af.stop();
+    forget(af);
+    Status st = next()->close(below(f));
+    Status late = af.take_unreported();
+    if (st.is_ok()) return late;
+    late.set_aside("the close's own error is reported");
+    return st;
+  }
+  Status abort(FileState& f) override {
+    auto& af = state(f);
+    af.stop();
+    forget(af);
+    return next()->abort(below(f));
+  }
+  Status set_fill(FileState& f, int mode, int* old) override {
+    return after(f, [&] { return next()->set_fill(below(f), mode, old); });
+  }
+  Status fill_var_rec(FileState& f, int varid, MPI_Offset recno) override {
+    return after(f, [&] { return next()->fill_var_rec(below(f), varid, recno); });
+  }
+  Status file_info(FileState& f, MPI_Info* info) override {
+    return after(f, [&] { return next()->file_info(below(f), info); });
+  }
+  Status def_dim(FileState& f, const char* name, MPI_Offset len, int* id) override {
+    return after(f, [&] { return next()->def_dim(below(f), name, len, id); });
+  }
+  Status def_var(FileState& f, const char* name, nc_type type, int ndims, const int* dimids,
+                 int* id) override {
+    return after(f, [&] { return next()->def_var(below(f), name, type, ndims, dimids, id); });
+  }
+  Status def_var_fill(FileState& f, int varid, int no_fill, const void* value) override {
+    return after(f, [&] { return next()->def_var_fill(below(f), varid, no_fill, value); });
+  }
+  Status rename_dim(FileState& f, int dimid, const char* name) override {
+    return after(f, [&] { return next()->rename_dim(below(f), dimid, name); });
+  }
+  Status rename_var(FileState& f, int varid, const char* name) override {
+    return after(f, [&] { return next()->rename_var(below(f), varid, name); });
+  }
+  Status put_att(FileState& f, int varid, const char* name, nc_type xtype, MPI_Offset nelems,
+                 const void* values, nc_type memtype) override {
+    return after(f, [&] { return next()->put_att(below(f), varid, name, xtype, nelems, values, memtype); });
+  }
+  Status del_att(FileState& f, int varid, const char* name) override {
+    return after(f, [&] { return next()->del_att(below(f), varid, name); });
+  }
+  Status rename_att(FileState& f, int varid, const char* name, const char* new_name) override {
+    return after(f, [&] { return next()->rename_att(below(f), varid, name, new_name); });
+  }
+
+  // Inquiries: metadata changes only by define calls (barriers) and by
+  // numrecs, which a queued put of a record variable may grow; only then
+  // (or for a partitioned file, whose blocks load on use) they wait.
+  const model::Dataset& dataset(FileState& f) override {
+    settle_metadata(f);
+    return next()->dataset(below(f));
+  }
+  FileFacts facts(FileState& f) override {
+    state(f).drain();
+    return next()->facts(below(f));
+  }
+  Status get_att(FileState& f, int varid, const char* name, void* values, nc_type memtype) override {
+    settle_metadata(f);
+    return next()->get_att(below(f), varid, name, values, memtype);
+  }
+  Status inquire(FileState& f, const char* call, InquiryAnswer answer) override {
+    settle_metadata(f);
+    return next()->inquire(below(f), call, answer);
+  }
+  // The data calls' modes change only at barriers: no wait.
+  CallModes modes(FileState& f) override { return next()->modes(below(f)); }
+  // Brought in by the queued put itself (below), in program order.
+  void prepare_collective(FileState& f, int varid) override {
+    if (partitioned(f)) {
+      state(f).drain();
+      next()->prepare_collective(below(f), varid);
+    }
+  }
+  Status check_data(FileState& f, const DataRequest& req, bool put, bool call_only) override {
+    return after(f, [&] { return next()->check_data(below(f), req, put, call_only); });
+  }
+
+  Status put(FileState& f, const DataRequest& req) override;
+  Status get(FileState& f, const DataRequest& req) override {
+    drain_all();
+    return next()->get(below(f), req);
+  }
+  Status vard(FileState& f, int varid, MPI_Datatype filetype, void* buf, MPI_Offset bufcount,
+              MPI_Datatype buftype, bool put, bool collective) override {
+    return after(f, [&] { return next()->vard(below(f), varid, filetype, buf, bufcount, buftype, put, collective); });
+  }
+  Status post(FileState& f, const DataRequest& req, PostKind kind, int* reqid) override {
+    return after(f, [&] { return next()->post(below(f), req, kind, reqid); });
+  }
+  Status wait(FileState& f, int num, int* reqids, int* statuses, bool collective) override {
+    return completing(f, [&] { return next()->wait(below(f), num, reqids, statuses, collective); });
+  }
+  Status cancel(FileState& f, int num, int* reqids, int* statuses) override {
+    return after(f, [&] { return next()->cancel(below(f), num, reqids, statuses); });
+  }
+  Status inq_nreqs(FileState& f, int* nreqs) override {
+    return after(f, [&] { return next()->inq_nreqs(below(f), nreqs); });
+  }
+  Status buffer_attach(FileState& f, MPI_Offset size) override {
+    return after(f, [&] { return next()->buffer_attach(below(f), size); });
+  }
+  Status buffer_detach(FileState& f) override { return after(f, [&] { return next()->buffer_detach(below(f)); }); }
+  Status buffer_usage(FileState& f, MPI_Offset* usage, MPI_Offset* size) override {
+    return after(f, [&] { return next()->buffer_usage(below(f), usage, size); });
+  }
+  Status extension(FileState& f, const char* name, void* args) override;
+
+ protected:
+  std::unique_ptr<FileState> wrap(std::unique_ptr<FileState> lower) override {
+    auto af = std::make_unique<AsyncFile>(std::move(lower), next(), mem_cap_, thread_multiple());
+    std::lock_guard<std::mutex> lock(open_files().mu);
+    open_files().files.insert(af.get());
+    return af;
+  }
+
+ private:
+  static AsyncFile& state(FileState& f) { return static_cast<AsyncFile&>(f); }
+  static void forget(AsyncFile& af) { forget_file(&af); }
+  template <typename Fn>
+  Status after(FileState& f, Fn&& fn) {
+    state(f).drain();
+    return fn();
+  }
+  // A completing call (wait, sync, flush): also returns the first
+  // background error not yet returned.
+  template <typename Fn>
+  Status completing(FileState& f, Fn&& fn) {
+    state(f).drain();
+    Status st = fn();
+    Status late = state(f).take_unreported();
+    if (late.is_ok()) return st;
+    if (!st.is_ok()) {
+      late.set_aside("the call's own error is reported");
+      return st;
+    }
+    return late;
+  }
+  bool partitioned(FileState& f) { return next()->dataset(below(f)).partitioned(); }
+  void settle_metadata(FileState& f) {
+    if (state(f).pending_records() || partitioned(f)) state(f).drain();
+  }
+  std::unique_ptr<Op> copy_of(FileState& f, const DataRequest& req, const CheckedAccess& access,
+                              bool* copyable);
+
+  const size_t mem_cap_;
+};
+
+// The queued copy of a put, when its memory is one contiguous run of bytes
+// (typed calls and flexible calls with a contiguous buffer type, no imap).
+std::unique_ptr<Op> AsyncConnector::copy_of(FileState& f, const DataRequest& req,
+                                            const CheckedAccess& access, bool* copyable) {
+  *copyable = false;
+  if (req.imap != nullptr || req.varn) return nullptr;
+  int64_t bytes = 0;
+  if (req.buftype == MPI_DATATYPE_NULL) {
+    bytes = access.nelems * convert::native_size(access.memtype);
+  } else {
+    int size = 0;
+    MPI_Aint lb = 0, extent = 0;
+    if (MPI_Type_size(req.buftype, &size) != MPI_SUCCESS ||
+        MPI_Type_get_true_extent(req.buftype, &lb, &extent) != MPI_SUCCESS || lb != 0 || extent != size)
+      return nullptr;  // not contiguous: runs at once
+    bytes = req.bufcount * static_cast<int64_t>(size);
+  }
+  auto op = std::make_unique<Op>();
+  op->time = MPI_Wtime();
+  op->call = req.call != nullptr ? req.call : (req.collective ? "put_all" : "put");
+  op->req = req;
+  size_t n = access.sel.start.size();
+  if (req.start) op->start.assign(req.start, req.start + n);
+  if (req.count) op->count.assign(req.count, req.count + n);
+  if (req.stride) op->stride.assign(req.stride, req.stride + n);
+  op->req.start = req.start ? op->start.data() : nullptr;
+  op->req.count = req.count ? op->count.data() : nullptr;
+  op->req.stride = req.stride ? op->stride.data() : nullptr;
+  if (bytes > 0) {
+    const auto* from = static_cast<const uint8_t*>(req.buf);
+    op->data.assign(from, from + bytes);
+  }
+  // The copy is contiguous elements of the resolved memory type: queued as a
+  // typed call (the program may free its buffer type once the put returned).
+  op->req.memtype = access.memtype;
+  op->req.buftype = MPI_DATATYPE_NULL;
+  op->req.bufcount = -1;
+  op->req.buf = op->data.empty() ? nullptr : op->data.data();
+  if (op->req.buf == nullptr && bytes == 0) op->req.buf = req.buf;  // nothing to copy: kept as given
+  op->region = region_of(req.varid, access.sel);
+  op->record = access.geo.record;
+  op->bytes = static_cast<size_t>(bytes);
+  *copyable = true;
+  return op;
+}
+
+// Deferred: a collective put that passed its checks, of a fixed-size variable, with no
+// conversion between types, from contiguous memory. Every other put runs at
+// once after the queue (its outcome is then the call's, as in PnetCDF): a
+// collective call with bad arguments (it takes part with nothing), a record
+// variable (numrecs is agreed and written by the call; inquiries must see
+// it), a conversion (NC_ERANGE is the call's answer), safe mode (the ranks
+// agree on the arguments first), a partitioned file (blocks load on use), an
+// independent put (a program may write independently, MPI_Barrier, and read
+// the bytes from another rank: no library call of ours lies in between).
+Status AsyncConnector::put(FileState& f, const DataRequest& req) {
+  auto& af = state(f);
+  auto at_once = [&] { return after(f, [&] { return next()->put(below(f), req); }); };
+  if (!req.collective || req.args_error != NC_NOERR || safe_mode_requested() || partitioned(f))
+    return at_once();
+  const model::Dataset& ds = next()->dataset(below(f));
+  CheckedAccess access;
+  Status checked = check_data_args(ds, next()->modes(below(f)), req, true, true, &access);
+  if (!checked.is_ok()) {
+    checked.set_aside("the call below answers it");
+    return at_once();
+  }
+  if (access.geo.record || access.memtype != ds.var(req.varid).type) return at_once();
+  bool copyable = false;
+  std::unique_ptr<Op> op = copy_of(f, req, access, &copyable);
+  if (!copyable || !af.enqueue(std::move(op))) {
+    static std::once_flag said;
+    std::call_once(said, [] {
+      if (verbose())
+        std::fprintf(stderr, "exacdf async: a put with a non-contiguous buffer, or bigger than mem=, runs at once\n");
+    });
+    return at_once();
+  }
+  return Status::ok();
+}
+
+Status AsyncConnector::extension(FileState& f, const char* name, void* args) {
+  auto& af = state(f);
+  if (std::strcmp(name, "async_wait") == 0) {
+    auto* a = static_cast<AsyncWaitArgs*>(args);
+    a->pending = af.drain_for(a->timeout_s);
+    return af.take_unreported();
+  }
+  if (std::strcmp(name, "async_error") == 0) {
+    auto* a = static_cast<AsyncErrorArgs*>(args);
+    return af.error_at(a->index, a->info);
+  }
+  if (std::strcmp(name, "async_peak") == 0) {
+    *static_cast<size_t*>(args) = af.peak();
+    return Status::ok();
+  }
+  return next()->extension(below(f), name, args);
+}
+
+// "64m", "1g", "4096": bytes.
+bool parse_bytes(const std::string& text, size_t* out) {
+  if (text.empty()) return false;
+  char* end = nullptr;
+  unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+  if (end == text.c_str()) return false;
+  std::string unit(end);
+  unsigned long long scale = 1;
+  if (unit == "k" || unit == "K") scale = 1ULL << 10;
+  else if (unit == "m" || unit == "M") scale = 1ULL << 20;
+  else if (unit == "g" || unit == "G") scale = 1ULL << 30;
+  else if (!unit.empty()) return false;
+  if (v == 0) return false;
+  *out = static_cast<size_t>(v * scale);
+  return true;
+}
+
+size_t default_mem_cap() {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  size_t eighth = pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) / 8 : 0;
+  return std::clamp<size_t>(eighth, size_t{64} << 20, size_t{1} << 30);
+}
+
+}  // namespace
+
+Status make_async_connector(Connector* below, const ConnectorSettings& settings,
+                            std::unique_ptr<Connector>* out) {
+  size_t mem = default_mem_cap();
+  for (const auto& [key, value] : settings) {
+    if (key == "mem") {
+      if (!parse_bytes(value, &mem))
+        return {NC_EINVAL, "async: mem= takes a byte count (with k, m or g), got '" + value + "'"};
+    } else {
+      return {NC_EINVAL, "async: unknown setting '" + key + "' (known: mem)"};
+    }
+  }
+  *out = std::make_unique<AsyncConnector>(below, mem);
+  return Status::ok();
+}
+
+}  // namespace exa::layer
