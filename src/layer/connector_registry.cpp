@@ -3,6 +3,7 @@
 #include <map>
 #include <mutex>
 
+#include "layer/cache_connector.hpp"
 #include "layer/passthrough_connector.hpp"
 #include "layer/plugin_connector.hpp"
 #include "layer/safe_mode_connector.hpp"
@@ -26,6 +27,7 @@ struct Builtin {
   ConnectorFactory factory;
 };
 const Builtin kBuiltins[] = {
+    {"cache", make_cache_connector},
     {"passthrough", make_passthrough_connector},
     {"safe", make_safe_mode_connector},
     {"trace", make_trace_connector},
