@@ -115,5 +115,6 @@ extern void exa_debug_fail_write(int nth);
 #include "exacdf_relation.h"
 #include "exacdf_query.h" /* queries over values, bitmap indexes */
 #include "exacdf_swmr.h"
+#include "exacdf_cache.h" /* the cache connector: recovery of its logs */
 
 #endif /* EXACDF_H */

@@ -102,6 +102,7 @@ class CacheFile final : public WrappedState {
   int64_t capacity = 0;
   int64_t generation = 0;
   bool manifest_current = false;
+  bool tier_broken = false;  // the log could not be written (full tier): puts write through
 
   // The ring: guarded by log_mu.
   std::mutex log_mu;
@@ -448,14 +449,20 @@ class CacheConnector final : public ForwardingConnector {
         std::lock_guard<std::mutex> lock(cf.log_mu);
         if (cl::record_length(static_cast<int>(rec.start.size()), rec.has_stride, rec.payload_size) > cf.capacity)
           break;  // never fits: written through
-        EXA_RETURN_IF_ERROR(open_log(cf, ds));
-        EXA_RETURN_IF_ERROR(append(cf, rec, req.buf, &placed));
+        if (cf.tier_broken) break;
+        Status logged = open_log(cf, ds);
+        if (logged.is_ok()) logged = append(cf, rec, req.buf, &placed);
+        if (!logged.is_ok()) {  // never an error for the tier: what is logged drains, the rest goes through
+          cf.tier_broken = true;
+          if (verbose()) std::fprintf(stderr, "exacdf cache: %s; writing through\n", logged.message().c_str());
+          break;
+        }
       }
       if (placed) break;
       std::lock_guard<std::mutex> lock(cf.below_mu);  // back-pressure: the ring is full
       EXA_RETURN_IF_ERROR(drain(next(), cf));
     }
-    if (!has_logged_record(cf, rec)) return write_through(cf, req);
+    if (!has_logged_record(cf, rec) || cf.tier_broken) return write_through(cf, req);
     after_append(cf);
     return range;
   }
