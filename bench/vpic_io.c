@@ -1,0 +1,230 @@
+/*
+ * vpic_io.c -- a VPIC-IO-like write kernel (docs/shared workloads.md: 8 variables per
+ * particle, x y z ux uy uz energy as float32 and id as int32, several time steps with
+ * computation in between), written with the ncmpi_* API only, so the same binary runs
+ * with and without a connector stack (EXACDF_CONNECTORS=async, cache, ...).
+ *
+ *   vpic_io PATH PARTICLES_PER_RANK [STEPS=5] [COMPUTE=none|sleep|arith] [COMPUTE_S=0] [read]
+ *
+ * The file: dimensions step (STEPS, fixed: h5bench's VPIC-IO writes one fixed dataset
+ * per step) and particle (PARTICLES_PER_RANK x ranks), one [step][particle] variable per
+ * quantity, CDF-5. Each step every rank writes its contiguous slice
+ * of the 8 variables with blocking collective puts (ncmpi_put_vara_*_all), as VPIC-IO
+ * does with one H5Dwrite per variable. Between steps (after every step but the last)
+ * the program computes for COMPUTE_S seconds: "sleep" sleeps, "arith" advances the
+ * particles (real floating-point work on the arrays, repeated until COMPUTE_S passed).
+ * The values depend on (rank, step, particle) only, so two runs with the same
+ * arguments write byte-identical files whatever the connector stack.
+ * "read" (optional last argument): after the close the file is opened again and every
+ * step read back and checked (collective gets), timed separately.
+ *
+ * Rank 0 prints one line (times: max over ranks; MPI_Init_thread asks for
+ * MPI_THREAD_MULTIPLE so a background connector may use MPI from its threads):
+ *   RESULT bench=vpic_io ranks=R particles_per_rank=N steps=S compute=C compute_s=X
+ *          bytes=B t_total=.. t_compute=.. t_io=.. t_close=.. step_io=a,b,c,d,e t_read=..
+ * t_total: create to close returned; t_compute: the compute phases; t_io = t_total -
+ * t_compute (the I/O time the application saw, create and close included); step_io:
+ * the time each step's puts took as the application saw them; t_close: the close.
+ */
+#include <math.h>
+#include <mpi.h>
+#include <pnetcdf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CHECK(call)                                                                    \
+  do {                                                                                 \
+    int err_ = (call);                                                                 \
+    if (err_ != NC_NOERR) {                                                            \
+      fprintf(stderr, "vpic_io %s:%d: %s\n", __FILE__, __LINE__, ncmpi_strerror(err_)); \
+      MPI_Abort(MPI_COMM_WORLD, 1);                                                    \
+    }                                                                                  \
+  } while (0)
+
+enum { kFloats = 7, kVars = 8 };
+static const char* const kNames[kVars] = {"x", "y", "z", "ux", "uy", "uz", "energy", "id"};
+
+typedef struct {
+  float* f[kFloats]; /* x y z ux uy uz energy */
+  int* id;
+  MPI_Offset n;
+} particles;
+
+static double max_over_ranks(double t) {
+  double m = 0;
+  MPI_Allreduce(&t, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return m;
+}
+
+static void* alloc_or_die(size_t bytes) {
+  void* p = malloc(bytes ? bytes : 1);
+  if (!p) {
+    fprintf(stderr, "vpic_io: out of memory (%zu bytes)\n", bytes);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  return p;
+}
+
+/* The value of quantity q of particle i (global index) at a step: cheap, exact in float. */
+static float value_of(int q, MPI_Offset i, int step) {
+  return (float)((i % 100003) * 0.25 + q * 1000.0 + step * 0.5);
+}
+
+static void fill_step(particles* p, MPI_Offset first, int step) {
+  for (int q = 0; q < kFloats; ++q)
+    for (MPI_Offset k = 0; k < p->n; ++k) p->f[q][k] = value_of(q, first + k, step);
+  for (MPI_Offset k = 0; k < p->n; ++k) p->id[k] = (int)((first + k) % 2147483647);
+}
+
+/* Real arithmetic: a particle push on a scratch copy (so the written values stay
+ * those of fill_step) repeated until `seconds` passed. */
+static double arith_phase(const particles* p, float* scratch, double seconds) {
+  double t0 = MPI_Wtime();
+  double sink = 0;
+  const float dt = 1e-3f;
+  do {
+    for (MPI_Offset k = 0; k < p->n; ++k) {
+      float x = p->f[0][k] + dt * p->f[3][k];
+      float ux = p->f[3][k] * 0.999f + dt * sinf(x);
+      scratch[k] = x * ux + sqrtf(fabsf(p->f[6][k]) + 1.0f);
+    }
+    sink += scratch[p->n / 2];
+  } while (MPI_Wtime() - t0 < seconds);
+  return sink;
+}
+
+static void compute_phase(const char* mode, const particles* p, float* scratch, double seconds) {
+  if (seconds <= 0 || strcmp(mode, "none") == 0) return;
+  if (strcmp(mode, "sleep") == 0) {
+    struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+  } else {
+    volatile double keep = arith_phase(p, scratch, seconds);
+    (void)keep;
+  }
+}
+
+static void define_file(int ncid, int steps, MPI_Offset nglobal, int varids[kVars]) {
+  int dims[2];
+  CHECK(ncmpi_def_dim(ncid, "step", steps, &dims[0]));
+  CHECK(ncmpi_def_dim(ncid, "particle", nglobal, &dims[1]));
+  for (int q = 0; q < kVars; ++q)
+    CHECK(ncmpi_def_var(ncid, kNames[q], q < kFloats ? NC_FLOAT : NC_INT, 2, dims, &varids[q]));
+  CHECK(ncmpi_put_att_text(ncid, NC_GLOBAL, "kernel", 7, "vpic_io"));
+  CHECK(ncmpi_enddef(ncid));
+}
+
+static void write_step(int ncid, const int varids[kVars], const particles* p, MPI_Offset first,
+                       int step) {
+  MPI_Offset start[2] = {step, first}, count[2] = {1, p->n};
+  for (int q = 0; q < kFloats; ++q)
+    CHECK(ncmpi_put_vara_float_all(ncid, varids[q], start, count, p->f[q]));
+  CHECK(ncmpi_put_vara_int_all(ncid, varids[kFloats], start, count, p->id));
+}
+
+/* Reads every step back and checks it; returns the number of wrong values. */
+static long long read_back(const char* path, particles* p, MPI_Offset first, int steps) {
+  int ncid, varids[kVars];
+  long long bad = 0;
+  CHECK(ncmpi_open(MPI_COMM_WORLD, path, NC_NOWRITE, MPI_INFO_NULL, &ncid));
+  for (int q = 0; q < kVars; ++q) CHECK(ncmpi_inq_varid(ncid, kNames[q], &varids[q]));
+  for (int step = 0; step < steps; ++step) {
+    MPI_Offset start[2] = {step, first}, count[2] = {1, p->n};
+    for (int q = 0; q < kFloats; ++q) {
+      CHECK(ncmpi_get_vara_float_all(ncid, varids[q], start, count, p->f[q]));
+      for (MPI_Offset k = 0; k < p->n; ++k) bad += p->f[q][k] != value_of(q, first + k, step);
+    }
+    CHECK(ncmpi_get_vara_int_all(ncid, varids[kFloats], start, count, p->id));
+    for (MPI_Offset k = 0; k < p->n; ++k) bad += p->id[k] != (int)((first + k) % 2147483647);
+  }
+  CHECK(ncmpi_close(ncid));
+  return bad;
+}
+
+int main(int argc, char** argv) {
+  int provided, rank, nprocs;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+  if (argc < 3) {
+    if (rank == 0)
+      fprintf(stderr, "usage: %s PATH PARTICLES_PER_RANK [STEPS=5] [none|sleep|arith] [COMPUTE_S] [read]\n",
+              argv[0]);
+    MPI_Finalize();
+    return 2;
+  }
+  const char* path = argv[1];
+  particles p;
+  p.n = atoll(argv[2]);
+  int steps = argc > 3 ? atoi(argv[3]) : 5;
+  const char* mode = argc > 4 ? argv[4] : "none";
+  double compute_s = argc > 5 ? atof(argv[5]) : 0;
+  int do_read = argc > 6 && strcmp(argv[6], "read") == 0;
+  if (p.n <= 0 || steps <= 0 ||
+      (strcmp(mode, "none") && strcmp(mode, "sleep") && strcmp(mode, "arith"))) {
+    if (rank == 0) fprintf(stderr, "vpic_io: bad arguments\n");
+    MPI_Finalize();
+    return 2;
+  }
+  for (int q = 0; q < kFloats; ++q) p.f[q] = alloc_or_die((size_t)p.n * sizeof(float));
+  p.id = alloc_or_die((size_t)p.n * sizeof(int));
+  float* scratch = alloc_or_die((size_t)p.n * sizeof(float));
+  MPI_Offset first = (MPI_Offset)rank * p.n;
+  double* step_io = alloc_or_die((size_t)steps * sizeof(double));
+
+  int ncid, varids[kVars];
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = MPI_Wtime(), t_compute = 0;
+  CHECK(ncmpi_create(MPI_COMM_WORLD, path, NC_CLOBBER | NC_64BIT_DATA, MPI_INFO_NULL, &ncid));
+  define_file(ncid, steps, p.n * nprocs, varids);
+  for (int step = 0; step < steps; ++step) {
+    fill_step(&p, first, step);
+    double ts = MPI_Wtime();
+    write_step(ncid, varids, &p, first, step);
+    step_io[step] = MPI_Wtime() - ts;
+    if (step + 1 < steps) {
+      double tc = MPI_Wtime();
+      compute_phase(mode, &p, scratch, compute_s);
+      t_compute += MPI_Wtime() - tc;
+    }
+  }
+  double tclose = MPI_Wtime();
+  CHECK(ncmpi_close(ncid));
+  double t_end = MPI_Wtime();
+  double t_total = max_over_ranks(t_end - t0);
+  double t_close = max_over_ranks(t_end - tclose);
+  t_compute = max_over_ranks(t_compute);
+  for (int step = 0; step < steps; ++step) step_io[step] = max_over_ranks(step_io[step]);
+
+  double t_read = 0;
+  if (do_read) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    double tr = MPI_Wtime();
+    long long bad = read_back(path, &p, first, steps), allbad = 0;
+    t_read = max_over_ranks(MPI_Wtime() - tr);
+    MPI_Allreduce(&bad, &allbad, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (allbad) {
+      if (rank == 0) fprintf(stderr, "vpic_io: %lld values read back differ\n", allbad);
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+  }
+  if (rank == 0) {
+    long long bytes = (long long)steps * nprocs * p.n * kVars * 4;
+    printf("RESULT bench=vpic_io ranks=%d particles_per_rank=%lld steps=%d compute=%s compute_s=%g "
+           "bytes=%lld t_total=%.6f t_compute=%.6f t_io=%.6f t_close=%.6f step_io=",
+           nprocs, (long long)p.n, steps, mode, compute_s, bytes, t_total, t_compute,
+           t_total - t_compute, t_close);
+    for (int step = 0; step < steps; ++step) printf("%s%.6f", step ? "," : "", step_io[step]);
+    printf(" t_read=%.6f thread_level=%d\n", t_read, provided);
+  }
+  for (int q = 0; q < kFloats; ++q) free(p.f[q]);
+  free(p.id);
+  free(scratch);
+  free(step_io);
+  MPI_Finalize();
+  return 0;
+}
