@@ -112,7 +112,7 @@ class CacheFile final : public WrappedState {
   cl::State state;
 
   // Calls into the layers below (the program's thread and the mover).
-  std::mutex below_mu;
+  std::recursive_mutex below_mu;  // recursive: an inquiry's answer may ask facts()
   Status failure;  // a drain that failed (sticky; the log is kept)
   std::atomic<bool> failed{false};
 
@@ -317,7 +317,7 @@ void mover_loop(Connector* next, CacheFile* cf) {
     if (cf->stop) return;
     lock.unlock();
     {
-      std::lock_guard<std::mutex> below(cf->below_mu);
+      std::lock_guard<std::recursive_mutex> below(cf->below_mu);
       drain_locked(next, *cf, false, nullptr, nullptr)
           .set_aside("kept in the file's failure; the next flush/sync/close reports it");
     }
@@ -421,7 +421,7 @@ class CacheConnector final : public ForwardingConnector {
   Status put(FileState& f, const DataRequest& req) override {
     CacheFile& cf = own(f);
     if (!cf.active) {
-      std::lock_guard<std::mutex> lock(cf.below_mu);
+      std::lock_guard<std::recursive_mutex> lock(cf.below_mu);
       return next()->put(below(f), req);
     }
     // Read without below_mu: the mover changes only the record count, and
@@ -432,13 +432,16 @@ class CacheConnector final : public ForwardingConnector {
     if (req.collective && !cf.indep)
       EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(MPI_IN_PLACE, &grows, 1, MPI_INT, MPI_MAX, cf.dup)));
     if (grows) {  // every rank writes its log and this put now: the record count is agreed
-      std::lock_guard<std::mutex> lock(cf.below_mu);
+      std::lock_guard<std::recursive_mutex> lock(cf.below_mu);
       Status mine;
       Status st = drain_locked(next(), cf, req.collective && !cf.indep, checked.is_ok() ? &req : nullptr, &mine);
       if (!checked.is_ok()) return checked;
       return st.is_ok() ? mine : st;
     }
     EXA_RETURN_IF_ERROR(checked);
+    // Independent mode: written at once. PnetCDF programs count on an independent
+    // write being seen by other ranks after an MPI_Barrier, which a log would hide.
+    if (cf.indep) return write_through(cf, req);
     cl::Record rec;
     int64_t n = 0;
     if (!make_record(ds, req, &rec, &n)) return write_through(cf, req);
@@ -459,7 +462,7 @@ class CacheConnector final : public ForwardingConnector {
         }
       }
       if (placed) break;
-      std::lock_guard<std::mutex> lock(cf.below_mu);  // back-pressure: the ring is full
+      std::lock_guard<std::recursive_mutex> lock(cf.below_mu);  // back-pressure: the ring is full
       EXA_RETURN_IF_ERROR(drain(next(), cf));
     }
     if (!has_logged_record(cf, rec) || cf.tier_broken) return write_through(cf, req);
@@ -468,17 +471,18 @@ class CacheConnector final : public ForwardingConnector {
   }
 
   Status get(FileState& f, const DataRequest& req) override {
-    return after_drain(f, [&] { return next()->get(below(f), req); });
+    return after_drain(f, [&] { return next()->get(below(f), req); }, req.collective);
   }
   Status vard(FileState& f, int varid, MPI_Datatype filetype, void* buf, MPI_Offset bufcount,
               MPI_Datatype buftype, bool put, bool collective) override {
-    return after_drain(f, [&] { return next()->vard(below(f), varid, filetype, buf, bufcount, buftype, put, collective); });
+    return after_drain(f, [&] { return next()->vard(below(f), varid, filetype, buf, bufcount, buftype, put, collective); },
+                       collective);
   }
   Status post(FileState& f, const DataRequest& req, PostKind kind, int* reqid) override {
     return after_drain(f, [&] { return next()->post(below(f), req, kind, reqid); });
   }
   Status wait(FileState& f, int num, int* reqids, int* statuses, bool collective) override {
-    return after_drain(f, [&] { return next()->wait(below(f), num, reqids, statuses, collective); });
+    return after_drain(f, [&] { return next()->wait(below(f), num, reqids, statuses, collective); }, collective);
   }
   Status cancel(FileState& f, int num, int* reqids, int* statuses) override {
     return locked(f, [&] { return next()->cancel(below(f), num, reqids, statuses); });
@@ -492,19 +496,19 @@ class CacheConnector final : public ForwardingConnector {
     }
     return st;
   }
-  Status redef(FileState& f) override { return after_drain(f, [&] { return next()->redef(below(f)); }); }
-  Status sync(FileState& f) override { return after_drain(f, [&] { return next()->sync(below(f)); }); }
-  Status flush(FileState& f) override { return after_drain(f, [&] { return next()->flush(below(f)); }); }
+  Status redef(FileState& f) override { return after_drain(f, [&] { return next()->redef(below(f)); }, true); }
+  Status sync(FileState& f) override { return after_drain(f, [&] { return next()->sync(below(f)); }, true); }
+  Status flush(FileState& f) override { return after_drain(f, [&] { return next()->flush(below(f)); }, true); }
   Status sync_numrecs(FileState& f) override {
-    return after_drain(f, [&] { return next()->sync_numrecs(below(f)); });
+    return after_drain(f, [&] { return next()->sync_numrecs(below(f)); }, true);
   }
   Status begin_indep(FileState& f) override {
-    Status st = after_drain(f, [&] { return next()->begin_indep(below(f)); });
+    Status st = after_drain(f, [&] { return next()->begin_indep(below(f)); }, true);
     if (st.is_ok()) own(f).indep = true;
     return st;
   }
   Status end_indep(FileState& f) override {
-    Status st = after_drain(f, [&] { return next()->end_indep(below(f)); });
+    Status st = after_drain(f, [&] { return next()->end_indep(below(f)); }, true);
     if (st.is_ok()) own(f).indep = false;
     return st;
   }
@@ -544,15 +548,15 @@ class CacheConnector final : public ForwardingConnector {
     return locked(f, [&] { return next()->rename_att(below(f), varid, name, new_name); });
   }
   const model::Dataset& dataset(FileState& f) override {
-    std::lock_guard<std::mutex> lock(own(f).below_mu);
+    std::lock_guard<std::recursive_mutex> lock(own(f).below_mu);
     return next()->dataset(below(f));
   }
   FileFacts facts(FileState& f) override {
-    std::lock_guard<std::mutex> lock(own(f).below_mu);
+    std::lock_guard<std::recursive_mutex> lock(own(f).below_mu);
     return next()->facts(below(f));
   }
   MPI_Offset io_calls(FileState& f) override {
-    std::lock_guard<std::mutex> lock(own(f).below_mu);
+    std::lock_guard<std::recursive_mutex> lock(own(f).below_mu);
     return next()->io_calls(below(f));
   }
   Status get_att(FileState& f, int varid, const char* name, void* values, nc_type memtype) override {
@@ -562,7 +566,7 @@ class CacheConnector final : public ForwardingConnector {
     return locked(f, [&] { return next()->inquire(below(f), call, answer); });
   }
   void prepare_collective(FileState& f, int varid) override {
-    std::lock_guard<std::mutex> lock(own(f).below_mu);
+    std::lock_guard<std::recursive_mutex> lock(own(f).below_mu);
     next()->prepare_collective(below(f), varid);
   }
   Status check_data(FileState& f, const DataRequest& req, bool put, bool call_only) override {
@@ -584,11 +588,14 @@ class CacheConnector final : public ForwardingConnector {
   Status close(FileState& f) override {
     CacheFile& cf = own(f);
     stop_mover(cf);
-    std::lock_guard<std::mutex> lock(cf.below_mu);
+    std::lock_guard<std::recursive_mutex> lock(cf.below_mu);
     if (!cf.active) return next()->close(below(f));
     if (cf.settings.detach) return close_detached(cf);
     Status drained = drain(next(), cf);
-    Status synced = next()->sync(below(f));  // the data is on the target and synced
+    // The data is on the target and synced. In define mode nothing is logged
+    // (redef drained it) and close ends define mode itself, as in PnetCDF.
+    const bool define_mode = next()->facts(below(f)).define_mode;
+    Status synced = define_mode ? Status::ok() : next()->sync(below(f));
     cache::crash_point("close_synced", cf.rank);
     if (drained.is_ok() && synced.is_ok()) remove_log(cf);
     Status closed = next()->close(below(f));
@@ -599,7 +606,7 @@ class CacheConnector final : public ForwardingConnector {
   Status abort(FileState& f) override {
     CacheFile& cf = own(f);
     stop_mover(cf);
-    std::lock_guard<std::mutex> lock(cf.below_mu);
+    std::lock_guard<std::recursive_mutex> lock(cf.below_mu);
     Status drained = drain(next(), cf);  // what was put stays written, as without the cache
     if (cf.active && drained.is_ok()) remove_log(cf);
     Status aborted = next()->abort(below(f));
@@ -614,24 +621,31 @@ class CacheConnector final : public ForwardingConnector {
  private:
   template <typename F>
   Status locked(FileState& f, F&& call) {
-    std::lock_guard<std::mutex> lock(own(f).below_mu);
+    std::lock_guard<std::recursive_mutex> lock(own(f).below_mu);
     return call();
   }
 
   // A call that depends on what was put before it: the log is drained
   // first. The call is made even when the drain failed (it may be
   // collective); the drain's failure is what is reported.
+  // collective: every rank makes the call (in collective mode); one allreduce
+  // after the drains, so no rank reads before every rank's log is in the file.
   template <typename F>
-  Status after_drain(FileState& f, F&& call) {
+  Status after_drain(FileState& f, F&& call, bool collective = false) {
     CacheFile& cf = own(f);
-    std::lock_guard<std::mutex> lock(cf.below_mu);
+    std::lock_guard<std::recursive_mutex> lock(cf.below_mu);
     Status drained = drain(next(), cf);
+    if (collective && cf.active && !cf.indep) {
+      int failed = drained.is_ok() ? 0 : 1;
+      Status agreed = EXA_MPI(MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, cf.dup));
+      if (drained.is_ok()) drained = agreed;
+    }
     Status st = call();
     return drained.is_ok() ? st : drained;
   }
 
   Status write_through(CacheFile& cf, const DataRequest& req) {
-    std::lock_guard<std::mutex> lock(cf.below_mu);
+    std::lock_guard<std::recursive_mutex> lock(cf.below_mu);
     Status mine;
     Status st = drain_locked(next(), cf, false, &req, &mine);
     return st.is_ok() ? mine : st;
@@ -655,7 +669,7 @@ class CacheConnector final : public ForwardingConnector {
       half = used_of(cf) * 2 > cf.capacity;
     }
     if (!half) return;
-    std::lock_guard<std::mutex> lock(cf.below_mu);
+    std::lock_guard<std::recursive_mutex> lock(cf.below_mu);
     drain(next(), cf).set_aside("kept in the file's failure; the next flush/sync/close reports it");
   }
 

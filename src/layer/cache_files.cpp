@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <pnetcdf.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <utility>
 #include <mutex>
 
 #include "util/hash.hpp"
@@ -67,7 +69,25 @@ struct LoadedLog {
   std::string path;
   cachelog::Manifest manifest;
   cachelog::State state;
-  std::vector<uint8_t> ring;
+  // The ring, mapped (a ring of 1 GiB holding a few records costs what they hold).
+  const uint8_t* ring = nullptr;
+  size_t mapped = 0;
+  LoadedLog() = default;
+  LoadedLog(const LoadedLog&) = delete;
+  LoadedLog& operator=(const LoadedLog&) = delete;
+  LoadedLog(LoadedLog&& o) noexcept { *this = std::move(o); }
+  LoadedLog& operator=(LoadedLog&& o) noexcept {
+    std::swap(path, o.path);
+    std::swap(manifest, o.manifest);
+    std::swap(state, o.state);
+    std::swap(ring, o.ring);
+    std::swap(mapped, o.mapped);
+    std::swap(records, o.records);
+    return *this;
+  }
+  ~LoadedLog() {
+    if (ring) ::munmap(const_cast<uint8_t*>(ring - cachelog::kHeadBytes), mapped);
+  }
   std::vector<cachelog::Record> records;
 };
 
@@ -83,13 +103,19 @@ Status load_log(const std::string& path, LoadedLog* out) {
   if (st.is_ok() && sb.st_size - cachelog::kHeadBytes < out->manifest.capacity)
     st = {NC_ENOTNC, "cache log " + path + " is shorter than its ring"};
   if (st.is_ok()) {
-    out->ring.resize(static_cast<size_t>(out->manifest.capacity));
-    st = read_exact(fd, out->ring.data(), out->manifest.capacity, cachelog::kHeadBytes);
+    const size_t bytes = static_cast<size_t>(cachelog::kHeadBytes + out->manifest.capacity);
+    void* p = ::mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED) {
+      st = {NC_EFILE, std::string("cannot map the cache log: ") + std::strerror(errno)};
+    } else {
+      out->ring = static_cast<const uint8_t*>(p) + cachelog::kHeadBytes;
+      out->mapped = bytes;
+    }
   }
   ::close(fd);
   if (!st.is_ok()) return {st.code(), path + ": " + st.message()};
   out->path = path;
-  out->records = cachelog::parse_ring(out->ring.data(), out->manifest.capacity, out->state);
+  out->records = cachelog::parse_ring(out->ring, out->manifest.capacity, out->state);
   return Status::ok();
 }
 
@@ -111,7 +137,7 @@ Status replay(int ncid, const LoadedLog& log) {
     const int64_t esize = t == MPI_DATATYPE_NULL ? 0 : [&] { int s = 0; MPI_Type_size(t, &s); return int64_t{s}; }();
     if (esize == 0 || r.payload_size % esize != 0)
       return {NC_ENOTNC, log.path + ": record " + std::to_string(r.seq) + " has a bad memory type"};
-    const void* buf = log.ring.data() + r.payload_offset;
+    const void* buf = log.ring + r.payload_offset;
     const MPI_Offset n = r.payload_size / esize;
     static_assert(sizeof(MPI_Offset) == sizeof(int64_t));
     const auto* start = reinterpret_cast<const MPI_Offset*>(r.start.data());
