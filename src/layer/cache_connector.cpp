@@ -759,7 +759,9 @@ class CacheConnector final : public ForwardingConnector {
     const FileFacts facts = next()->facts(cf.below());
     const bool partitioned = (facts.mode & EXA_FORMAT_PARTITIONED) != 0 || facts.blocks != nullptr;
     const bool writable = created || (mode & NC_WRITE) != 0;
-    cf.active = writable && !partitioned && !cache::recovering();
+    // Safe mode agrees on every data call's checks across ranks before any I/O: a
+    // logged put would not take part (and ranks making different calls would not meet).
+    cf.active = writable && !partitioned && !cache::recovering() && !safe_mode_requested();
     // Every rank must agree (a rank that cannot log would write through alone: fine,
     // but the node share of the tier is computed collectively below).
     MPI_Comm node = MPI_COMM_NULL;
