@@ -1,8 +1,9 @@
 /* The cache connector's crash and failure tests (run by run_cache_crash.sh).
- *   cache_crash write FILE SPEC [FAILWRITE]   writes NPUT blocks per rank through
+ *   cache_crash write FILE SPEC [FAILWRITE [quiet]]   writes NPUT blocks per rank through
  *        EXACDF_CONNECTORS-free hint SPEC (exa_connectors), flushing every 5 puts;
  *        FAILWRITE n > 0: the n-th MPI-IO write after enddef fails (exit 3 when
- *        close reported the failure, as it must).
+ *        close reported the failure, as it must); quiet: no flushes, no records of w
+ *        (nothing drains before close).
  *   cache_crash check FILE R NMIN NMAX   reads FILE (native) and checks that every
  *        rank's blocks are a committed prefix -- each block whole or untouched
  *        (fill), never torn -- and that rank R (-1: every rank) has between NMIN
@@ -18,7 +19,7 @@
 
 enum { NPUT = 24, B = 200 };
 
-static int write_file(const char *path, const char *spec, int failwrite) {
+static int write_file(const char *path, const char *spec, int failwrite, int quiet) {
   MPI_Info info;
   MPI_Info_create(&info);
   MPI_Info_set(info, "exa_connectors", spec);
@@ -40,13 +41,13 @@ static int write_file(const char *path, const char *spec, int failwrite) {
     MPI_Offset start = ((MPI_Offset)mpi_test_rank * NPUT + k) * B, count = B;
     int err = ncmpi_put_vara_int_all(ncid, v, &start, &count, buf);
     if (!failwrite) CHECK_OK(err); /* with a failing target the log keeps them */
-    if (k % 6 == 5) {  /* a record every 6 puts: the record count grows */
+    if (k % 6 == 5 && !quiet) {  /* a record every 6 puts: the record count grows */
       MPI_Offset ws[2] = {k / 6, mpi_test_rank}, wc[2] = {1, 1};
       int val = k / 6;
       err = ncmpi_put_vara_int_all(ncid, w, ws, wc, &val);
       if (!failwrite) CHECK_OK(err);
     }
-    if (k % 5 == 4) {
+    if (k % 5 == 4 && !quiet) {
       err = ncmpi_flush(ncid);
       if (!failwrite) CHECK_OK(err);
     }
@@ -111,7 +112,7 @@ int main(int argc, char **argv) {
   (void)mpi_test_init;
   (void)mpi_test_path;
   if (argc >= 4 && strcmp(argv[1], "write") == 0) {
-    int rc = write_file(argv[2], argv[3], argc > 4 ? atoi(argv[4]) : 0);
+    int rc = write_file(argv[2], argv[3], argc > 4 ? atoi(argv[4]) : 0, argc > 5 && strcmp(argv[5], "quiet") == 0);
     int worst = 0, failures = mpi_test_failures ? 1 : 0;
     MPI_Allreduce(&failures, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     MPI_Finalize();

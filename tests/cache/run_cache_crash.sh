@@ -7,7 +7,8 @@
 # proves each rank's blocks are a committed prefix (nothing torn), exactly as
 # many as were committed where that is known. Also: a failing target (the
 # failing-write hook) keeps the logs, the next open refuses the file, a
-# second run recovers (exacdf recover, and cache{recover=auto}); a log whose
+# second run recovers (exacdf recover, and cache{recover=auto}); close=detach
+# leaves the drain to a helper process; a log whose
 # file was replaced is refused and kept; a full tier (a small tmpfs, where
 # mounting is allowed) writes through.
 #   run_cache_crash.sh CACHE_CRASH_PROGRAM EXACDF_TOOL SCRATCH_DIR
@@ -78,6 +79,14 @@ if run 1 "$tool" recover --dir "$tier" "$file" 2>"$scratch/refused.txt"; then
 fi
 grep -q "replaced" "$scratch/refused.txt" || fail "no reason given: $(cat "$scratch/refused.txt")"
 [[ $(logs) -eq 2 ]] || fail "a refused log was removed"
+
+echo "== close=detach: a helper process drains after the program ended"
+rm -rf "$tier" "$file"
+EXACDF_RECOVER_COMMAND=$tool run 2 "$prog" write "$file" "cache{dir=$tier;close=detach;drain=close}" 0 quiet \
+  || fail "close=detach: the writer failed"
+for _ in $(seq 60); do [[ $(logs) -eq 0 ]] && break; sleep 1; done
+[[ $(logs) -eq 0 ]] || fail "close=detach: the helper left the logs"
+run 2 "$prog" check "$file" -1 24 24 || fail "close=detach: check"
 
 echo "== a full tier: puts write through"
 mnt="$scratch/full"
