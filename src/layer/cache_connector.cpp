@@ -770,6 +770,11 @@ class CacheConnector final : public ForwardingConnector {
     Status sized = EXA_MPI(MPI_Comm_size(node, &local));
     EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_free(&node)));
     EXA_RETURN_IF_ERROR(sized);
+    // Ranks may have passed different modes (the file is opened with rank 0's,
+    // NC_EMULTIDEFINE_OMODE elsewhere): the file is cached on every rank or none.
+    int active = cf.active ? 1 : 0;
+    EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(MPI_IN_PLACE, &active, 1, MPI_INT, MPI_MIN, cf.dup)));
+    cf.active = active == 1;
     if (!cf.active) return Status::ok();
     cf.capacity = std::max<int64_t>(cf.settings.size / local / 8 * 8, 4096);
     EXA_RETURN_IF_ERROR(cache::absolute_path(facts.path, &cf.target));
@@ -777,7 +782,7 @@ class CacheConnector final : public ForwardingConnector {
     if (created && cf.rank == 0) {  // the file was (re)made: older logs of this path describe nothing
       for (const std::string& stale : cache::find_logs(cf.settings.dir, cf.target)) ::unlink(stale.c_str());
     }
-    EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Barrier(cf.dup)));
+    EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Barrier(cf.dup)));  // stale logs gone before anyone logs
     if (cf.settings.drain == DrainWhen::kEager) {
       int provided = MPI_THREAD_SINGLE;
       EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Query_thread(&provided)));
