@@ -117,5 +117,6 @@ extern void exa_debug_fail_write(int nth);
 #include "exacdf_swmr.h"
 #include "exacdf_commit.h" /* testing hooks: metadata written by commits */
 #include "exacdf_async.h" /* the async connector: wait, errors */
+#include "exacdf_cache.h" /* the cache connector: recovery of its logs */
 
 #endif /* EXACDF_H */

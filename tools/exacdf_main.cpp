@@ -25,6 +25,7 @@ constexpr Subcommand kSubcommands[] = {
     {"query", "count and list the elements matching a condition", exa::tool::query_main},
     {"trace", "summarize a trace connector report (JSON), draw it (--png)", exa::tool::trace_main},
     {"export-hdf5", "relations of a file or checkpoint into an HDF5 file", exa::tool::export_hdf5_main},
+    {"recover", "replay the cache connector's undrained logs of a file", exa::tool::recover_main},
 };
 
 void print_usage(std::FILE* out) {

@@ -29,4 +29,7 @@ int trace_main(int argc, char** argv);
 /** `exacdf export-hdf5`: relations of a file or a checkpoint into an HDF5 file. */
 int export_hdf5_main(int argc, char** argv);
 
+/** `exacdf recover`: replays the cache connector's undrained logs of a file. */
+int recover_main(int argc, char** argv);
+
 }  // namespace exa::tool

@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "layer/async_connector.hpp"
+#include "layer/cache_connector.hpp"
 #include "layer/passthrough_connector.hpp"
 #include "layer/plugin_connector.hpp"
 #include "layer/safe_mode_connector.hpp"
@@ -28,6 +29,7 @@ struct Builtin {
 };
 const Builtin kBuiltins[] = {
     {"async", make_async_connector},
+    {"cache", make_cache_connector},
     {"passthrough", make_passthrough_connector},
     {"safe", make_safe_mode_connector},
     {"trace", make_trace_connector},

@@ -1,0 +1,32 @@
+/*
+ * exacdf_cache.h -- the cache connector's logs (EXACDF_CONNECTORS=cache{...};
+ * README "The cache connector"). Included by exacdf.h.
+ */
+#ifndef EXACDF_CACHE_H
+#define EXACDF_CACHE_H
+
+#include <stddef.h>
+
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
+/** Replays the cache logs of `path` found in `dir` (NULL: the default tier,
+ *  /dev/shm/exacdf-cache-<uid>): every rank's log is checked against the
+ *  file (path, file identity, header digest); every committed record is
+ *  written in order (a torn tail is dropped), the file is synced, then the
+ *  logs are removed. A log that belongs to another file or generation is
+ *  refused (NC_EINVAL, nothing written, logs kept). Local to the caller (it
+ *  opens the file on MPI_COMM_SELF); MPI must be initialized. `report`
+ *  (may be NULL) receives a NUL-terminated account, one line per log, or
+ *  the reason of a failure. No logs: NC_NOERR. */
+extern int exa_cache_recover(const char *path, const char *dir, char *report, size_t report_size);
+
+/** How many cache logs of `path` wait in `dir` (NULL: the default tier). */
+extern int exa_cache_pending(const char *path, const char *dir, int *nlogs);
+
+#if defined(__cplusplus)
+}
+#endif
+
+#endif /* EXACDF_CACHE_H */

@@ -1,0 +1,858 @@
+#include "layer/cache_connector.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "convert/external.hpp"
+#include "exacdf.h"
+#include "format/classic_header.hpp"
+#include "io/memory_plan.hpp"
+#include "io/mpi_errors.hpp"
+#include "layer/cache_files.hpp"
+#include "layer/cache_log.hpp"
+#include "layer/forwarding_connector.hpp"
+
+extern char** environ;
+
+namespace exa::layer {
+
+namespace {
+
+namespace cl = cachelog;
+
+enum class DrainWhen { kEager, kClose, kManual };
+
+struct CacheSettings {
+  std::string dir = cache::default_dir();
+  int64_t size = int64_t{1} << 30;  // per node, shared by its ranks
+  bool durable_node = false;       // fdatasync every record (else: the page cache)
+  DrainWhen drain = DrainWhen::kEager;
+  bool detach = false;             // close=detach: a helper process finishes the drain
+  bool recover_auto = false;
+};
+
+bool verbose() {
+  const char* v = std::getenv("EXACDF_VERBOSE");
+  return v && std::strcmp(v, "1") == 0;
+}
+
+Status write_at(int fd, const void* data, int64_t n, int64_t at) {
+  const auto* p = static_cast<const char*>(data);
+  while (n > 0) {
+    const ssize_t put = ::pwrite(fd, p, static_cast<size_t>(n), at);
+    if (put < 0 && errno == EINTR) continue;
+    if (put <= 0) return {NC_EFILE, std::string("cache log write failed: ") + std::strerror(errno)};
+    p += put;
+    n -= put;
+    at += put;
+  }
+  return Status::ok();
+}
+
+Status read_at(int fd, void* data, int64_t n, int64_t at) {
+  auto* p = static_cast<char*>(data);
+  while (n > 0) {
+    const ssize_t got = ::pread(fd, p, static_cast<size_t>(n), at);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return {NC_EFILE, std::string("cache log read failed: ") + std::strerror(errno)};
+    p += got;
+    n -= got;
+    at += got;
+  }
+  return Status::ok();
+}
+
+class CacheFile final : public WrappedState {
+ public:
+  CacheFile(std::unique_ptr<FileState> lower, const CacheSettings& s) : WrappedState(std::move(lower)), settings(s) {}
+  ~CacheFile() override {
+    if (mover.joinable()) {  // closed without close/abort (the program ended): stop it
+      {
+        std::lock_guard<std::mutex> lock(log_mu);
+        stop = true;
+      }
+      wake.notify_all();
+      mover.join();
+    }
+    if (fd >= 0) ::close(fd);
+    if (dup != MPI_COMM_NULL) static_cast<void>(MPI_Comm_free(&dup));  // nothing to report to at destruction
+  }
+
+  CacheSettings settings;
+  MPI_Comm dup = MPI_COMM_NULL;  // the connector's own agreements
+  int rank = 0, nprocs = 1;
+  bool active = false;  // a writable classic file: puts are logged
+  bool indep = false;   // independent data mode
+  std::string target;   // absolute path
+  std::string log_file;
+  int fd = -1;
+  int64_t capacity = 0;
+  int64_t generation = 0;
+  bool manifest_current = false;
+  bool tier_broken = false;  // the log could not be written (full tier): puts write through
+
+  // The ring: guarded by log_mu.
+  std::mutex log_mu;
+  int64_t head = 0;
+  uint64_t next_seq = 0;
+  std::deque<cl::Record> queue;  // logged, not yet drained, in program order
+  cl::State state;
+
+  // Calls into the layers below (the program's thread and the mover).
+  std::recursive_mutex below_mu;  // recursive: an inquiry's answer may ask facts()
+  Status failure;  // a drain that failed (sticky; the log is kept)
+  std::atomic<bool> failed{false};
+
+  std::thread mover;
+  std::condition_variable wake;
+  bool stop = false;  // guarded by log_mu
+};
+
+CacheFile& own(FileState& f) { return static_cast<CacheFile&>(f); }
+
+int64_t tail_of(const CacheFile& cf) { return cf.queue.empty() ? cf.head : cf.queue.front().offset; }
+
+int64_t used_of(const CacheFile& cf) {
+  if (cf.queue.empty()) return 0;
+  const int64_t span = (cf.head - tail_of(cf) + cf.capacity) % cf.capacity;
+  return span == 0 ? cf.capacity : span;
+}
+
+// Where a record of len bytes goes now (wrap: it starts over at 0), or -1.
+int64_t place(const CacheFile& cf, int64_t len, bool* wrap) {
+  *wrap = false;
+  if (used_of(cf) == cf.capacity) return -1;
+  const int64_t tail = tail_of(cf);
+  if (cf.head >= tail) {
+    if (len <= cf.capacity - cf.head) return cf.head;
+    if (len <= tail || (cf.queue.empty() && len <= cf.capacity)) {
+      *wrap = true;
+      return 0;
+    }
+    return -1;
+  }
+  return len <= tail - cf.head ? cf.head : -1;
+}
+
+Status sync_log(const CacheFile& cf) {
+  if (!cf.settings.durable_node) return Status::ok();
+  if (::fdatasync(cf.fd) != 0) return {NC_EFILE, std::string("cache log fdatasync failed: ") + std::strerror(errno)};
+  return Status::ok();
+}
+
+// Records where the undrained part of the log starts (log_mu held).
+Status write_state(CacheFile& cf) {
+  cf.state.counter++;
+  cf.state.tail = tail_of(cf);
+  cf.state.next_seq = cf.queue.empty() ? cf.next_seq : cf.queue.front().seq;
+  const std::vector<uint8_t> slot = cl::encode_state(cf.state);
+  EXA_RETURN_IF_ERROR(write_at(cf.fd, slot.data(), cl::kStateBytes, cl::kStateSlot[cf.state.counter % 2]));
+  return sync_log(cf);
+}
+
+// Makes the log file, and (re)writes its manifest after an enddef changed
+// the header (log_mu held; the log is empty then: redef drains it).
+Status open_log(CacheFile& cf, const model::Dataset& ds) {
+  if (cf.fd < 0) {
+    EXA_RETURN_IF_ERROR(cache::make_dir(cf.settings.dir));
+    cf.fd = ::open(cf.log_file.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (cf.fd < 0) return {NC_EFILE, "cannot create cache log " + cf.log_file + ": " + std::strerror(errno)};
+    if (::ftruncate(cf.fd, cl::kHeadBytes + cf.capacity) != 0)
+      return {NC_EFILE, "cannot size cache log " + cf.log_file + ": " + std::strerror(errno)};
+  }
+  if (cf.manifest_current) return Status::ok();
+  cl::Manifest m;
+  EXA_RETURN_IF_ERROR(cache::describe_target(cf.target, ds.layout().header_size, &m));
+  m.generation = cf.generation;
+  m.rank = cf.rank;
+  m.nprocs = cf.nprocs;
+  m.capacity = cf.capacity;
+  const std::vector<uint8_t> block = cl::encode_manifest(m);
+  EXA_RETURN_IF_ERROR(write_at(cf.fd, block.data(), static_cast<int64_t>(block.size()), 0));
+  EXA_RETURN_IF_ERROR(write_state(cf));
+  cf.manifest_current = true;
+  return Status::ok();
+}
+
+// Appends a record (log_mu held). *placed is false when the ring has no
+// room for it now.
+Status append(CacheFile& cf, cl::Record rec, const void* payload, bool* placed) {
+  const int64_t len = cl::record_length(static_cast<int>(rec.start.size()), rec.has_stride, rec.payload_size);
+  bool wrap = false;
+  const int64_t at = place(cf, len, &wrap);
+  *placed = at >= 0;
+  if (at < 0) return Status::ok();
+  if (wrap && cf.capacity - cf.head >= 8) {
+    const uint32_t marker = cl::kWrapMagic;
+    EXA_RETURN_IF_ERROR(write_at(cf.fd, &marker, 4, cl::kHeadBytes + cf.head));
+  }
+  rec.seq = cf.next_seq;
+  rec.offset = at;
+  rec.length = len;
+  std::vector<uint8_t> head, tail;
+  cl::encode_record_head(rec, &head);
+  cl::encode_record_tail(head, payload, rec.payload_size, len, &tail);
+  rec.payload_offset = at + static_cast<int64_t>(head.size());
+  EXA_RETURN_IF_ERROR(write_at(cf.fd, head.data(), static_cast<int64_t>(head.size()), cl::kHeadBytes + at));
+  cache::crash_point("put_mid", cf.rank);
+  EXA_RETURN_IF_ERROR(write_at(cf.fd, payload, rec.payload_size, cl::kHeadBytes + rec.payload_offset));
+  EXA_RETURN_IF_ERROR(write_at(cf.fd, tail.data(), static_cast<int64_t>(tail.size()),
+                               cl::kHeadBytes + rec.payload_offset + rec.payload_size));
+  EXA_RETURN_IF_ERROR(sync_log(cf));
+  cf.head = at + len == cf.capacity ? 0 : at + len;
+  cf.next_seq++;
+  cf.queue.push_back(std::move(rec));
+  cache::crash_point("put_after", cf.rank);
+  return Status::ok();
+}
+
+// Writes every logged record into the file below, in order, with one wait
+// (native merges them into one MPI-IO call), plus `extra` (a request of the
+// program written through, after them; *extra_status its answer). below_mu
+// held. collective: every rank calls (the record count grows).
+Status drain_locked(Connector* next, CacheFile& cf, bool collective, const DataRequest* extra,
+                    Status* extra_status) {
+  std::vector<cl::Record> batch;
+  {
+    std::lock_guard<std::mutex> lock(cf.log_mu);
+    batch.assign(cf.queue.begin(), cf.queue.end());
+  }
+  FileState& lower = cf.below();
+  Status st = cf.failure;
+  std::vector<int> ids;
+  std::vector<uint8_t> payload;
+  std::vector<MPI_Offset> start, count, stride;
+  for (size_t i = 0; st.is_ok() && i < batch.size(); ++i) {
+    const cl::Record& rec = batch[i];
+    payload.resize(static_cast<size_t>(rec.payload_size));
+    st = read_at(cf.fd, payload.data(), rec.payload_size, cl::kHeadBytes + rec.payload_offset);
+    if (!st.is_ok()) break;
+    start.assign(rec.start.begin(), rec.start.end());
+    count.assign(rec.count.begin(), rec.count.end());
+    stride.assign(rec.stride.begin(), rec.stride.end());
+    DataRequest r;
+    r.varid = rec.varid;
+    r.start = start.data();
+    r.count = count.data();
+    r.stride = rec.has_stride ? stride.data() : nullptr;
+    r.buf = payload.data();
+    r.memtype = rec.memtype;
+    r.collective = false;
+    int id = NC_REQ_NULL;
+    Status posted = next->post(lower, r, PostKind::kIput, &id);  // converted (copied) at once
+    if (!posted.is_ok() && posted.code() != NC_ERANGE) st = posted;  // NC_ERANGE: told at the put
+    else ids.push_back(id);
+  }
+  const size_t logged = ids.size();
+  if (st.is_ok() && extra) {
+    int id = NC_REQ_NULL;
+    *extra_status = next->post(lower, *extra, PostKind::kIput, &id);
+    if (extra_status->is_ok() || extra_status->code() == NC_ERANGE) ids.push_back(id);
+  }
+  if (!st.is_ok() && !ids.empty()) {
+    std::vector<int> statuses(ids.size());
+    next->cancel(lower, static_cast<int>(ids.size()), ids.data(), statuses.data())
+        .set_aside("the failure before is what is reported");
+    ids.clear();
+  }
+  if (!ids.empty() || collective) {
+    std::vector<int> statuses(ids.size() + 1, NC_NOERR);
+    Status waited = next->wait(lower, static_cast<int>(ids.size()), ids.data(), statuses.data(), collective);
+    for (size_t i = 0; waited.is_ok() && i < ids.size(); ++i) {
+      if (statuses[i] == NC_NOERR) continue;
+      if (i < logged) waited = {statuses[i], "a logged record failed to drain"};
+      else if (extra_status->is_ok()) *extra_status = {statuses[i], "the write-through failed"};
+    }
+    if (st.is_ok()) st = waited;
+  }
+  cache::crash_point("drain_mid", cf.rank);
+  std::lock_guard<std::mutex> lock(cf.log_mu);
+  if (!st.is_ok()) {
+    if (cf.failure.is_ok()) {
+      cf.failure = {st.code(), "cache: draining into " + cf.target + " failed (" + st.message() +
+                                   "); the log " + cf.log_file + " is kept for exacdf recover"};
+      cf.failed = true;
+      if (cf.fd >= 0) {
+        cf.state.failed = 1;
+        write_state(cf).set_aside("the drain failure is what is reported");
+      }
+    }
+    return cf.failure;
+  }
+  if (!batch.empty()) {
+    cf.queue.erase(cf.queue.begin(), cf.queue.begin() + static_cast<std::ptrdiff_t>(batch.size()));
+    EXA_RETURN_IF_ERROR(write_state(cf));
+  }
+  cache::crash_point("drain_after", cf.rank);
+  return Status::ok();
+}
+
+bool has_logged(CacheFile& cf) {
+  std::lock_guard<std::mutex> lock(cf.log_mu);
+  return !cf.queue.empty();
+}
+
+Status drain(Connector* next, CacheFile& cf) {
+  if (!cf.active || (!has_logged(cf) && !cf.failed)) return Status::ok();
+  return drain_locked(next, cf, false, nullptr, nullptr);
+}
+
+void mover_loop(Connector* next, CacheFile* cf) {
+  std::unique_lock<std::mutex> lock(cf->log_mu);
+  while (true) {
+    cf->wake.wait(lock, [&] { return cf->stop || (!cf->queue.empty() && !cf->failed); });
+    if (cf->stop) return;
+    lock.unlock();
+    {
+      std::lock_guard<std::recursive_mutex> below(cf->below_mu);
+      drain_locked(next, *cf, false, nullptr, nullptr)
+          .set_aside("kept in the file's failure; the next flush/sync/close reports it");
+    }
+    lock.lock();
+  }
+}
+
+void stop_mover(CacheFile& cf) {
+  if (!cf.mover.joinable()) return;
+  {
+    std::lock_guard<std::mutex> lock(cf.log_mu);
+    cf.stop = true;
+  }
+  cf.wake.notify_all();
+  cf.mover.join();
+}
+
+// The last index a selection reaches along the record dimension, + 1.
+int64_t records_reached(const DataRequest& req) {
+  auto reach = [](const MPI_Offset* s, const MPI_Offset* c, const MPI_Offset* st) -> int64_t {
+    if (!s) return 0;
+    if (!c) return s[0] + 1;
+    if (c[0] <= 0) return 0;
+    return s[0] + (c[0] - 1) * (st ? st[0] : 1) + 1;
+  };
+  if (!req.varn) return reach(req.start, req.count, req.stride);
+  int64_t most = 0;
+  for (int i = 0; i < req.npieces; ++i)
+    most = std::max(most, reach(req.starts ? req.starts[i] : nullptr, req.counts ? req.counts[i] : nullptr, nullptr));
+  return most;
+}
+
+// A put that reaches past the records every rank knows of.
+bool grows_records(const model::Dataset& ds, const DataRequest& req) {
+  return ds.is_record_var(req.varid) && records_reached(req) > ds.numrecs();
+}
+
+// The record of a put whose values lie packed in memory in one C type
+// (typed calls, or a predefined MPI type); false for the rest (imap,
+// varn, derived types, whole-variable calls), which are written through.
+bool make_record(const model::Dataset& ds, const DataRequest& req, cl::Record* rec, int64_t* nelems) {
+  if (req.varn || req.imap || !req.buf) return false;
+  const int ndims = static_cast<int>(ds.var(req.varid).dimids.size());
+  if (ndims > 0 && (!req.start || !req.count)) return false;
+  nc_type memtype = req.memtype;
+  if (memtype == NC_NAT) {
+    int64_t per = 0;
+    int combiner = 0, ni = 0, na = 0, nd = 0;
+    if (req.buftype == MPI_DATATYPE_NULL || !io::element_type_of(req.buftype, &memtype, &per).is_ok() ||
+        per != 1 || MPI_Type_get_envelope(req.buftype, &ni, &na, &nd, &combiner) != MPI_SUCCESS ||
+        combiner != MPI_COMBINER_NAMED)
+      return false;
+  }
+  int64_t n = 1;
+  for (int i = 0; i < ndims; ++i) {
+    rec->start.push_back(req.start[i]);
+    rec->count.push_back(req.count[i]);
+    if (req.stride) rec->stride.push_back(req.stride[i]);
+    n *= req.count[i];
+  }
+  rec->has_stride = req.stride != nullptr && ndims > 0;
+  rec->varid = req.varid;
+  rec->memtype = memtype;
+  rec->payload_size = n * convert::native_size(memtype);
+  *nelems = n;
+  return n > 0;
+}
+
+// NC_ERANGE as the put would have said it (the drain writes the fill values).
+Status range_status(const model::Dataset& ds, const cl::Record& rec, const void* values, int64_t n) {
+  const nc_type xtype = ds.var(rec.varid).type;
+  if (rec.memtype == xtype || xtype == NC_CHAR) return Status::ok();
+  std::vector<uint8_t> scratch(static_cast<size_t>(n * format::external_size(xtype)));
+  const bool cdf5 = ds.header().version == format::Version::kCdf5;
+  Status st = convert::to_external(values, rec.memtype, xtype, n, scratch.data(), cdf5);
+  return st.code() == NC_ERANGE ? st : Status::ok();
+}
+
+class CacheConnector final : public ForwardingConnector {
+ public:
+  CacheConnector(Connector* below, CacheSettings settings) : ForwardingConnector(below), settings_(std::move(settings)) {}
+  const char* name() const override { return "cache"; }
+
+  Status create(MPI_Comm comm, const std::string& path, int cmode, MPI_Info info,
+                std::unique_ptr<FileState>* out) override {
+    Status st = ForwardingConnector::create(comm, path, cmode, info, out);
+    if (!*out) return st;
+    Status set = setup(own(**out), cmode, true);
+    return st.is_ok() ? set : st;
+  }
+
+  Status open(MPI_Comm comm, const std::string& path, int omode, MPI_Info info,
+              std::unique_ptr<FileState>* out) override {
+    if (!cache::recovering()) EXA_RETURN_IF_ERROR(check_pending(comm, path));
+    Status st = ForwardingConnector::open(comm, path, omode, info, out);
+    if (!*out) return st;
+    Status set = setup(own(**out), omode, false);
+    return st.is_ok() ? set : st;
+  }
+
+  Status put(FileState& f, const DataRequest& req) override {
+    CacheFile& cf = own(f);
+    if (!cf.active) {
+      std::lock_guard<std::recursive_mutex> lock(cf.below_mu);
+      return next()->put(below(f), req);
+    }
+    // Read without below_mu: the mover changes only the record count, and
+    // records grow only on this thread (below).
+    Status checked = next()->check_data(below(f), req, true, false);
+    const model::Dataset& ds = next()->dataset(below(f));
+    int grows = checked.is_ok() && grows_records(ds, req) ? 1 : 0;
+    if (req.collective && !cf.indep)
+      EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(MPI_IN_PLACE, &grows, 1, MPI_INT, MPI_MAX, cf.dup)));
+    if (grows) {  // every rank writes its log and this put now: the record count is agreed
+      std::lock_guard<std::recursive_mutex> lock(cf.below_mu);
+      Status mine;
+      Status st = drain_locked(next(), cf, req.collective && !cf.indep, checked.is_ok() ? &req : nullptr, &mine);
+      if (!checked.is_ok()) return checked;
+      return st.is_ok() ? mine : st;
+    }
+    EXA_RETURN_IF_ERROR(checked);
+    // Independent mode: written at once. PnetCDF programs count on an independent
+    // write being seen by other ranks after an MPI_Barrier, which a log would hide.
+    if (cf.indep) return write_through(cf, req);
+    cl::Record rec;
+    int64_t n = 0;
+    if (!make_record(ds, req, &rec, &n)) return write_through(cf, req);
+    Status range = range_status(ds, rec, req.buf, n);
+    while (true) {
+      bool placed = false;
+      {
+        std::lock_guard<std::mutex> lock(cf.log_mu);
+        if (cl::record_length(static_cast<int>(rec.start.size()), rec.has_stride, rec.payload_size) > cf.capacity)
+          break;  // never fits: written through
+        if (cf.tier_broken) break;
+        Status logged = open_log(cf, ds);
+        if (logged.is_ok()) logged = append(cf, rec, req.buf, &placed);
+        if (!logged.is_ok()) {  // never an error for the tier: what is logged drains, the rest goes through
+          cf.tier_broken = true;
+          if (verbose()) std::fprintf(stderr, "exacdf cache: %s; writing through\n", logged.message().c_str());
+          break;
+        }
+      }
+      if (placed) break;
+      std::lock_guard<std::recursive_mutex> lock(cf.below_mu);  // back-pressure: the ring is full
+      EXA_RETURN_IF_ERROR(drain(next(), cf));
+    }
+    if (!has_logged_record(cf, rec) || cf.tier_broken) return write_through(cf, req);
+    after_append(cf);
+    return range;
+  }
+
+  Status get(FileState& f, const DataRequest& req) override {
+    return after_drain(f, [&] { return next()->get(below(f), req); }, req.collective);
+  }
+  Status vard(FileState& f, int varid, MPI_Datatype filetype, void* buf, MPI_Offset bufcount,
+              MPI_Datatype buftype, bool put, bool collective) override {
+    return after_drain(f, [&] { return next()->vard(below(f), varid, filetype, buf, bufcount, buftype, put, collective); },
+                       collective);
+  }
+  Status post(FileState& f, const DataRequest& req, PostKind kind, int* reqid) override {
+    return after_drain(f, [&] { return next()->post(below(f), req, kind, reqid); });
+  }
+  Status wait(FileState& f, int num, int* reqids, int* statuses, bool collective) override {
+    return after_drain(f, [&] { return next()->wait(below(f), num, reqids, statuses, collective); }, collective);
+  }
+  Status cancel(FileState& f, int num, int* reqids, int* statuses) override {
+    return locked(f, [&] { return next()->cancel(below(f), num, reqids, statuses); });
+  }
+  Status enddef(FileState& f, const format::LayoutHints* a) override {
+    Status st = after_drain(f, [&] { return next()->enddef(below(f), a); });
+    if (st.is_ok()) {
+      std::lock_guard<std::mutex> lock(own(f).log_mu);
+      own(f).generation++;
+      own(f).manifest_current = false;  // a new header: the next record rewrites the manifest
+    }
+    return st;
+  }
+  Status redef(FileState& f) override { return after_drain(f, [&] { return next()->redef(below(f)); }, true); }
+  Status sync(FileState& f) override { return after_drain(f, [&] { return next()->sync(below(f)); }, true); }
+  Status flush(FileState& f) override { return after_drain(f, [&] { return next()->flush(below(f)); }, true); }
+  Status sync_numrecs(FileState& f) override {
+    return after_drain(f, [&] { return next()->sync_numrecs(below(f)); }, true);
+  }
+  Status begin_indep(FileState& f) override {
+    Status st = after_drain(f, [&] { return next()->begin_indep(below(f)); }, true);
+    if (st.is_ok()) own(f).indep = true;
+    return st;
+  }
+  Status end_indep(FileState& f) override {
+    Status st = after_drain(f, [&] { return next()->end_indep(below(f)); }, true);
+    if (st.is_ok()) own(f).indep = false;
+    return st;
+  }
+  Status set_fill(FileState& f, int mode, int* old) override {
+    return after_drain(f, [&] { return next()->set_fill(below(f), mode, old); });
+  }
+  Status fill_var_rec(FileState& f, int varid, MPI_Offset recno) override {
+    return after_drain(f, [&] { return next()->fill_var_rec(below(f), varid, recno); });
+  }
+  Status refresh(FileState& f) override { return locked(f, [&] { return next()->refresh(below(f)); }); }
+  Status file_info(FileState& f, MPI_Info* info) override {
+    return locked(f, [&] { return next()->file_info(below(f), info); });
+  }
+  Status def_dim(FileState& f, const char* name, MPI_Offset len, int* id) override {
+    return locked(f, [&] { return next()->def_dim(below(f), name, len, id); });
+  }
+  Status def_var(FileState& f, const char* name, nc_type type, int ndims, const int* dimids, int* id) override {
+    return locked(f, [&] { return next()->def_var(below(f), name, type, ndims, dimids, id); });
+  }
+  Status def_var_fill(FileState& f, int varid, int no_fill, const void* value) override {
+    return locked(f, [&] { return next()->def_var_fill(below(f), varid, no_fill, value); });
+  }
+  Status rename_dim(FileState& f, int dimid, const char* name) override {
+    return locked(f, [&] { return next()->rename_dim(below(f), dimid, name); });
+  }
+  Status rename_var(FileState& f, int varid, const char* name) override {
+    return locked(f, [&] { return next()->rename_var(below(f), varid, name); });
+  }
+  Status put_att(FileState& f, int varid, const char* name, nc_type xtype, MPI_Offset nelems,
+                 const void* values, nc_type memtype) override {
+    return locked(f, [&] { return next()->put_att(below(f), varid, name, xtype, nelems, values, memtype); });
+  }
+  Status del_att(FileState& f, int varid, const char* name) override {
+    return locked(f, [&] { return next()->del_att(below(f), varid, name); });
+  }
+  Status rename_att(FileState& f, int varid, const char* name, const char* new_name) override {
+    return locked(f, [&] { return next()->rename_att(below(f), varid, name, new_name); });
+  }
+  const model::Dataset& dataset(FileState& f) override {
+    std::lock_guard<std::recursive_mutex> lock(own(f).below_mu);
+    return next()->dataset(below(f));
+  }
+  FileFacts facts(FileState& f) override {
+    std::lock_guard<std::recursive_mutex> lock(own(f).below_mu);
+    return next()->facts(below(f));
+  }
+  MPI_Offset io_calls(FileState& f) override {
+    std::lock_guard<std::recursive_mutex> lock(own(f).below_mu);
+    return next()->io_calls(below(f));
+  }
+  Status get_att(FileState& f, int varid, const char* name, void* values, nc_type memtype) override {
+    return locked(f, [&] { return next()->get_att(below(f), varid, name, values, memtype); });
+  }
+  Status inquire(FileState& f, const char* call, InquiryAnswer answer) override {
+    return locked(f, [&] { return next()->inquire(below(f), call, answer); });
+  }
+  void prepare_collective(FileState& f, int varid) override {
+    std::lock_guard<std::recursive_mutex> lock(own(f).below_mu);
+    next()->prepare_collective(below(f), varid);
+  }
+  Status check_data(FileState& f, const DataRequest& req, bool put, bool call_only) override {
+    return locked(f, [&] { return next()->check_data(below(f), req, put, call_only); });
+  }
+  Status inq_nreqs(FileState& f, int* nreqs) override {
+    return locked(f, [&] { return next()->inq_nreqs(below(f), nreqs); });
+  }
+  Status buffer_attach(FileState& f, MPI_Offset size) override {
+    return locked(f, [&] { return next()->buffer_attach(below(f), size); });
+  }
+  Status buffer_detach(FileState& f) override {
+    return locked(f, [&] { return next()->buffer_detach(below(f)); });
+  }
+  Status buffer_usage(FileState& f, MPI_Offset* usage, MPI_Offset* size) override {
+    return locked(f, [&] { return next()->buffer_usage(below(f), usage, size); });
+  }
+
+  Status close(FileState& f) override {
+    CacheFile& cf = own(f);
+    stop_mover(cf);
+    std::lock_guard<std::recursive_mutex> lock(cf.below_mu);
+    if (!cf.active) return next()->close(below(f));
+    if (cf.settings.detach) return close_detached(cf);
+    Status drained = drain(next(), cf);
+    // The data is on the target and synced. In define mode nothing is logged
+    // (redef drained it) and close ends define mode itself, as in PnetCDF.
+    const bool define_mode = next()->facts(below(f)).define_mode;
+    Status synced = define_mode ? Status::ok() : next()->sync(below(f));
+    cache::crash_point("close_synced", cf.rank);
+    if (drained.is_ok() && synced.is_ok()) remove_log(cf);
+    Status closed = next()->close(below(f));
+    if (!drained.is_ok()) return drained;
+    return synced.is_ok() ? closed : synced;
+  }
+
+  Status abort(FileState& f) override {
+    CacheFile& cf = own(f);
+    stop_mover(cf);
+    std::lock_guard<std::recursive_mutex> lock(cf.below_mu);
+    Status drained = drain(next(), cf);  // what was put stays written, as without the cache
+    if (cf.active && drained.is_ok()) remove_log(cf);
+    Status aborted = next()->abort(below(f));
+    return drained.is_ok() ? aborted : drained;
+  }
+
+ protected:
+  std::unique_ptr<FileState> wrap(std::unique_ptr<FileState> lower) override {
+    return std::make_unique<CacheFile>(std::move(lower), settings_);
+  }
+
+ private:
+  template <typename F>
+  Status locked(FileState& f, F&& call) {
+    std::lock_guard<std::recursive_mutex> lock(own(f).below_mu);
+    return call();
+  }
+
+  // A call that depends on what was put before it: the log is drained
+  // first. The call is made even when the drain failed (it may be
+  // collective); the drain's failure is what is reported.
+  // collective: every rank makes the call (in collective mode); one allreduce
+  // after the drains, so no rank reads before every rank's log is in the file.
+  template <typename F>
+  Status after_drain(FileState& f, F&& call, bool collective = false) {
+    CacheFile& cf = own(f);
+    std::lock_guard<std::recursive_mutex> lock(cf.below_mu);
+    Status drained = drain(next(), cf);
+    if (collective && cf.active && !cf.indep) {
+      int failed = drained.is_ok() ? 0 : 1;
+      Status agreed = EXA_MPI(MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, cf.dup));
+      if (drained.is_ok()) drained = agreed;
+    }
+    Status st = call();
+    return drained.is_ok() ? st : drained;
+  }
+
+  Status write_through(CacheFile& cf, const DataRequest& req) {
+    std::lock_guard<std::recursive_mutex> lock(cf.below_mu);
+    Status mine;
+    Status st = drain_locked(next(), cf, false, &req, &mine);
+    return st.is_ok() ? mine : st;
+  }
+
+  static bool has_logged_record(CacheFile& cf, const cl::Record& rec) {
+    // A record too large for the ring was not logged (append never ran).
+    std::lock_guard<std::mutex> lock(cf.log_mu);
+    return cl::record_length(static_cast<int>(rec.start.size()), rec.has_stride, rec.payload_size) <= cf.capacity;
+  }
+
+  void after_append(CacheFile& cf) {
+    if (cf.settings.drain != DrainWhen::kEager) return;
+    if (cf.mover.joinable()) {
+      cf.wake.notify_one();
+      return;
+    }
+    bool half;
+    {
+      std::lock_guard<std::mutex> lock(cf.log_mu);
+      half = used_of(cf) * 2 > cf.capacity;
+    }
+    if (!half) return;
+    std::lock_guard<std::recursive_mutex> lock(cf.below_mu);
+    drain(next(), cf).set_aside("kept in the file's failure; the next flush/sync/close reports it");
+  }
+
+  void remove_log(CacheFile& cf) {
+    if (cf.fd < 0) return;
+    ::close(cf.fd);
+    cf.fd = -1;
+    ::unlink(cf.log_file.c_str());
+  }
+
+  // close=detach: the log is complete (and synced); the file below is
+  // closed; rank 0 starts `exacdf recover` in a process of its own, which
+  // replays every rank's log, syncs, and removes them.
+  Status close_detached(CacheFile& cf) {
+    Status st;
+    if (cf.fd >= 0 && ::fdatasync(cf.fd) != 0) st = {NC_EFILE, "cache log fdatasync failed"};
+    Status closed = next()->close(cf.below());
+    if (st.is_ok()) st = closed;
+    int logged = cf.fd >= 0 ? 1 : 0;
+    Status agreed = EXA_MPI(MPI_Allreduce(MPI_IN_PLACE, &logged, 1, MPI_INT, MPI_MAX, cf.dup));
+    if (st.is_ok()) st = agreed;
+    if (st.is_ok() && logged && cf.rank == 0) st = spawn_helper(cf);
+    return st;
+  }
+
+  static Status spawn_helper(const CacheFile& cf) {
+    const char* cmd = std::getenv("EXACDF_RECOVER_COMMAND");
+    std::string program = cmd && *cmd ? cmd : "exacdf";
+    std::vector<std::string> args = {program, "recover", "--dir", cf.settings.dir, cf.target};
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    // The helper is no part of this MPI job: it must not find its variables.
+    std::vector<std::string> env_keep;
+    for (char** e = environ; *e; ++e) {
+      const std::string v = *e;
+      if (v.rfind("OMPI_", 0) == 0 || v.rfind("PMIX_", 0) == 0 || v.rfind("PRTE_", 0) == 0) continue;
+      env_keep.push_back(v);
+    }
+    std::vector<char*> envp;
+    for (std::string& v : env_keep) envp.push_back(v.data());
+    envp.push_back(nullptr);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);
+    pid_t pid = 0;
+    const int err = posix_spawnp(&pid, program.c_str(), nullptr, &attr, argv.data(), envp.data());
+    posix_spawnattr_destroy(&attr);
+    if (err != 0)
+      return {NC_EFILE, "cache: cannot start " + program + " recover (" + std::strerror(err) +
+                            "); the logs stay for exacdf recover"};
+    if (verbose()) std::fprintf(stderr, "exacdf cache: helper %d drains %s\n", static_cast<int>(pid), cf.target.c_str());
+    return Status::ok();
+  }
+
+  // Logs left by an earlier run of this file: replayed (recover=auto) or an error.
+  Status check_pending(MPI_Comm comm, const std::string& path) {
+    int rank = 0;
+    EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_rank(comm, &rank)));
+    int code = NC_NOERR;
+    std::string message;
+    if (rank == 0) {
+      std::string target;
+      if (cache::absolute_path(path, &target).is_ok() && !cache::find_logs(settings_.dir, target).empty()) {
+        if (settings_.recover_auto) {
+          std::string report;
+          Status st = cache::recover(target, settings_.dir, &report);
+          code = st.code();
+          message = st.is_ok() ? report : st.message();
+        } else {
+          code = NC_EFILE;
+          message = target + " has cache logs in " + settings_.dir +
+                    " that were not drained: run `exacdf recover " + target + "` or open with cache{recover=auto}";
+        }
+        if (verbose() || code != NC_NOERR) std::fprintf(stderr, "exacdf cache: %s\n", message.c_str());
+      }
+    }
+    EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(&code, 1, MPI_INT, 0, comm)));
+    if (code != NC_NOERR) return {code, message.empty() ? "undrained cache logs (see rank 0)" : message};
+    return Status::ok();
+  }
+
+  Status setup(CacheFile& cf, int mode, bool created) {
+    EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_dup(cf.comm(), &cf.dup)));
+    EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_rank(cf.dup, &cf.rank)));
+    EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_size(cf.dup, &cf.nprocs)));
+    const FileFacts facts = next()->facts(cf.below());
+    const bool partitioned = (facts.mode & EXA_FORMAT_PARTITIONED) != 0 || facts.blocks != nullptr;
+    const bool writable = created || (mode & NC_WRITE) != 0;
+    // Safe mode agrees on every data call's checks across ranks before any I/O: a
+    // logged put would not take part (and ranks making different calls would not meet).
+    cf.active = writable && !partitioned && !cache::recovering() && !safe_mode_requested();
+    // Every rank must agree (a rank that cannot log would write through alone: fine,
+    // but the node share of the tier is computed collectively below).
+    MPI_Comm node = MPI_COMM_NULL;
+    EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_split_type(cf.dup, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node)));
+    int local = 1;
+    Status sized = EXA_MPI(MPI_Comm_size(node, &local));
+    EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_free(&node)));
+    EXA_RETURN_IF_ERROR(sized);
+    // Ranks may have passed different modes (the file is opened with rank 0's,
+    // NC_EMULTIDEFINE_OMODE elsewhere): the file is cached on every rank or none.
+    int active = cf.active ? 1 : 0;
+    EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(MPI_IN_PLACE, &active, 1, MPI_INT, MPI_MIN, cf.dup)));
+    cf.active = active == 1;
+    if (!cf.active) return Status::ok();
+    cf.capacity = std::max<int64_t>(cf.settings.size / local / 8 * 8, 4096);
+    EXA_RETURN_IF_ERROR(cache::absolute_path(facts.path, &cf.target));
+    cf.log_file = cache::log_path(cf.settings.dir, cf.target, cf.rank);
+    if (created && cf.rank == 0) {  // the file was (re)made: older logs of this path describe nothing
+      for (const std::string& stale : cache::find_logs(cf.settings.dir, cf.target)) ::unlink(stale.c_str());
+    }
+    EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Barrier(cf.dup)));  // stale logs gone before anyone logs
+    if (cf.settings.drain == DrainWhen::kEager) {
+      int provided = MPI_THREAD_SINGLE;
+      EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Query_thread(&provided)));
+      if (provided == MPI_THREAD_MULTIPLE) {
+        cf.mover = std::thread(mover_loop, next(), &cf);
+      } else if (verbose()) {
+        static std::once_flag said;
+        std::call_once(said, [] {
+          std::fprintf(stderr,
+                       "exacdf cache: MPI_THREAD_MULTIPLE was not provided; the log drains inside "
+                       "library calls (when half full and at flush/sync/close)\n");
+        });
+      }
+    }
+    return Status::ok();
+  }
+
+  CacheSettings settings_;
+};
+
+bool parse_size(const std::string& text, int64_t* out) {
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  if (errno != 0 || end == text.c_str() || v <= 0) return false;
+  double scale = 1;
+  const std::string unit = end;
+  if (unit == "K" || unit == "k" || unit == "KiB") scale = 1024.0;
+  else if (unit == "M" || unit == "MiB") scale = 1024.0 * 1024;
+  else if (unit == "G" || unit == "GiB") scale = 1024.0 * 1024 * 1024;
+  else if (!unit.empty()) return false;
+  if (v * scale > 9.0e18) return false;
+  *out = static_cast<int64_t>(v * scale);
+  return true;
+}
+
+}  // namespace
+
+Status make_cache_connector(Connector* below, const ConnectorSettings& settings,
+                            std::unique_ptr<Connector>* out) {
+  CacheSettings s;
+  auto bad = [](const std::string& key, const std::string& value, const char* wants) -> Status {
+    return {NC_EINVAL, "cache: " + key + "=" + value + " (wants " + wants + ")"};
+  };
+  for (const auto& [key, value] : settings) {
+    if (key == "dir") {
+      if (value.empty()) return bad(key, value, "a directory");
+      s.dir = value;
+    } else if (key == "size") {
+      if (!parse_size(value, &s.size)) return bad(key, value, "a size such as 512M or 2G");
+    } else if (key == "durable") {
+      if (value != "process" && value != "node") return bad(key, value, "process or node");
+      s.durable_node = value == "node";
+    } else if (key == "drain") {
+      if (value == "eager") s.drain = DrainWhen::kEager;
+      else if (value == "close") s.drain = DrainWhen::kClose;
+      else if (value == "manual") s.drain = DrainWhen::kManual;
+      else return bad(key, value, "eager, close or manual");
+    } else if (key == "close") {
+      if (value != "sync" && value != "detach") return bad(key, value, "sync or detach");
+      s.detach = value == "detach";
+    } else if (key == "recover") {
+      if (value != "off" && value != "auto") return bad(key, value, "off or auto");
+      s.recover_auto = value == "auto";
+    } else {
+      return {NC_EINVAL, "cache: unknown setting '" + key + "' (known: dir, size, durable, drain, close, recover)"};
+    }
+  }
+  *out = std::make_unique<CacheConnector>(below, std::move(s));
+  return Status::ok();
+}
+
+}  // namespace exa::layer
