@@ -42,6 +42,23 @@ Status basic_type(MPI_Datatype t, nc_type* found) {
 
 }  // namespace
 
+MPI_Datatype predefined_of_memtype(nc_type t) {
+  switch (t) {
+    case NC_BYTE: return MPI_SIGNED_CHAR;
+    case NC_CHAR: return MPI_CHAR;
+    case NC_SHORT: return MPI_SHORT;
+    case NC_INT: return MPI_INT;
+    case NC_FLOAT: return MPI_FLOAT;
+    case NC_DOUBLE: return MPI_DOUBLE;
+    case NC_UBYTE: return MPI_UNSIGNED_CHAR;
+    case NC_USHORT: return MPI_UNSIGNED_SHORT;
+    case NC_UINT: return MPI_UNSIGNED;
+    case NC_INT64: return MPI_LONG_LONG;
+    case NC_UINT64: return MPI_UNSIGNED_LONG_LONG;
+    default: return MPI_DATATYPE_NULL;
+  }
+}
+
 nc_type memtype_of_predefined(MPI_Datatype t) {
   if (t == MPI_CHAR) return NC_CHAR;
   if (t == MPI_SIGNED_CHAR || t == MPI_BYTE) return NC_BYTE;

@@ -19,6 +19,10 @@ namespace exa::io {
 // datatype, or NC_NAT.
 nc_type memtype_of_predefined(MPI_Datatype t);
 
+// The predefined MPI datatype of a memory type (the inverse of the above),
+// or MPI_DATATYPE_NULL.
+MPI_Datatype predefined_of_memtype(nc_type t);
+
 // The one basic element type a (possibly derived) datatype is built from:
 // NC_EMULTITYPES when it mixes types, NC_EUNSPTETYPE for a type the
 // classic formats cannot hold. Also gives the element count of one datatype.

@@ -18,6 +18,7 @@
 #include <utility>
 #include <mutex>
 
+#include "io/memory_plan.hpp"
 #include "util/hash.hpp"
 
 namespace exa::layer::cache {
@@ -45,23 +46,6 @@ Status read_exact(int fd, void* buf, int64_t n, int64_t at) {
     at += got;
   }
   return Status::ok();
-}
-
-MPI_Datatype mpi_type_of(nc_type t) {
-  switch (t) {
-    case NC_BYTE: return MPI_SIGNED_CHAR;
-    case NC_CHAR: return MPI_CHAR;
-    case NC_SHORT: return MPI_SHORT;
-    case NC_INT: return MPI_INT;
-    case NC_FLOAT: return MPI_FLOAT;
-    case NC_DOUBLE: return MPI_DOUBLE;
-    case NC_UBYTE: return MPI_UNSIGNED_CHAR;
-    case NC_USHORT: return MPI_UNSIGNED_SHORT;
-    case NC_UINT: return MPI_UNSIGNED;
-    case NC_INT64: return MPI_LONG_LONG;
-    case NC_UINT64: return MPI_UNSIGNED_LONG_LONG;
-    default: return MPI_DATATYPE_NULL;
-  }
 }
 
 // One log, read whole and checked against the target.
@@ -133,7 +117,7 @@ std::string mismatch(const cachelog::Manifest& log, const std::string& target) {
 
 Status replay(int ncid, const LoadedLog& log) {
   for (const cachelog::Record& r : log.records) {
-    MPI_Datatype t = mpi_type_of(r.memtype);
+    MPI_Datatype t = io::predefined_of_memtype(r.memtype);
     const int64_t esize = t == MPI_DATATYPE_NULL ? 0 : [&] { int s = 0; MPI_Type_size(t, &s); return int64_t{s}; }();
     if (esize == 0 || r.payload_size % esize != 0)
       return {NC_ENOTNC, log.path + ": record " + std::to_string(r.seq) + " has a bad memory type"};
