@@ -8,7 +8,7 @@ install(TARGETS exacdf exacdf_static EXPORT exacdfTargets
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES include/pnetcdf.h include/exacdf.h include/exacdf_nc_constants.h
   include/exacdf_relation.h include/exacdf_query.h include/exacdf_connector.h
-  include/exacdf_cache.h
+  include/exacdf_cache.h include/exacdf_swmr.h include/exacdf_commit.h include/exacdf_async.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 # --- pkg-config: exacdf.pc -------------------------------------------------------------------

@@ -5,6 +5,7 @@
  */
 #include <mpi.h>
 #include <pnetcdf.h>
+#include <exacdf.h> /* every header exacdf.h includes must be installed */
 #include <stdio.h>
 #include <string.h>
 
