@@ -23,8 +23,8 @@ int data_call(const char* fn, int ncid, int varid, Kind kind, const MPI_Offset* 
               bool put, bool collective) {
   const exa::api::RequestArgs a{varid, kind, start, count, stride, imap, buf, bufcount, buftype,
                                 memtype, collective};
-  if (put) exa::api::note_query_put(ncid, a);  // index chunks of the rows written go stale
   return exa::api::with_file(fn, ncid, [&](OpenFile& f) -> Status {
+    if (put) exa::api::note_query_put(ncid, f, a);  // index chunks of the rows written go stale
     std::vector<MPI_Offset> storage;
     if (collective) f.connector->prepare_collective(*f.state, varid);
     const exa::model::Dataset& ds = f.connector->dataset(*f.state);

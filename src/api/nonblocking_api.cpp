@@ -20,8 +20,8 @@ using exa::layer::PostKind;
 namespace {
 
 int post_call(const char* fn, int ncid, const RequestArgs& a, PostKind kind, int* req) {
-  if (kind != PostKind::kIget) exa::api::note_query_put(ncid, a);
   return with_file(fn, ncid, [&](OpenFile& f) -> Status {
+    if (kind != PostKind::kIget) exa::api::note_query_put(ncid, f, a);
     std::vector<MPI_Offset> storage;
     auto r = exa::api::make_request(f.connector->dataset(*f.state), a, &storage);
     return f.connector->post(*f.state, r, kind, req);
@@ -47,9 +47,10 @@ void varn_request(int varid, int num, MPI_Offset* const* starts, MPI_Offset* con
 int post_varn(const char* fn, int ncid, int varid, int num, MPI_Offset* const* starts,
               MPI_Offset* const* counts, const void* buf, MPI_Offset bufcount,
               MPI_Datatype buftype, nc_type memtype, PostKind kind, int* req) {
-  if (kind != PostKind::kIget)
-    exa::query::note_put_varn(ncid, varid, num, starts, counts, buf, buftype == MPI_DATATYPE_NULL ? memtype : NC_NAT);
   return with_file(fn, ncid, [&](OpenFile& f) -> Status {
+    if (kind != PostKind::kIget)
+      exa::api::note_query_put_varn(ncid, f, varid, num, starts, counts, buf,
+                                    buftype == MPI_DATATYPE_NULL ? memtype : NC_NAT);
     exa::layer::DataRequest r;
     varn_request(varid, num, starts, counts, buf, bufcount, buftype, memtype, &r);
     return f.connector->post(*f.state, r, kind, req);
@@ -87,9 +88,10 @@ int blocking_via_requests(const char* fn, int ncid, bool collective, bool post_c
 int varn_blocking(const char* fn, int ncid, int varid, int num, MPI_Offset* const* starts,
                   MPI_Offset* const* counts, const void* buf, MPI_Offset bufcount,
                   MPI_Datatype buftype, nc_type memtype, bool put, bool collective) {
-  if (put)
-    exa::query::note_put_varn(ncid, varid, num, starts, counts, buf, buftype == MPI_DATATYPE_NULL ? memtype : NC_NAT);
   return blocking_via_requests(fn, ncid, collective, true, [&](OpenFile& f, std::vector<int>* ids) -> Status {
+    if (put)
+      exa::api::note_query_put_varn(ncid, f, varid, num, starts, counts, buf,
+                                    buftype == MPI_DATATYPE_NULL ? memtype : NC_NAT);
     exa::layer::DataRequest r;
     if (collective) f.connector->prepare_collective(*f.state, varid);
     varn_request(varid, num, starts, counts, buf, bufcount, buftype, memtype, &r);

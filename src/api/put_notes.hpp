@@ -1,14 +1,34 @@
 // Tells the query engine about a put (query/mpi/put_epoch.hpp): the rows it
 // writes and, for typed calls with a contiguous buffer, its values, so index
-// chunks go stale one by one and keep bounds on their values.
+// chunks go stale one by one and keep bounds on their values. The variable's
+// shape comes from the file's own dataset (no ncmpi_inq_* call per put).
 #pragma once
 
+#include <string>
+
+#include "api/handles.hpp"
 #include "api/request_builder.hpp"
 #include "query/mpi/put_epoch.hpp"
 
 namespace exa::api {
 
-inline void note_query_put(int ncid, const RequestArgs& a) {
+// The shape of varid as the put sees it; false when varid names no variable
+// (the call fails; nothing is noted).
+inline bool query_var_shape(OpenFile& f, int varid, bool with_dims, exa::query::PutVarShape* shape) {
+  const model::Dataset& ds = f.connector->dataset(*f.state);
+  if (!ds.valid_var(varid)) return false;
+  const auto& var = ds.var(varid);
+  shape->ndims = static_cast<int>(var.dimids.size());
+  shape->vtype = var.type;
+  if (with_dims)
+    for (int d : var.dimids) shape->dims.push_back(d == ds.unlimited_dim() ? ds.numrecs() : ds.dim(d).length);
+  shape->path = [&f] { return f.connector->facts(*f.state).path; };
+  return true;
+}
+
+inline void note_query_put(int ncid, OpenFile& f, const RequestArgs& a) {
+  exa::query::PutVarShape shape;
+  if (!query_var_shape(f, a.varid, a.kind == Kind::kVar, &shape)) return;
   exa::query::PutCall pc;
   pc.start = a.start;
   pc.count = a.count;
@@ -17,7 +37,14 @@ inline void note_query_put(int ncid, const RequestArgs& a) {
   pc.whole = a.kind == Kind::kVar;
   pc.buf = a.buf;
   pc.memtype = a.kind == Kind::kVarm || a.buftype != MPI_DATATYPE_NULL ? NC_NAT : a.memtype;
-  exa::query::note_put(ncid, a.varid, pc);
+  exa::query::note_put(ncid, a.varid, pc, shape);
+}
+
+inline void note_query_put_varn(int ncid, OpenFile& f, int varid, int num, MPI_Offset* const* starts,
+                                MPI_Offset* const* counts, const void* buf, int memtype) {
+  exa::query::PutVarShape shape;
+  if (!query_var_shape(f, varid, false, &shape)) return;
+  exa::query::note_put_varn(ncid, varid, num, starts, counts, buf, memtype, shape);
 }
 
 }  // namespace exa::api

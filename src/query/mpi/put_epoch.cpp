@@ -31,19 +31,17 @@ std::map<int, uint64_t> g_put_total;  // per ncid: puts of any variable so far
 // gets its chunks stale without bounds: still right, less skipping).
 std::map<std::pair<int, int>, bool> g_indexed;
 
-bool has_sidecar(int ncid, int varid) {
+bool has_sidecar(int ncid, int varid, const std::function<std::string()>& path_of) {
   {
     std::lock_guard<std::mutex> lock(g_mutex);
     auto it = g_indexed.find({ncid, varid});
     if (it != g_indexed.end()) return it->second;
   }
-  int len = 0;
   bool found = false;
-  if (ncmpi_inq_path(ncid, &len, nullptr) == NC_NOERR && len > 0) {
-    std::vector<char> path(static_cast<size_t>(len) + 1);
+  if (path_of) {
+    const std::string path = path_of();
     struct stat sb {};
-    found = ncmpi_inq_path(ncid, nullptr, path.data()) == NC_NOERR &&
-            ::stat(sidecar_path(path.data(), varid).c_str(), &sb) == 0;
+    found = !path.empty() && ::stat(sidecar_path(path.c_str(), varid).c_str(), &sb) == 0;
   }
   std::lock_guard<std::mutex> lock(g_mutex);
   g_indexed[{ncid, varid}] = found;
@@ -149,30 +147,13 @@ PutBounds values_bounds(const void* buf, uint64_t n, int memtype, int vtype) {
   return b;
 }
 
-bool var_facts(int ncid, int varid, int* ndims, int* vtype, std::vector<MPI_Offset>* dims) {
-  nc_type t = 0;
-  if (ncmpi_inq_varndims(ncid, varid, ndims) != NC_NOERR || ncmpi_inq_vartype(ncid, varid, &t) != NC_NOERR)
-    return false;
-  *vtype = t;
-  if (dims == nullptr || *ndims == 0) return true;
-  std::vector<int> ids(static_cast<size_t>(*ndims));
-  if (ncmpi_inq_vardimid(ncid, varid, ids.data()) != NC_NOERR) return false;
-  for (int d : ids) {
-    MPI_Offset len = 0;
-    if (ncmpi_inq_dimlen(ncid, d, &len) != NC_NOERR) return false;
-    dims->push_back(len);
-  }
-  return true;
-}
-
 }  // namespace
 
 void note_put(int ncid, int varid) { add(ncid, varid, {0, kToEnd, {}}); }
 
-void note_put(int ncid, int varid, const PutCall& c) {
-  int nd = 0, vtype = 0;
-  std::vector<MPI_Offset> dims;
-  if (!var_facts(ncid, varid, &nd, &vtype, c.whole ? &dims : nullptr)) return note_put(ncid, varid);
+void note_put(int ncid, int varid, const PutCall& c, const PutVarShape& shape) {
+  const int nd = shape.ndims, vtype = shape.vtype;
+  const std::vector<MPI_Offset>& dims = shape.dims;
   if (nd == 0) return;  // a scalar has no index
   PutRecord r{0, kToEnd, {}};
   uint64_t n = 0;
@@ -192,15 +173,14 @@ void note_put(int ncid, int varid, const PutCall& c) {
   } else {
     return note_put(ncid, varid);
   }
-  if (c.memtype != 0 && has_sidecar(ncid, varid)) r.bounds = values_bounds(c.buf, n, c.memtype, vtype);
+  if (c.memtype != 0 && has_sidecar(ncid, varid, shape.path)) r.bounds = values_bounds(c.buf, n, c.memtype, vtype);
   add(ncid, varid, r);
 }
 
 void note_put_varn(int ncid, int varid, int num, MPI_Offset* const* starts, MPI_Offset* const* counts,
-                   const void* buf, int memtype) {
-  int nd = 0, vtype = 0;
-  if (!var_facts(ncid, varid, &nd, &vtype, nullptr) || num < 0 || (num > 0 && starts == nullptr))
-    return note_put(ncid, varid);
+                   const void* buf, int memtype, const PutVarShape& shape) {
+  const int nd = shape.ndims, vtype = shape.vtype;
+  if (num < 0 || (num > 0 && starts == nullptr)) return note_put(ncid, varid);
   if (nd == 0 || num == 0) return;
   uint64_t n = 0;
   std::vector<PutRecord> rows;
@@ -215,7 +195,7 @@ void note_put_varn(int ncid, int varid, int num, MPI_Offset* const* starts, MPI_
     n += k;
     if (c0 > 0) rows.push_back({static_cast<uint64_t>(starts[i][0]), static_cast<uint64_t>(starts[i][0] + c0), {}});
   }
-  const PutBounds b = memtype != 0 && has_sidecar(ncid, varid) ? values_bounds(buf, n, memtype, vtype) : PutBounds{};
+  const PutBounds b = memtype != 0 && has_sidecar(ncid, varid, shape.path) ? values_bounds(buf, n, memtype, vtype) : PutBounds{};
   for (PutRecord& r : rows) {
     r.bounds = b;
     add(ncid, varid, r);

@@ -10,6 +10,8 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "query/index_format.hpp"
@@ -34,12 +36,22 @@ struct PutCall {
   const void* buf = nullptr;
   int memtype = 0;     // NC_NAT (0): values not seen
 };
-void note_put(int ncid, int varid, const PutCall& call);
+// What a put needs of its variable, from the caller's own metadata (the api
+// layer's dataset), so that noting a put makes no ncmpi_inq_* call (it would
+// cost every put an inquiry through the connector stack, and a trace would
+// count inquiries the program never made).
+struct PutVarShape {
+  int ndims = 0;
+  int vtype = 0;                       // the variable's nc_type
+  std::vector<MPI_Offset> dims;        // lengths (unlimited: numrecs); only for whole-variable puts
+  std::function<std::string()> path;   // the file's path: asked once per variable
+};
+void note_put(int ncid, int varid, const PutCall& call, const PutVarShape& shape);
 // A put whose region and values are not known (mput, vard, ...).
 void note_put(int ncid, int varid);
 // varn: num pieces, their values back to back in buf.
 void note_put_varn(int ncid, int varid, int num, MPI_Offset* const* starts, MPI_Offset* const* counts,
-                   const void* buf, int memtype);
+                   const void* buf, int memtype, const PutVarShape& shape);
 
 // The records of (ncid, varid) since the last take, removed.
 std::vector<PutRecord> take_puts(int ncid, int varid);
