@@ -24,7 +24,6 @@ int data_call(const char* fn, int ncid, int varid, Kind kind, const MPI_Offset* 
   const exa::api::RequestArgs a{varid, kind, start, count, stride, imap, buf, bufcount, buftype,
                                 memtype, collective};
   return exa::api::with_file(fn, ncid, [&](OpenFile& f) -> Status {
-    if (put) exa::api::note_query_put(ncid, f, a);  // index chunks of the rows written go stale
     std::vector<MPI_Offset> storage;
     if (collective) f.connector->prepare_collective(*f.state, varid);
     const exa::model::Dataset& ds = f.connector->dataset(*f.state);
@@ -40,6 +39,10 @@ int data_call(const char* fn, int ncid, int varid, Kind kind, const MPI_Offset* 
       req.args_error = checked.code();
     }
     Status done = put ? f.connector->put(*f.state, req) : f.connector->get(*f.state, req);
+    // Index chunks of the rows written go stale: noted once the arguments
+    // are known good (the note reads the values by the call's counts), even
+    // when the I/O failed (it may have written part).
+    if (put && checked.is_ok()) exa::api::note_query_put(ncid, f, a);
     return checked.is_ok() ? done : checked;
   });
 }

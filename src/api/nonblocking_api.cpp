@@ -21,10 +21,13 @@ namespace {
 
 int post_call(const char* fn, int ncid, const RequestArgs& a, PostKind kind, int* req) {
   return with_file(fn, ncid, [&](OpenFile& f) -> Status {
-    if (kind != PostKind::kIget) exa::api::note_query_put(ncid, f, a);
     std::vector<MPI_Offset> storage;
     auto r = exa::api::make_request(f.connector->dataset(*f.state), a, &storage);
-    return f.connector->post(*f.state, r, kind, req);
+    Status posted = f.connector->post(*f.state, r, kind, req);
+    // Noted once posting accepted the arguments (the note reads the values
+    // by the call's counts).
+    if ((posted.is_ok() || posted.code() == NC_ERANGE) && kind != PostKind::kIget) exa::api::note_query_put(ncid, f, a);
+    return posted;
   });
 }
 
@@ -48,12 +51,13 @@ int post_varn(const char* fn, int ncid, int varid, int num, MPI_Offset* const* s
               MPI_Offset* const* counts, const void* buf, MPI_Offset bufcount,
               MPI_Datatype buftype, nc_type memtype, PostKind kind, int* req) {
   return with_file(fn, ncid, [&](OpenFile& f) -> Status {
-    if (kind != PostKind::kIget)
-      exa::api::note_query_put_varn(ncid, f, varid, num, starts, counts, buf,
-                                    buftype == MPI_DATATYPE_NULL ? memtype : NC_NAT);
     exa::layer::DataRequest r;
     varn_request(varid, num, starts, counts, buf, bufcount, buftype, memtype, &r);
-    return f.connector->post(*f.state, r, kind, req);
+    Status posted = f.connector->post(*f.state, r, kind, req);
+    if ((posted.is_ok() || posted.code() == NC_ERANGE) && kind != PostKind::kIget)
+      exa::api::note_query_put_varn(ncid, f, varid, num, starts, counts, buf,
+                                    buftype == MPI_DATATYPE_NULL ? memtype : NC_NAT);
+    return posted;
   });
 }
 
@@ -89,9 +93,6 @@ int varn_blocking(const char* fn, int ncid, int varid, int num, MPI_Offset* cons
                   MPI_Offset* const* counts, const void* buf, MPI_Offset bufcount,
                   MPI_Datatype buftype, nc_type memtype, bool put, bool collective) {
   return blocking_via_requests(fn, ncid, collective, true, [&](OpenFile& f, std::vector<int>* ids) -> Status {
-    if (put)
-      exa::api::note_query_put_varn(ncid, f, varid, num, starts, counts, buf,
-                                    buftype == MPI_DATATYPE_NULL ? memtype : NC_NAT);
     exa::layer::DataRequest r;
     if (collective) f.connector->prepare_collective(*f.state, varid);
     varn_request(varid, num, starts, counts, buf, bufcount, buftype, memtype, &r);
@@ -100,6 +101,9 @@ int varn_blocking(const char* fn, int ncid, int varid, int num, MPI_Offset* cons
     int id = NC_REQ_NULL;
     Status st = f.connector->post(*f.state, r, put ? PostKind::kIput : PostKind::kIget, &id);
     if (id != NC_REQ_NULL) ids->push_back(id);  // posted, perhaps with NC_ERANGE
+    if (id != NC_REQ_NULL && put)  // the arguments are good: the note may read the values
+      exa::api::note_query_put_varn(ncid, f, varid, num, starts, counts, buf,
+                                    buftype == MPI_DATATYPE_NULL ? memtype : NC_NAT);
     return st;
   });
 }

@@ -167,7 +167,11 @@ void note_put(int ncid, int varid, const PutCall& c, const PutVarShape& shape) {
     if (cnt <= 0) return;  // nothing written
     if (step <= 0) return note_put(ncid, varid);
     r.row0 = static_cast<uint64_t>(c.start[0]);
-    r.row1 = r.row0 + static_cast<uint64_t>((cnt - 1) * step + 1);
+    MPI_Offset last = 0;  // start + (count - 1) * stride: past INT64_MAX the call fails; note all
+    if (__builtin_mul_overflow(cnt - 1, step, &last) || __builtin_add_overflow(last, c.start[0], &last) ||
+        last == std::numeric_limits<MPI_Offset>::max())
+      return note_put(ncid, varid);
+    r.row1 = static_cast<uint64_t>(last) + 1;
     n = 1;
     for (int d = 0; d < nd && !c.one; ++d) n *= static_cast<uint64_t>(std::max<MPI_Offset>(c.count[d], 0));
   } else {
@@ -193,7 +197,9 @@ void note_put_varn(int ncid, int varid, int num, MPI_Offset* const* starts, MPI_
       for (int d = 0; d < nd; ++d) k *= static_cast<uint64_t>(std::max<MPI_Offset>(counts[i][d], 0));
     }
     n += k;
-    if (c0 > 0) rows.push_back({static_cast<uint64_t>(starts[i][0]), static_cast<uint64_t>(starts[i][0] + c0), {}});
+    MPI_Offset end = 0;  // past INT64_MAX the call fails; note all
+    if (c0 > 0 && __builtin_add_overflow(starts[i][0], c0, &end)) return note_put(ncid, varid);
+    if (c0 > 0) rows.push_back({static_cast<uint64_t>(starts[i][0]), static_cast<uint64_t>(end), {}});
   }
   const PutBounds b = memtype != 0 && has_sidecar(ncid, varid, shape.path) ? values_bounds(buf, n, memtype, vtype) : PutBounds{};
   for (PutRecord& r : rows) {
