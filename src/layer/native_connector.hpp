@@ -58,6 +58,10 @@ class NativeFile : public FileState {
   bool never_ended = false;  // created and not yet through enddef: abort deletes it
   bool in_redef = false;
   bool numrecs_dirty = false;  // grown by independent puts, not yet agreed
+  // PNETCDF_SAFE_MODE=1 when the file was created or opened: a nonblocking flush
+  // then also agrees on a write that failed on one rank (an allreduce PnetCDF
+  // makes only in safe mode).
+  bool safe_mode = false;
   // Single writer, multiple readers (include/exacdf_swmr.h, docs/format.md):
   // a writer orders every commit (data synced, then numrecs or superblock,
   // synced); a reader follows the writer's commits by refreshing.

@@ -204,6 +204,7 @@ Status NativeConnector::create(MPI_Comm comm, const std::string& path, int cmode
   nf->ds = model::Dataset(version);
   nf->path = path;
   nf->mode = cmode | NC_WRITE;
+  nf->safe_mode = safe_mode_requested();
   nf->independent_define = (cmode & EXA_INDEP_DEFINE) != 0 || nf->hints.independent_define;
   nf->partitioned = (cmode & EXA_FORMAT_PARTITIONED) != 0 || nf->hints.partitioned ||
                     (!(cmode & (NC_64BIT_OFFSET | NC_64BIT_DATA)) &&
@@ -270,6 +271,7 @@ Status NativeConnector::open(MPI_Comm comm, const std::string& path, int omode, 
     for (int id = 0; id < nf->ds.nvars(); ++id) nf->ds.set_var_no_fill(id, true);
   nf->path = path;
   nf->mode = omode;
+  nf->safe_mode = safe_mode_requested();
   nf->independent_define = (omode & EXA_INDEP_DEFINE) != 0 || nf->hints.independent_define;
   EXA_RETURN_IF_ERROR(adopt_swmr(*nf, omode));
   nf->refreshed_at = std::chrono::steady_clock::now();

@@ -358,9 +358,11 @@ Status NativeConnector::wait(FileState& f, int num, int* reqids, int* statuses, 
     nf.ds.set_numrecs(need[2]);
     if (collective && nf.swmr != NativeFile::Swmr::kWrite) {
       nf.numrecs_dirty = false;
-      // The numrecs agreement also carries a put that failed on some rank (the nonblocking
-      // flush communicates after its I/O only here).
-      Status w = write_numrecs(nf, need[2], true, io_put);
+      // numrecs was agreed before the I/O, as in PnetCDF, whose flush makes no MPI call
+      // after it: a put that failed on one rank is that rank's. Safe mode (and a
+      // partitioned file's commit, which must not count a failed write) agrees on it.
+      const bool agree_failure = nf.safe_mode || nf.partitioned;
+      Status w = write_numrecs(nf, need[2], agree_failure, io_put);
       if (io_put.is_ok()) io_put = w;
     } else {
       nf.numrecs_dirty = true;
