@@ -118,7 +118,26 @@ static void run_format(int cmode, const char *name) {
   CHECK_OK(ncmpi_def_dim(ncid, "gc", GCOLS, &gdims[1]));
   CHECK_OK(ncmpi_def_var(ncid, "e", NC_FLOAT, 1, &dim, &e));
   CHECK_OK(ncmpi_def_var(ncid, "g", NC_FLOAT, 2, gdims, &g));
+  int rdim, r;
+  if (cmode == NC_64BIT_DATA) { /* (partitioned files with record variables: tested elsewhere) */
+    CHECK_OK(ncmpi_def_dim(ncid, "t", NC_UNLIMITED, &rdim));
+    CHECK_OK(ncmpi_def_var(ncid, "r", NC_FLOAT, 1, &rdim, &r));
+  }
   CHECK_OK(ncmpi_enddef(ncid));
+
+  /* Records: two chunks, then one more appended; the record grows with them. */
+  if (cmode == NC_64BIT_DATA) {
+    float buf[CHUNK];
+    for (int c = 0; c < 3; ++c) {
+      MPI_Offset lo = CHUNK * mpi_test_rank / mpi_test_nprocs, hi = CHUNK * (mpi_test_rank + 1) / mpi_test_nprocs;
+      MPI_Offset start = (MPI_Offset)c * CHUNK + lo, count = hi - lo;
+      for (MPI_Offset i = 0; i < count; ++i) buf[i] = value_at(start + i, 0.0f);
+      CHECK_OK(ncmpi_put_vara_float_all(ncid, r, &start, &count, buf));
+      if (c == 1) expect_record(ncid, r, 2, 2, "records");
+    }
+    expect_record(ncid, r, 3, 3, "records appended");
+    expect_tested(check_query(ncid, r, 3 * CHUNK, EXA_QUERY_GT, 150.0f, "records: r > 150"), CHUNK, "records: r > 150");
+  }
 
   /* Chunks 0-6 written whole by all ranks together, chunk 7 half. */
   put_chunks(ncid, e, CHUNK / 2, 0.0f);
