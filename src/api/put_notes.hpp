@@ -22,6 +22,7 @@ inline bool query_var_shape(OpenFile& f, int varid, exa::query::PutVarShape* sha
   shape->ndims = static_cast<int>(var.dimids.size());
   shape->vtype = var.type;
   for (int d : var.dimids) shape->dims.push_back(d == ds.unlimited_dim() ? ds.numrecs() : ds.dim(d).length);
+  shape->path = [&f] { return f.connector->facts(*f.state).path; };
   return true;
 }
 

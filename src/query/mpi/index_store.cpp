@@ -509,6 +509,7 @@ Status start_minmax(const FileCtx& ctx, const VarShape& v, const std::vector<Put
 
 Status load_index(const FileCtx& ctx, const VarShape& v, LoadedIndex* out, IndexState* state) {
   *state = IndexState{};
+  note_indexed(ctx.ncid, v.varid, true);  // queried: this process's later puts keep min/max
   std::vector<unsigned char> bytes;
   bool present = false, matches = false, fp_ok = false, minmax = false;
   if (ctx.rank == 0) EXA_RETURN_IF_ERROR(read_header(ctx, v, &bytes, &present, &matches, &fp_ok, &minmax));
@@ -822,6 +823,7 @@ Status index_create(const FileCtx& ctx, int varid, const char* spec) {
   unsigned long long counts[2] = {rebuilt, (c_end - c_begin) - rebuilt}, sums[2] = {0, 0};
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(counts, sums, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, ctx.comm)));
   set_rebuilt(ctx.ncid, varid, sums[0], sums[1]);
+  note_indexed(ctx.ncid, varid, true);
   return Status::ok();
 }
 
@@ -833,6 +835,7 @@ Status index_drop(const FileCtx& ctx, int varid) {
     if (::unlink(path.c_str()) != 0 && errno != ENOENT) st = {NC_EWRITE, "cannot remove " + path};
   }
   drop_session(ctx.ncid, varid);  // on every rank (sessions are the same everywhere)
+  note_indexed(ctx.ncid, varid, false);
   return io::agree(ctx.comm, st);
 }
 

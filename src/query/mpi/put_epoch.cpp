@@ -4,7 +4,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <cstdlib>
 #include <limits>
+#include <sys/stat.h>
 
 #include <map>
 #if defined(__SSE2__)
@@ -28,6 +30,41 @@ constexpr uint64_t kToEnd = std::numeric_limits<uint64_t>::max();
 std::mutex g_mutex;
 std::map<std::pair<int, int>, std::vector<PutRecord>> g_puts;
 std::map<int, uint64_t> g_put_total;  // per ncid: puts of any variable so far
+// Whether puts into (ncid, varid) compute their values' range: the variable
+// has a sidecar (an index or a min/max record), or this process made a query
+// or index call on it (from then on its puts keep min/max, so the next query
+// can write a record). The pass over the values costs a put about a tenth of
+// its time (docs/perf/query_minmax.md), so variables nobody queries do not
+// pay it; EXACDF_QUERY_MINMAX=always makes every put pay it. Looked up once
+// per variable (a stat of the sidecar), kept up to date by this process's
+// loads, builds and drops.
+std::map<std::pair<int, int>, bool> g_indexed;
+
+bool minmax_always() {
+  static const bool always = [] {
+    const char* v = std::getenv("EXACDF_QUERY_MINMAX");
+    return v != nullptr && std::strcmp(v, "always") == 0;
+  }();
+  return always;
+}
+
+bool ranges_wanted(int ncid, int varid, const std::function<std::string()>& path_of) {
+  if (minmax_always()) return true;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    auto it = g_indexed.find({ncid, varid});
+    if (it != g_indexed.end()) return it->second;
+  }
+  bool found = false;
+  if (path_of) {
+    const std::string path = path_of();
+    struct stat sb {};
+    found = !path.empty() && ::stat(sidecar_path(path, varid).c_str(), &sb) == 0;
+  }
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_indexed[{ncid, varid}] = found;
+  return found;
+}
 PutBounds unite(const PutBounds& a, const PutBounds& b) {
   if (!a.bounded || !b.bounded) return {};
   PutBounds u = a;
@@ -267,7 +304,7 @@ void note_put(int ncid, int varid, const PutCall& c, const PutVarShape& shape) {
   } else {
     return note_put(ncid, varid);
   }
-  if (c.memtype != 0) r.bounds = values_bounds(c.buf, n, c.memtype, vtype);
+  if (c.memtype != 0 && ranges_wanted(ncid, varid, shape.path)) r.bounds = values_bounds(c.buf, n, c.memtype, vtype);
   r.whole_rows = c.written && writes_whole_rows(c, dims);
   add(ncid, varid, r);
 }
@@ -292,7 +329,8 @@ void note_put_varn(int ncid, int varid, int num, MPI_Offset* const* starts, MPI_
     if (c0 > 0 && __builtin_add_overflow(starts[i][0], c0, &end)) return note_put(ncid, varid);
     if (c0 > 0) rows.push_back({static_cast<uint64_t>(starts[i][0]), static_cast<uint64_t>(end), {}});
   }
-  const PutBounds b = memtype != 0 ? values_bounds(buf, n, memtype, vtype) : PutBounds{};
+  const PutBounds b =
+      memtype != 0 && ranges_wanted(ncid, varid, shape.path) ? values_bounds(buf, n, memtype, vtype) : PutBounds{};
   for (PutRecord& r : rows) {
     r.bounds = b;
     add(ncid, varid, r);
@@ -314,12 +352,19 @@ uint64_t put_total(int ncid) {
   return it == g_put_total.end() ? 0 : it->second;
 }
 
+void note_indexed(int ncid, int varid, bool indexed) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_indexed[{ncid, varid}] = indexed;
+}
+
 void forget_file(int ncid) {
   {
     std::lock_guard<std::mutex> lock(g_mutex);
     for (auto it = g_puts.begin(); it != g_puts.end();)
       it = it->first.first == ncid ? g_puts.erase(it) : std::next(it);
     g_put_total.erase(ncid);
+    for (auto it = g_indexed.begin(); it != g_indexed.end();)
+      it = it->first.first == ncid ? g_indexed.erase(it) : std::next(it);
   }
   forget_trust(ncid);
 }

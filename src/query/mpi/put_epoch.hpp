@@ -1,7 +1,8 @@
 // What this process put into each variable since the query engine last
 // looked (per ncid and varid): the rows (of dimension 0) each put touched and
-// the range of the values it put, seen at put time (for every variable,
-// indexed or not: a pass over the values, vectorized for floating point). The engine takes these
+// the range of the values it put, seen at put time (for a variable with an
+// index or min/max record, or queried by this process; every variable with
+// EXACDF_QUERY_MINMAX=always: a pass over the values). The engine takes these
 // records at its next collective index load: the chunks they touch are
 // marked stale in the index (their bitmaps no longer used) and their min/max
 // widened by the values put, so chunk skipping keeps working without a
@@ -11,6 +12,8 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "query/index_format.hpp"
@@ -44,6 +47,7 @@ struct PutVarShape {
   int ndims = 0;
   int vtype = 0;                       // the variable's nc_type
   std::vector<MPI_Offset> dims;        // lengths (unlimited: numrecs)
+  std::function<std::string()> path;   // the file's path: asked once per variable (ranges_wanted)
 };
 void note_put(int ncid, int varid, const PutCall& call, const PutVarShape& shape);
 // A put whose region and values are not known (mput, vard, ...).
@@ -57,6 +61,9 @@ std::vector<PutRecord> take_puts(int ncid, int varid);
 // Puts of any variable of ncid by this process so far (a file whose
 // fingerprint moved while this count did not was changed by someone else).
 uint64_t put_total(int ncid);
+// This process loaded, built (true) or dropped (false) varid's index or
+// min/max record: whether puts compute their values' range.
+void note_indexed(int ncid, int varid, bool indexed);
 // ncid was closed: its records and trust go.
 void forget_file(int ncid);
 
