@@ -123,6 +123,21 @@ extern int exa_index_inq(int ncid, int varid, int *present, int *current, int *n
 extern int exa_index_inq_chunks(int ncid, int varid, MPI_Offset *nchunks, MPI_Offset *nstale,
                                 MPI_Offset *rebuilt, MPI_Offset *kept);
 
+/** The min/max record of a variable that has no index: per chunk of rows,
+ *  the bounds of its values, kept from the values of the puts that wrote
+ *  the chunk whole (blocking typed puts that succeeded, from any ranks
+ *  together), so queries skip chunks that cannot match. It is made and
+ *  updated at the next collective query or index call after the puts, in
+ *  the sidecar FILE.exaidx.<varid> (docs/format.md), and trusted like an
+ *  index: not when the file changed by writes this communicator did not
+ *  make. *nchunks: the record's chunks (0: no trusted record); *nbounded:
+ *  those with bounds (the others are scanned). Collective. */
+extern int exa_index_inq_minmax(int ncid, int varid, MPI_Offset *nchunks, MPI_Offset *nbounded);
+
+/** Values this process tested one by one (read and compared) in query
+ *  evaluations so far: what chunk skipping saves shows here. Local. */
+extern long long exa_debug_query_values_tested(void);
+
 #if defined(__cplusplus)
 }
 #endif

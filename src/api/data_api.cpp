@@ -41,8 +41,10 @@ int data_call(const char* fn, int ncid, int varid, Kind kind, const MPI_Offset* 
     Status done = put ? f.connector->put(*f.state, req) : f.connector->get(*f.state, req);
     // Index chunks of the rows written go stale: noted once the arguments
     // are known good (the note reads the values by the call's counts), even
-    // when the I/O failed (it may have written part).
-    if (put && checked.is_ok()) exa::api::note_query_put(ncid, f, a);
+    // when the I/O failed (it may have written part); its rows count as
+    // written whole only when it succeeded.
+    if (put && checked.is_ok())
+      exa::api::note_query_put(ncid, f, a, done.is_ok() && exa::api::stack_writes_at_once(f));
     return checked.is_ok() ? done : checked;
   });
 }

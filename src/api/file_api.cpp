@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "api/api_support.hpp"
+#include "api/query_close.hpp"
 #include "layer/native_connector.hpp"
 #include "exacdf.h"
 #include "pnetcdf.h"
@@ -106,8 +107,9 @@ int ncmpi_end_indep_data(int ncid) {
 }
 
 int ncmpi_close(int ncid) {
-  exa::query::forget_file(ncid);  // its put records and trusted index state
-  return finish_file("ncmpi_close", ncid, [](OpenFile& f) { return f.connector->close(*f.state); });
+  return exa::api::close_with_query_stamp("ncmpi_close", ncid, [ncid] {
+    return finish_file("ncmpi_close", ncid, [](OpenFile& f) { return f.connector->close(*f.state); });
+  });
 }
 
 int ncmpi_abort(int ncid) {

@@ -26,7 +26,7 @@ int post_call(const char* fn, int ncid, const RequestArgs& a, PostKind kind, int
     Status posted = f.connector->post(*f.state, r, kind, req);
     // Noted once posting accepted the arguments (the note reads the values
     // by the call's counts).
-    if ((posted.is_ok() || posted.code() == NC_ERANGE) && kind != PostKind::kIget) exa::api::note_query_put(ncid, f, a);
+    if ((posted.is_ok() || posted.code() == NC_ERANGE) && kind != PostKind::kIget) exa::api::note_query_put(ncid, f, a, /*written=*/false);
     return posted;
   });
 }

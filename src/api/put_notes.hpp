@@ -4,6 +4,7 @@
 // shape comes from the file's own dataset (no ncmpi_inq_* call per put).
 #pragma once
 
+#include <algorithm>
 #include <string>
 
 #include "api/handles.hpp"
@@ -14,21 +15,36 @@ namespace exa::api {
 
 // The shape of varid as the put sees it; false when varid names no variable
 // (the call fails; nothing is noted).
-inline bool query_var_shape(OpenFile& f, int varid, bool with_dims, exa::query::PutVarShape* shape) {
+inline bool query_var_shape(OpenFile& f, int varid, exa::query::PutVarShape* shape) {
   const model::Dataset& ds = f.connector->dataset(*f.state);
   if (!ds.valid_var(varid)) return false;
   const auto& var = ds.var(varid);
   shape->ndims = static_cast<int>(var.dimids.size());
   shape->vtype = var.type;
-  if (with_dims)
-    for (int d : var.dimids) shape->dims.push_back(d == ds.unlimited_dim() ? ds.numrecs() : ds.dim(d).length);
+  for (int d : var.dimids) shape->dims.push_back(d == ds.unlimited_dim() ? ds.numrecs() : ds.dim(d).length);
   shape->path = [&f] { return f.connector->facts(*f.state).path; };
   return true;
 }
 
-inline void note_query_put(int ncid, OpenFile& f, const RequestArgs& a) {
+// Whether a put that returned success has its values in the file: every
+// connector of the stack writes at once (async and cache defer writes that
+// may still fail; a plugin is not known).
+inline bool stack_writes_at_once(const OpenFile& f) {
+  const std::string& names = f.stack->names();
+  size_t at = 0;
+  while (at <= names.size()) {
+    const size_t end = std::min(names.find(',', at), names.size());
+    const std::string name = names.substr(at, end - at);
+    if (name != "native" && name != "passthrough" && name != "safe" && name != "trace") return false;
+    at = end + 1;
+  }
+  return true;
+}
+
+// written: a blocking put that succeeded (its rows may count as written whole).
+inline void note_query_put(int ncid, OpenFile& f, const RequestArgs& a, bool written) {
   exa::query::PutVarShape shape;
-  if (!query_var_shape(f, a.varid, a.kind == Kind::kVar, &shape)) return;
+  if (!query_var_shape(f, a.varid, &shape)) return;
   exa::query::PutCall pc;
   pc.start = a.start;
   pc.count = a.count;
@@ -37,13 +53,14 @@ inline void note_query_put(int ncid, OpenFile& f, const RequestArgs& a) {
   pc.whole = a.kind == Kind::kVar;
   pc.buf = a.buf;
   pc.memtype = a.kind == Kind::kVarm || a.buftype != MPI_DATATYPE_NULL ? NC_NAT : a.memtype;
+  pc.written = written;
   exa::query::note_put(ncid, a.varid, pc, shape);
 }
 
 inline void note_query_put_varn(int ncid, OpenFile& f, int varid, int num, MPI_Offset* const* starts,
                                 MPI_Offset* const* counts, const void* buf, int memtype) {
   exa::query::PutVarShape shape;
-  if (!query_var_shape(f, varid, false, &shape)) return;
+  if (!query_var_shape(f, varid, &shape)) return;
   exa::query::note_put_varn(ncid, varid, num, starts, counts, buf, memtype, shape);
 }
 

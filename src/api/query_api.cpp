@@ -11,6 +11,9 @@
 #include "pnetcdf.h"
 #include "query/expr.hpp"
 #include "query/mpi/engine.hpp"
+#include "query/mpi/index_store.hpp"
+#include "query/mpi/put_epoch.hpp"
+#include "api/query_close.hpp"
 #include "query/parser.hpp"
 
 using exa::Status;
@@ -285,4 +288,36 @@ int exa_index_inq_chunks(int ncid, int varid, MPI_Offset* nchunks, MPI_Offset* n
   });
 }
 
+int exa_index_inq_minmax(int ncid, int varid, MPI_Offset* nchunks, MPI_Offset* nbounded) {
+  return with_ctx("exa_index_inq_minmax", ncid, [&](const exa::query::FileCtx& ctx) -> Status {
+    exa::query::IndexInfo info;
+    EXA_RETURN_IF_ERROR(exa::query::index_inq(ctx, varid, &info));
+    if (nchunks) *nchunks = static_cast<MPI_Offset>(info.minmax_chunks);
+    if (nbounded) *nbounded = static_cast<MPI_Offset>(info.minmax_bounded);
+    return Status::ok();
+  });
+}
+
+long long exa_debug_query_values_tested(void) { return static_cast<long long>(exa::query::values_tested()); }
+
 }  // extern "C"
+
+int exa::api::close_with_query_stamp(const char* fn, int ncid, const std::function<int()>& close) {
+  exa::query::CloseStamp stamp;
+  int prep = NC_NOERR;
+  // Only a file whose sidecars this process trusts (no inquiry otherwise),
+  // in data mode (a close in define mode ends it first: those sidecars are
+  // then not re-stamped, so a later process does not trust them).
+  if (exa::query::has_sessions(ncid))
+    prep = exa::api::with_file(fn, ncid, [&](exa::api::OpenFile& f) -> Status {
+      if (f.connector->modes(*f.state).define_mode) return Status::ok();
+      exa::query::FileCtx ctx;
+      EXA_RETURN_IF_ERROR(context(ncid, f, &ctx));
+      return exa::query::prepare_close(ctx, &stamp);
+    });
+  exa::query::forget_file(ncid);  // its put records and trusted index state
+  const int rc = close();
+  const int fin = exa::api::guarded(fn, [&] { return exa::query::finish_close(&stamp); });
+  if (rc != NC_NOERR) return rc;
+  return prep != NC_NOERR ? prep : fin;
+}

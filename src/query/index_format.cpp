@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <map>
+#include <utility>
 
 #include "util/crc32c.hpp"
 
@@ -56,9 +58,118 @@ uint64_t IndexHeader::stale_chunks() const {
   return n;
 }
 
+bool IndexHeader::minmax_only() const {
+  if (!edges.empty() || chunks.empty()) return false;
+  for (const ChunkEntry& c : chunks)
+    if (!(c.flags & kNoBitmaps)) return false;
+  return true;
+}
+
+uint64_t IndexHeader::bounded_chunks() const {
+  uint64_t n = 0;
+  for (const ChunkEntry& c : chunks) n += (c.flags & kNoBounds) ? 0 : 1;
+  return n;
+}
+
+namespace {
+
+constexpr uint32_t kUnknownMinmax = kStale | kNoBounds | kNoBitmaps;
+
+PutBounds unite_bounds(const PutBounds& a, const PutBounds& b) {
+  if (!a.bounded || !b.bounded) return {};
+  PutBounds u = a;
+  if (b.any) {
+    u.lo = a.any ? std::min(a.lo, b.lo) : b.lo;
+    u.hi = a.any ? std::max(a.hi, b.hi) : b.hi;
+    u.any = true;
+  }
+  u.nan = a.nan || b.nan;
+  return u;
+}
+
+// Chunks every row of which the whole-row records wrote get the union of
+// the bounds of every record touching them.
+bool apply_cover(const std::vector<PutRecord>& puts, IndexHeader* h) {
+  struct Touch {
+    std::vector<std::pair<uint64_t, uint64_t>> rows;  // whole-row records, clipped
+    PutBounds bounds{true, false, false, 0, 0};
+  };
+  std::map<uint64_t, Touch> touched;
+  for (const PutRecord& r : puts) {
+    const uint64_t row1 = std::min(r.row1, h->nrows);
+    if (r.row0 >= row1) continue;
+    for (uint64_t c = r.row0 / h->chunk_rows; c * h->chunk_rows < row1 && c < h->chunks.size(); ++c) {
+      Touch& t = touched[c];
+      t.bounds = unite_bounds(t.bounds, r.bounds);
+      const uint64_t c0 = c * h->chunk_rows;
+      if (r.whole_rows && r.bounds.bounded)
+        t.rows.emplace_back(std::max(r.row0, c0), std::min(row1, c0 + h->chunk_rows));
+    }
+  }
+  bool changed = false;
+  for (auto& [c, t] : touched) {
+    if (!t.bounds.bounded) continue;
+    const uint64_t c0 = c * h->chunk_rows, c1 = std::min(h->nrows, c0 + h->chunk_rows);
+    std::sort(t.rows.begin(), t.rows.end());
+    uint64_t at = c0;
+    for (const auto& [a, b] : t.rows)
+      if (a <= at) at = std::max(at, b);
+    if (at < c1) continue;  // a row no whole-row put wrote: its old values are unknown
+    ChunkEntry& e = h->chunks[c];
+    const ChunkEntry before = e;
+    e.flags = (e.flags & (kHasDataCrc | kNoBitmaps)) | kStale | (t.bounds.any ? kHasValues : 0) |
+              (t.bounds.nan ? kHasNaN : 0);
+    e.min = t.bounds.any ? t.bounds.lo : 0;
+    e.max = t.bounds.any ? t.bounds.hi : 0;
+    changed = changed || before.flags != e.flags || before.min != e.min || before.max != e.max;
+  }
+  return changed;
+}
+
+}  // namespace
+
+bool apply_puts(const std::vector<PutRecord>& puts, IndexHeader* h) {
+  bool changed = false;
+  for (const PutRecord& r : puts) {
+    const uint64_t row1 = std::min(r.row1, h->nrows);
+    if (r.row0 >= row1) continue;  // rows the index does not cover: scanned anyway
+    for (uint64_t c = r.row0 / h->chunk_rows; c * h->chunk_rows < row1 && c < h->chunks.size(); ++c) {
+      const ChunkEntry before = h->chunks[c];
+      mark_stale(&h->chunks[c], r.bounds);
+      const ChunkEntry& after = h->chunks[c];
+      changed = changed || before.flags != after.flags || before.min != after.min || before.max != after.max;
+    }
+  }
+  const bool covered = apply_cover(puts, h);
+  return changed || covered;
+}
+
+IndexHeader minmax_header(uint32_t varid, uint32_t var_type, uint32_t ndims, const std::string& name,
+                          uint64_t nrows, uint64_t row_elems, uint64_t chunk_rows) {
+  IndexHeader h;
+  h.varid = varid;
+  h.var_type = var_type;
+  h.ndims = ndims;
+  h.var_name = name;
+  h.nrows = 0;
+  h.row_elems = row_elems;
+  h.chunk_rows = chunk_rows;
+  grow_minmax(&h, nrows);
+  return h;
+}
+
+void grow_minmax(IndexHeader* h, uint64_t nrows) {
+  if (nrows <= h->nrows) return;
+  if (h->nrows % h->chunk_rows != 0 && !h->chunks.empty()) h->chunks.back().flags = kUnknownMinmax;  // grew
+  h->nrows = nrows;
+  ChunkEntry unknown;
+  unknown.flags = kUnknownMinmax;
+  h->chunks.resize((nrows + h->chunk_rows - 1) / h->chunk_rows, unknown);
+}
+
 void mark_stale(ChunkEntry* e, const PutBounds& put) {
   if (!put.bounded || (e->flags & kNoBounds)) {
-    e->flags = (e->flags & kHasDataCrc) | kStale | kNoBounds;
+    e->flags = (e->flags & (kHasDataCrc | kNoBitmaps)) | kStale | kNoBounds;
     return;
   }
   if (put.any) {
@@ -187,9 +298,13 @@ Status decode_header(const unsigned char* data, size_t len, IndexHeader* out) {
     }
     const bool bounds_ok = !(c.flags & kNoBounds) || (c.flags & kStale);
     const bool minmax_ok = !(c.flags & kHasValues) || (c.flags & kNoBounds) || !(c.min > c.max);
-    if ((c.flags & ~known) != 0 || !bounds_ok || !minmax_ok || c.offset < hlen || c.length > (uint64_t{1} << 40) ||
-        c.offset > (uint64_t{1} << 62))
-      return bad("bad chunk entry");
+    // A min/max-only chunk: stale, no block, and only in a header without edges.
+    const bool no_block = c.flags & kNoBitmaps;
+    const bool block_ok = no_block ? (c.flags & kStale) && c.offset == 0 && c.length == 0 && nedges == 0
+                                   : c.offset >= hlen && c.length <= (uint64_t{1} << 40) && c.offset <= (uint64_t{1} << 62);
+    if ((c.flags & ~known) != 0 || !bounds_ok || !minmax_ok || !block_ok) return bad("bad chunk entry");
+    if (!h.chunks.empty() && ((h.chunks.back().flags ^ c.flags) & kNoBitmaps) != 0)
+      return bad("chunks with and without bitmaps");
     h.chunks.push_back(c);
   }
   *out = std::move(h);

@@ -42,8 +42,12 @@ constexpr uint32_t kStale = 4;
 // max and kHasNaN say nothing. Only with kStale.
 constexpr uint32_t kNoBounds = 8;
 constexpr uint32_t kHasDataCrc = 16;  // data_crc is set (version 2)
+// The chunk has no block (offset and length 0), only min/max: a min/max
+// record of a variable that was never indexed (every chunk has it, with
+// kStale, and the header has no edges). Version 2.
+constexpr uint32_t kNoBitmaps = 32;
 constexpr uint32_t kKnownFlagsV1 = kHasValues | kHasNaN;
-constexpr uint32_t kKnownFlags = kKnownFlagsV1 | kStale | kNoBounds | kHasDataCrc;
+constexpr uint32_t kKnownFlags = kKnownFlagsV1 | kStale | kNoBounds | kHasDataCrc | kNoBitmaps;
 
 struct IndexHeader {
   uint32_t version = kIndexVersion;  // as read (encode_header writes this version)
@@ -63,6 +67,9 @@ struct IndexHeader {
   uint32_t nbins() const { return static_cast<uint32_t>(edges.size()) + 2; }  // + the NaN bin
   uint64_t chunk_elems(uint64_t c) const;
   uint64_t stale_chunks() const;
+  // A min/max record only (no bitmaps): every chunk has kNoBitmaps.
+  bool minmax_only() const;
+  uint64_t bounded_chunks() const;  // chunks whose min/max hold (no kNoBounds)
 };
 
 // Values put into part of a chunk: what they do to its entry. `bounded`:
@@ -75,6 +82,30 @@ struct PutBounds {
 };
 // Marks the entry stale and widens its bounds by the values put.
 void mark_stale(ChunkEntry* e, const PutBounds& put);
+
+// One put as the index sees it: the rows of dimension 0 it wrote, the
+// range of its values, and whether it wrote every value of those rows
+// (whole_rows: stride 1, the other dimensions whole, and the write done),
+// so that puts covering a whole chunk together say what it holds.
+struct PutRecord {
+  uint64_t row0 = 0, row1 = 0;  // rows [row0, row1) of dimension 0; row1 UINT64_MAX: to the end
+  PutBounds bounds;
+  bool whole_rows = false;
+};
+// Marks the chunks the records touch stale and widens their bounds
+// (mark_stale); then a chunk whose every row some whole-row records wrote
+// gets the union of the bounds of all records touching it instead (its
+// values are all among those put). Whether any entry changed.
+bool apply_puts(const std::vector<PutRecord>& puts, IndexHeader* h);
+
+// A min/max record of rows [0, nrows) of row_elems values each, chunks of
+// chunk_rows rows, every chunk without bounds (kStale | kNoBounds |
+// kNoBitmaps) until puts cover it.
+IndexHeader minmax_header(uint32_t varid, uint32_t var_type, uint32_t ndims, const std::string& name,
+                          uint64_t nrows, uint64_t row_elems, uint64_t chunk_rows);
+// A min/max record grown to nrows rows (a record variable's new records):
+// new chunks without bounds, a last chunk that grew loses its bounds.
+void grow_minmax(IndexHeader* h, uint64_t nrows);
 
 // The bin of a value: the number of edges <= v; NaN: the last bin.
 uint32_t bin_of(const std::vector<double>& edges, long double v);

@@ -70,6 +70,12 @@ int main(int argc, char** argv) {
     c.data_crc = 0;
   }
   write(dir + "/header_v1", 2, q::encode_header(h));
+  // A min/max record (no bitmaps, no edges): one bounded chunk, one without bounds.
+  q::IndexHeader mm = q::minmax_header(3, 5, 2, "x", 10, 8, 4);
+  mm.chunks[0].flags = q::kStale | q::kNoBitmaps | q::kHasValues | q::kHasNaN;
+  mm.chunks[0].min = -1.5;
+  mm.chunks[0].max = 4;
+  write(dir + "/header_minmax", 2, q::encode_header(mm));
   q::ChunkBitmaps bm(3);
   for (uint32_t i = 0; i < 4096; i += 3) bm.add(i % 3, i);
   for (uint32_t i = 100; i < 900; ++i) bm.add(2, i);

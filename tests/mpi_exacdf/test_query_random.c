@@ -385,6 +385,17 @@ static void run_format(int format, const char *name) {
   check_records(ncid, rvar, 9.5f, "records appended");
   CHECK_OK(ncmpi_close(ncid));
 
+  /* The close gave the sidecars this process trusted the file's last
+   * fingerprint (every change since was its own): a later process trusts v0's. */
+  CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_NOWRITE, MPI_INFO_NULL, &ncid));
+  CHECK_OK(exa_index_inq(ncid, varids[0], &present, &current, NULL, NULL));
+  CHECK(present == 1 && current == 1);
+  CHECK_OK(ncmpi_close(ncid));
+  /* A writer that never looks at the indexes (puts, no query) rewrites v0's values. */
+  CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_WRITE, MPI_INFO_NULL, &ncid));
+  put_fixed(ncid, varids[0], 0, lo, hi);
+  CHECK_OK(ncmpi_close(ncid));
+
   /* Reopened read-only: the file changed after the index of v0 was built. */
   CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_NOWRITE, MPI_INFO_NULL, &ncid));
   CHECK_OK(exa_index_inq(ncid, varids[0], &present, &current, NULL, NULL));

@@ -280,6 +280,76 @@ TEST(QueryIndexFormat, StaleChunksAndVersions) {
   EXPECT_FALSE(q::parse_spec("update;bins=3", &s).is_ok());
 }
 
+// Min/max records of variables never indexed: chunks get bounds only when
+// whole-row puts wrote every row of them (from several ranks' records);
+// partial or unknown puts leave them without bounds.
+TEST(QueryIndexFormat, MinmaxRecordFromPuts) {
+  q::IndexHeader h = q::minmax_header(2, NC_FLOAT, 2, "v", 10, 3, 4);  // chunks: rows 0-3, 4-7, 8-9
+  ASSERT_EQ(h.chunks.size(), 3u);
+  EXPECT_TRUE(h.minmax_only());
+  EXPECT_EQ(h.bounded_chunks(), 0u);
+  auto rec = [](uint64_t r0, uint64_t r1, double lo, double hi, bool whole) {
+    q::PutRecord r;
+    r.row0 = r0;
+    r.row1 = r1;
+    r.bounds.bounded = r.bounds.any = true;
+    r.bounds.lo = lo;
+    r.bounds.hi = hi;
+    r.whole_rows = whole;
+    return r;
+  };
+  std::vector<q::PutRecord> puts = {
+      rec(2, 4, 10, 20, true), rec(0, 2, -5, 1, true),  // chunk 0 covered by two ranks' puts
+      rec(1, 2, 100, 100, false),                       // a partial put into chunk 0 widens it
+      rec(4, 7, 0, 1, true),                            // chunk 1: row 7 never written
+      rec(8, 10, 3, 3, true)};                          // chunk 2 covered
+  EXPECT_TRUE(q::apply_puts(puts, &h));
+  EXPECT_EQ(h.bounded_chunks(), 2u);
+  EXPECT_EQ(h.chunks[0].flags & (q::kNoBounds | q::kHasValues), q::kHasValues);
+  EXPECT_EQ(h.chunks[0].min, -5);
+  EXPECT_EQ(h.chunks[0].max, 100);
+  EXPECT_TRUE(h.chunks[1].flags & q::kNoBounds);
+  EXPECT_EQ(h.chunks[2].min, 3);
+  EXPECT_TRUE(h.minmax_only());
+  // A put of unknown values into a covered chunk: no bounds again, even if also covered.
+  std::vector<q::PutRecord> more = {rec(8, 10, 0, 0, true), q::PutRecord{9, 10, {}, false}};
+  EXPECT_TRUE(q::apply_puts(more, &h));
+  EXPECT_TRUE(h.chunks[2].flags & q::kNoBounds);
+  // Covered alone, a chunk without bounds gets them back.
+  EXPECT_TRUE(q::apply_puts({rec(4, 8, 7, 9, true)}, &h));
+  EXPECT_EQ(h.chunks[1].flags & q::kNoBounds, 0u);
+  EXPECT_EQ(h.chunks[1].min, 7);
+  // Round trip; grown by records: the last (partial) chunk loses its bounds, new ones have none.
+  auto bytes = q::encode_header(h);
+  q::IndexHeader d;
+  ASSERT_TRUE(q::decode_header(bytes.data(), bytes.size(), &d).is_ok());
+  EXPECT_EQ(q::encode_header(d), bytes);
+  EXPECT_TRUE(d.minmax_only());
+  q::grow_minmax(&d, 13);
+  EXPECT_EQ(d.chunks.size(), 4u);
+  EXPECT_TRUE(d.chunks[2].flags & q::kNoBounds);
+  EXPECT_TRUE(d.chunks[3].flags & q::kNoBounds);
+  EXPECT_EQ(d.chunks[1].min, 7);
+  // Damage: a block on a min/max chunk, edges with min/max chunks, or a mix of kinds.
+  q::IndexHeader bad = h;
+  bad.chunks[0].offset = 4096;
+  bytes = q::encode_header(bad);
+  EXPECT_FALSE(q::decode_header(bytes.data(), bytes.size(), &d).is_ok());
+  bad = h;
+  bad.edges = {1.0};
+  bytes = q::encode_header(bad);
+  EXPECT_FALSE(q::decode_header(bytes.data(), bytes.size(), &d).is_ok());
+  bad = h;
+  bad.chunks[1].flags = q::kStale;  // no kNoBitmaps; the others have it
+  bad.chunks[1].offset = 1000;
+  bytes = q::encode_header(bad);
+  EXPECT_FALSE(q::decode_header(bytes.data(), bytes.size(), &d).is_ok());
+  bad = h;
+  bad.chunks[1].flags = q::kNoBitmaps;  // not stale
+  bytes = q::encode_header(bad);
+  EXPECT_FALSE(q::decode_header(bytes.data(), bytes.size(), &d).is_ok());
+}
+
 TEST(QueryIndexFormat, ChunkBitmapsRoundTripAndDamage) {
   q::ChunkBitmaps bm(3);
   for (uint32_t i = 0; i < 1000; ++i) bm.add(i % 3, i);

@@ -53,7 +53,10 @@ struct IndexInfo {
   int64_t bytes = 0;
   uint64_t nchunks = 0, nstale = 0;
   uint64_t last_rebuilt = 0, last_kept = 0;  // chunks of this process's last build of it
+  uint64_t minmax_chunks = 0, minmax_bounded = 0;  // of a trusted min/max record (no index)
 };
+// Values this process tested one by one in queries so far.
+uint64_t values_tested();
 Status index_inq(const FileCtx& ctx, int varid, IndexInfo* info);
 
 // FILE.exaidx.<varid>

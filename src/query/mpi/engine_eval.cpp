@@ -5,6 +5,7 @@
 #include <roaring/roaring.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -35,6 +36,14 @@ uint64_t dense_candidates() {
   return e != nullptr ? std::strtoull(e, nullptr, 10) : 256;
 }
 
+
+std::atomic<uint64_t> g_values_tested{0};
+
+// Tests n values read (and counts them: exa_debug_query_values_tested).
+void test_values(const Normalized& nz, int type, const void* values, size_t n, Bitset* out, uint64_t at) {
+  g_values_tested.fetch_add(n, std::memory_order_relaxed);
+  apply(nz, type, values, n, out, at);
+}
 
 Status max_over(MPI_Comm comm, uint64_t mine, uint64_t* out) {
   unsigned long long v = mine, r = 0;
@@ -108,7 +117,7 @@ Status scan_leaf(const FileCtx& ctx, const VarShape& v, const Normalized& nz, co
     Status st = get_vara_all(ctx.ncid, v.varid, v.type, s.data(), c.data(), buf.data());
     if (!st.is_ok() && first.is_ok()) first = st;
     if (st.is_ok() && c[0] > 0)
-      apply(nz, v.type, buf.data(), static_cast<size_t>(c[0]) * row, out, r * slab_rows * row);
+      test_values(nz, v.type, buf.data(), static_cast<size_t>(c[0]) * row, out, r * slab_rows * row);
   }
   return first;
 }
@@ -168,7 +177,7 @@ Status check_short_runs(const FileCtx& ctx, const VarShape& v, const Normalized&
     if (!st.is_ok()) continue;
     uint64_t at = 0;
     for (size_t i = b; i < e; ++i) {
-      apply(nz, v.type, buf.data() + at * static_cast<uint64_t>(tsize), runs[i].elems, out,
+      test_values(nz, v.type, buf.data() + at * static_cast<uint64_t>(tsize), runs[i].elems, out,
             runs[i].box_pos);
       at += runs[i].elems;
     }
@@ -210,7 +219,7 @@ Status check_runs(const FileCtx& ctx, const VarShape& v, const Normalized& nz, c
     }
     Status st = get_vara_all(ctx.ncid, v.varid, v.type, s.data(), c.data(), buf.data());
     if (!st.is_ok() && first.is_ok()) first = st;
-    if (st.is_ok() && k < pieces.size()) apply(nz, v.type, buf.data(), pieces[k].elems, out, pieces[k].box_pos);
+    if (st.is_ok() && k < pieces.size()) test_values(nz, v.type, buf.data(), pieces[k].elems, out, pieces[k].box_pos);
   }
   Status st = check_short_runs(ctx, v, nz, box, shorts, out);
   return first.is_ok() ? st : first;
@@ -422,12 +431,14 @@ Status eval_leaf(const FileCtx& ctx, const Leaf& leaf, const Box& box, Bitset* o
                   : scan_leaf(ctx, leaf.var, leaf.nz, box, out);
   if (ctx.rank == 0 && std::getenv("EXACDF_QUERY_TRACE") != nullptr)
     std::fprintf(stderr, "exacdf query: %s by %s (%llu of %zu chunks stale)\n", leaf.var.name.c_str(),
-                 !use ? "scan" : scanned ? "scan (the index would not pay)" : "index",
+                 !use ? "scan" : scanned ? "scan (the index would not pay)" : state.minmax ? "min/max record" : "index",
                  static_cast<unsigned long long>(use ? idx.header.stale_chunks() : 0), idx.header.chunks.size());
   return st;
 }
 
 }  // namespace
+
+uint64_t values_tested() { return g_values_tested.load(std::memory_order_relaxed); }
 
 uint64_t Box::elems() const {
   if (count.empty()) return scalar ? 1 : 0;

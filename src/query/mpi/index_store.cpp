@@ -10,6 +10,7 @@
 #include <cstring>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <limits>
 #include <map>
@@ -153,8 +154,8 @@ Status write_all_at(int fd, const unsigned char* buf, uint64_t n, uint64_t off) 
 // covered); *fp_ok: the data file is the one it was built from (size,
 // modification time, digest of the first bytes).
 Status read_header(const FileCtx& ctx, const VarShape& v, std::vector<unsigned char>* bytes,
-                   bool* present, bool* matches, bool* fp_ok) {
-  *present = *matches = *fp_ok = false;
+                   bool* present, bool* matches, bool* fp_ok, bool* minmax) {
+  *present = *matches = *fp_ok = *minmax = false;
   const std::string path = sidecar_path(ctx.path, v.varid);
   int fd = ::open(path.c_str(), O_RDONLY);
   if (fd < 0) return Status::ok();
@@ -172,6 +173,7 @@ Status read_header(const FileCtx& ctx, const VarShape& v, std::vector<unsigned c
   if (st.is_ok()) st = decode_header(bytes->data(), bytes->size(), &h);
   if (!st.is_ok()) return Status::ok();  // damaged: not used
   *present = true;
+  *minmax = h.minmax_only();
   uint64_t row = 1;
   for (size_t d = 1; d < v.dims.size(); ++d) row *= static_cast<uint64_t>(v.dims[d]);
   *matches = h.varid == static_cast<uint32_t>(v.varid) && h.var_name == v.name &&
@@ -371,7 +373,8 @@ Status gather_puts(const FileCtx& ctx, const std::vector<PutRecord>& mine, std::
     unsigned long long lo, hi;
     std::memcpy(&lo, &r.bounds.lo, 8);
     std::memcpy(&hi, &r.bounds.hi, 8);
-    const unsigned long long flags = (r.bounds.bounded ? 1u : 0u) | (r.bounds.any ? 2u : 0u) | (r.bounds.nan ? 4u : 0u);
+    const unsigned long long flags = (r.bounds.bounded ? 1u : 0u) | (r.bounds.any ? 2u : 0u) | (r.bounds.nan ? 4u : 0u) |
+                                     (r.whole_rows ? 8u : 0u);
     words.insert(words.end(), {r.row0, r.row1, flags, lo, hi});
   }
   int n = static_cast<int>(words.size());
@@ -393,6 +396,7 @@ Status gather_puts(const FileCtx& ctx, const std::vector<PutRecord>& mine, std::
     r.bounds.bounded = every[i + 2] & 1;
     r.bounds.any = every[i + 2] & 2;
     r.bounds.nan = every[i + 2] & 4;
+    r.whole_rows = every[i + 2] & 8;
     std::memcpy(&r.bounds.lo, &every[i + 3], 8);
     std::memcpy(&r.bounds.hi, &every[i + 4], 8);
     all->push_back(r);
@@ -400,20 +404,41 @@ Status gather_puts(const FileCtx& ctx, const std::vector<PutRecord>& mine, std::
   return Status::ok();
 }
 
-// Marks the chunks the records touch stale; whether any entry changed.
-bool apply_puts(const std::vector<PutRecord>& puts, IndexHeader* h) {
-  bool changed = false;
-  for (const PutRecord& r : puts) {
-    const uint64_t row1 = std::min(r.row1, h->nrows);
-    if (r.row0 >= row1) continue;  // rows the index does not cover: scanned anyway
-    for (uint64_t c = r.row0 / h->chunk_rows; c * h->chunk_rows < row1 && c < h->chunks.size(); ++c) {
-      const ChunkEntry before = h->chunks[c];
-      mark_stale(&h->chunks[c], r.bounds);
-      const ChunkEntry& after = h->chunks[c];
-      changed = changed || before.flags != after.flags || before.min != after.min || before.max != after.max;
-    }
+// Rank 0: h's header bytes into the sidecar at path.
+Status store_header(const std::string& path, const IndexHeader& h, const std::vector<unsigned char>& bytes) {
+  Status st;
+  if (h.minmax_only()) {
+    // A min/max record is its header alone, and may change length (chunks
+    // of new records): written whole and renamed into place.
+    const std::string tmp = path + ".tmp";
+    int fd = ::open(tmp.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    if (fd < 0) return {NC_EWRITE, "cannot write the min/max record " + tmp};
+    st = write_all_at(fd, bytes.data(), bytes.size(), 0);
+    ::close(fd);
+    if (st.is_ok() && std::rename(tmp.c_str(), path.c_str()) != 0) st = {NC_EWRITE, "cannot rename " + tmp};
+    if (!st.is_ok()) ::unlink(tmp.c_str());
+    return st;
   }
-  return changed;
+  int fd = ::open(path.c_str(), O_WRONLY);
+  if (fd < 0) return {NC_EWRITE, "cannot update the index sidecar " + path};
+  // Torn by a crash, the header fails its CRC: the sidecar is not used.
+  st = write_all_at(fd, bytes.data(), bytes.size(), 0);
+  ::close(fd);
+  return st;
+}
+
+// The stored CRC of the sidecar's header on disk (false: none readable).
+bool disk_header_crc(const std::string& path, uint32_t* crc) {
+  int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) return false;
+  unsigned char prefix[kIndexPrefixBytes], tail[4];
+  uint64_t hlen = 0;
+  bool ok = read_all_at(fd, prefix, sizeof prefix, 0).is_ok() && header_length(prefix, sizeof prefix, &hlen).is_ok() &&
+            read_all_at(fd, tail, 4, hlen - 4).is_ok();
+  ::close(fd);
+  if (ok) *crc = static_cast<uint32_t>(tail[0]) | static_cast<uint32_t>(tail[1]) << 8 |
+                 static_cast<uint32_t>(tail[2]) << 16 | static_cast<uint32_t>(tail[3]) << 24;
+  return ok;
 }
 
 // Writes h back over the sidecar's header (same length: only entries and
@@ -439,19 +464,44 @@ Status write_back_header(const FileCtx& ctx, IndexHeader* h, uint32_t* disk_crc)
   h->data_mtime_ns = static_cast<int64_t>(fp[1]);
   h->data_digest = static_cast<uint32_t>(fp[2]);
   const std::vector<unsigned char> bytes = encode_header(*h);
-  if (ctx.rank == 0) {
-    const std::string path = sidecar_path(ctx.path, static_cast<int>(h->varid));
-    int fd = ::open(path.c_str(), O_WRONLY);
-    if (fd < 0) {
-      st = {NC_EWRITE, "cannot update the index sidecar " + path};
-    } else {
-      // Torn by a crash, the header fails its CRC: the sidecar is not used.
-      st = write_all_at(fd, bytes.data(), bytes.size(), 0);
-      ::close(fd);
-    }
-  }
+  if (ctx.rank == 0) st = store_header(sidecar_path(ctx.path, static_cast<int>(h->varid)), *h, bytes);
   EXA_RETURN_IF_ERROR(io::agree(ctx.comm, st));
   *disk_crc = stored_crc(bytes);
+  return Status::ok();
+}
+
+// Values per chunk of a new min/max record (EXACDF_QUERY_MINMAX_CHUNK
+// overrides it: tests use small chunks).
+uint64_t minmax_chunk_elems() {
+  const char* e = std::getenv("EXACDF_QUERY_MINMAX_CHUNK");
+  const uint64_t n = e != nullptr ? std::strtoull(e, nullptr, 10) : 0;
+  return n > 0 ? n : kDefaultChunkElems;
+}
+
+// A new min/max record of v from the communicator's puts since the last
+// look (no record, or one that is not trusted: the chunks the puts wrote
+// whole get bounds, the others none), written when some chunk is bounded.
+// Collective (every rank has the same puts).
+Status start_minmax(const FileCtx& ctx, const VarShape& v, const std::vector<PutRecord>& puts,
+                    LoadedIndex* out, IndexState* state) {
+  if (v.dims.empty() || puts.empty()) return Status::ok();
+  uint64_t row = 1;
+  for (size_t d = 1; d < v.dims.size(); ++d) row *= static_cast<uint64_t>(v.dims[d]);
+  if (row == 0 || row > kMaxChunkElems || v.dims[0] <= 0) return Status::ok();
+  const uint64_t chunk_rows = std::max<uint64_t>(1, minmax_chunk_elems() / row);
+  IndexHeader h = minmax_header(static_cast<uint32_t>(v.varid), static_cast<uint32_t>(v.type),
+                                static_cast<uint32_t>(v.dims.size()), v.name, static_cast<uint64_t>(v.dims[0]),
+                                row, chunk_rows);
+  static_cast<void>(apply_puts(puts, &h));
+  if (h.bounded_chunks() == 0) return Status::ok();  // nothing known: no record
+  uint32_t crc = 0;
+  EXA_RETURN_IF_ERROR(write_back_header(ctx, &h, &crc));
+  uint64_t puts_now = 0;
+  EXA_RETURN_IF_ERROR(comm_puts(ctx, &puts_now));
+  set_session(ctx.ncid, v.varid, crc, h, puts_now);
+  out->header = std::move(h);
+  out->path = sidecar_path(ctx.path, v.varid);
+  state->matches = state->usable = state->minmax = true;
   return Status::ok();
 }
 
@@ -459,17 +509,23 @@ Status write_back_header(const FileCtx& ctx, IndexHeader* h, uint32_t* disk_crc)
 
 Status load_index(const FileCtx& ctx, const VarShape& v, LoadedIndex* out, IndexState* state) {
   *state = IndexState{};
+  note_indexed(ctx.ncid, v.varid, true);  // queried: this process's later puts keep min/max
   std::vector<unsigned char> bytes;
-  bool present = false, matches = false, fp_ok = false;
-  if (ctx.rank == 0) EXA_RETURN_IF_ERROR(read_header(ctx, v, &bytes, &present, &matches, &fp_ok));
-  unsigned long long info[3] = {present ? 1ull : 0ull, matches ? bytes.size() : 0ull, fp_ok ? 1ull : 0ull};
-  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(info, 3, MPI_UNSIGNED_LONG_LONG, 0, ctx.comm)));
-  state->present = info[0] != 0;
+  bool present = false, matches = false, fp_ok = false, minmax = false;
+  if (ctx.rank == 0) EXA_RETURN_IF_ERROR(read_header(ctx, v, &bytes, &present, &matches, &fp_ok, &minmax));
+  unsigned long long info[4] = {present ? 1ull : 0ull, matches ? bytes.size() : 0ull, fp_ok ? 1ull : 0ull,
+                                minmax ? 1ull : 0ull};
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(info, 4, MPI_UNSIGNED_LONG_LONG, 0, ctx.comm)));
+  // A min/max record is not a bitmap index (exa_index_inq says none).
+  state->present = info[0] != 0 && info[3] == 0;
   // This communicator's puts since the last look: they go into the index
   // if it is used, and are moot otherwise (a rebuild reads the values).
   std::vector<PutRecord> puts;
   EXA_RETURN_IF_ERROR(gather_puts(ctx, take_puts(ctx.ncid, v.varid), &puts));
-  if (info[1] == 0) return Status::ok();
+  if (info[1] == 0) {
+    if (info[0] == 0 || info[3] != 0) return start_minmax(ctx, v, puts, out, state);
+    return Status::ok();
+  }
   bytes.resize(info[1]);
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(bytes.data(), static_cast<int>(info[1]), MPI_BYTE, 0, ctx.comm)));
   const uint32_t disk_crc = stored_crc(bytes);
@@ -487,6 +543,8 @@ Status load_index(const FileCtx& ctx, const VarShape& v, LoadedIndex* out, Index
       // The file changed since the sidecar was built, by writes this
       // process did not see: only a rebuild (its CRCs) can tell which chunks.
       drop_session(ctx.ncid, v.varid);
+      // A min/max record says nothing any more: begin anew from the puts.
+      if (info[3] != 0) return start_minmax(ctx, v, puts, out, state);
       state->matches = true;
       out->header = IndexHeader{};
       static_cast<void>(decode_header(bytes.data(), bytes.size(), &out->header));
@@ -495,7 +553,10 @@ Status load_index(const FileCtx& ctx, const VarShape& v, LoadedIndex* out, Index
     }
   }
   state->matches = true;
-  const bool changed = apply_puts(puts, &h);
+  state->minmax = h.minmax_only();
+  const uint64_t rows_before = h.nrows;
+  if (state->minmax) grow_minmax(&h, static_cast<uint64_t>(v.dims[0]));  // records appended since
+  const bool changed = apply_puts(puts, &h) || h.nrows != rows_before;
   uint32_t new_crc = disk_crc;
   if (changed || info[2] == 0) EXA_RETURN_IF_ERROR(write_back_header(ctx, &h, &new_crc));
   set_session(ctx.ncid, v.varid, new_crc, h, puts_now);
@@ -503,6 +564,68 @@ Status load_index(const FileCtx& ctx, const VarShape& v, LoadedIndex* out, Index
   out->path = sidecar_path(ctx.path, v.varid);
   state->usable = true;
   return Status::ok();
+}
+
+bool has_sessions(int ncid) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  auto it = g_sessions.lower_bound({ncid, std::numeric_limits<int>::min()});
+  return it != g_sessions.end() && it->first.first == ncid;
+}
+
+Status prepare_close(const FileCtx& ctx, CloseStamp* out) {
+  std::vector<int> vars;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    for (const auto& [key, session] : g_sessions)
+      if (key.first == ctx.ncid) vars.push_back(key.second);
+  }
+  if (vars.empty()) return Status::ok();  // (the same on every rank: sessions change collectively)
+  for (int varid : vars) {
+    VarShape v;
+    EXA_RETURN_IF_ERROR(io::agree(ctx.comm, var_shape(ctx.ncid, varid, &v)));
+    LoadedIndex idx;
+    IndexState state;
+    EXA_RETURN_IF_ERROR(load_index(ctx, v, &idx, &state));  // this communicator's last puts go in
+    std::lock_guard<std::mutex> lock(g_mutex);
+    auto it = g_sessions.find({ctx.ncid, varid});
+    if (it == g_sessions.end()) continue;
+    out->headers.push_back(it->second.header);
+    out->crcs.push_back(it->second.disk_crc);
+  }
+  if (out->headers.empty()) return Status::ok();
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_dup(ctx.comm, &out->comm)));
+  out->rank = ctx.rank;
+  out->path = ctx.path;
+  return Status::ok();
+}
+
+Status finish_close(CloseStamp* stamp) {
+  if (stamp->comm == MPI_COMM_NULL) return Status::ok();
+  Status st;
+  if (stamp->rank == 0) {
+    Fingerprint fp;
+    st = fingerprint(stamp->path, &fp);
+    bool wrote = false;
+    for (size_t i = 0; i < stamp->headers.size() && st.is_ok(); ++i) {
+      IndexHeader& h = stamp->headers[i];
+      if (h.version == kIndexVersionV1) continue;
+      if (h.data_size == fp.size && h.data_mtime_ns == fp.mtime_ns && h.data_digest == fp.digest) continue;
+      const std::string path = sidecar_path(stamp->path, static_cast<int>(h.varid));
+      uint32_t crc = 0;
+      if (!disk_header_crc(path, &crc) || crc != stamp->crcs[i]) continue;  // not the one this process trusted
+      h.data_size = fp.size;
+      h.data_mtime_ns = fp.mtime_ns;
+      h.data_digest = fp.digest;
+      st = store_header(path, h, encode_header(h));
+      wrote = true;
+    }
+    if (wrote) wait_past(fp.mtime_ns);  // a later write changes the mtime
+  }
+  Status agreed = io::agree(stamp->comm, st);
+  Status freed = EXA_MPI(MPI_Comm_free(&stamp->comm));
+  stamp->comm = MPI_COMM_NULL;
+  EXA_RETURN_IF_ERROR(agreed);
+  return freed;
 }
 
 void forget_trust(int ncid) {
@@ -623,7 +746,7 @@ Status index_create(const FileCtx& ctx, int varid, const char* spec) {
   if (!p.spec.update) static_cast<void>(take_puts(ctx.ncid, varid));
   if (p.spec.update) {
     EXA_RETURN_IF_ERROR(load_index(ctx, p.var, &old, &old_state));
-    if (old_state.matches && old.header.nrows > 0) {
+    if (old_state.matches && old.header.nrows > 0 && !old_state.minmax) {  // (a min/max record: a full build)
       p.chunk_rows = old.header.chunk_rows;
       p.nchunks = (p.nrows + p.chunk_rows - 1) / p.chunk_rows;
       p.spec.edges = old.header.edges;
@@ -711,10 +834,8 @@ Status index_drop(const FileCtx& ctx, int varid) {
     const std::string path = sidecar_path(ctx.path, varid);
     if (::unlink(path.c_str()) != 0 && errno != ENOENT) st = {NC_EWRITE, "cannot remove " + path};
   }
-  if (st.is_ok()) {
-    drop_session(ctx.ncid, varid);
-    note_indexed(ctx.ncid, varid, false);
-  }
+  drop_session(ctx.ncid, varid);  // on every rank (sessions are the same everywhere)
+  note_indexed(ctx.ncid, varid, false);
   return io::agree(ctx.comm, st);
 }
 
@@ -726,8 +847,12 @@ Status index_inq(const FileCtx& ctx, int varid, IndexInfo* info) {
   EXA_RETURN_IF_ERROR(load_index(ctx, v, &idx, &state));
   *info = IndexInfo{};
   info->present = state.present;
-  info->current = state.usable;
-  if (state.matches) {
+  info->current = state.usable && !state.minmax;
+  if (state.minmax && state.usable) {
+    info->minmax_chunks = idx.header.chunks.size();
+    info->minmax_bounded = idx.header.bounded_chunks();
+  }
+  if (state.matches && !state.minmax) {
     info->nbins = static_cast<int>(idx.header.nbins()) - 1;  // value bins (the NaN bin not counted)
     info->nchunks = idx.header.chunks.size();
     info->nstale = state.usable ? idx.header.stale_chunks() : idx.header.chunks.size();

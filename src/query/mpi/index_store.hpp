@@ -3,7 +3,11 @@
 // bytes, and this process's puts), reading its chunk blocks.
 #pragma once
 
+#include <mpi.h>
+
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "query/index_format.hpp"
 #include "query/mpi/engine.hpp"
@@ -20,6 +24,27 @@ struct LoadedIndex {
   Status load_block_head(uint64_t c, uint64_t n, std::vector<unsigned char>* out) const;
 };
 
+// The sidecars a closing file leaves trusted, to be given the data file's
+// fingerprint after the close (the close's own writes change it).
+struct CloseStamp {
+  MPI_Comm comm = MPI_COMM_NULL;  // a duplicate of the file's (the file's goes with it)
+  int rank = 0;
+  std::string path;
+  std::vector<IndexHeader> headers;
+  std::vector<uint32_t> crcs;  // their stored CRCs on disk
+};
+// Whether this process trusts some sidecar of ncid (the same on every rank).
+bool has_sessions(int ncid);
+// Before ncid's close: every sidecar this process trusts takes the
+// communicator's last puts (as a query would) and is noted. Collective when
+// there is any such sidecar (sessions are the same on every rank); nothing
+// otherwise.
+Status prepare_close(const FileCtx& ctx, CloseStamp* out);
+// After the close: the noted sidecars still on disk as this process left
+// them get the data file's fingerprint, so a later process trusts them.
+// Frees stamp->comm. Collective over it.
+Status finish_close(CloseStamp* stamp);
+
 // ncid was closed: what this process trusted of its sidecars goes.
 void forget_trust(int ncid);
 
@@ -28,14 +53,18 @@ void forget_trust(int ncid);
 // data CRCs); usable: it is current -- built from this file, or trusted by
 // this process with every put since applied as stale chunks -- and queries
 // use its fresh chunks.
+// minmax: what was found is a min/max record (no bitmaps: a variable
+// never indexed), not an index (present stays false).
 struct IndexState {
-  bool present = false, matches = false, usable = false;
+  bool present = false, matches = false, usable = false, minmax = false;
 };
 
 // Loads varid's sidecar header (rank 0 reads, all decode), takes this
 // communicator's put records and marks the chunks they touch stale,
 // writing the marks back into the sidecar (after ncmpi_sync, with the
-// data file's new fingerprint). Errors only for failed MPI calls or writes.
+// data file's new fingerprint). Without a sidecar (or with an untrusted
+// min/max record), the puts' bounds of the chunks they wrote whole become
+// a min/max record. Errors only for failed MPI calls or writes.
 // Collective.
 Status load_index(const FileCtx& ctx, const VarShape& v, LoadedIndex* out, IndexState* state);
 

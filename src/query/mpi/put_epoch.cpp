@@ -2,10 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <cstdlib>
 #include <limits>
 #include <sys/stat.h>
 
 #include <map>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <mutex>
 #include <type_traits>
 #include <utility>
@@ -18,20 +24,32 @@ namespace exa::query {
 
 namespace {
 
-constexpr size_t kMaxRecords = 1024;  // per variable; more are merged into one (conservative)
+constexpr size_t kMaxRecords = 1024;  // per variable; past it neighbours merge pairwise (conservative)
 constexpr uint64_t kToEnd = std::numeric_limits<uint64_t>::max();
 
 std::mutex g_mutex;
 std::map<std::pair<int, int>, std::vector<PutRecord>> g_puts;
 std::map<int, uint64_t> g_put_total;  // per ncid: puts of any variable so far
-// Whether (ncid, varid) has an index sidecar: the values' range is computed
-// only then (a pass over the buffer that writes of unindexed variables do
-// not pay). Looked up once per variable, kept up to date by this
-// process's builds and drops (an index another process builds meanwhile
-// gets its chunks stale without bounds: still right, less skipping).
+// Whether puts into (ncid, varid) compute their values' range: the variable
+// has a sidecar (an index or a min/max record), or this process made a query
+// or index call on it (from then on its puts keep min/max, so the next query
+// can write a record). The pass over the values costs a put about a tenth of
+// its time (docs/perf/query_minmax.md), so variables nobody queries do not
+// pay it; EXACDF_QUERY_MINMAX=always makes every put pay it. Looked up once
+// per variable (a stat of the sidecar), kept up to date by this process's
+// loads, builds and drops.
 std::map<std::pair<int, int>, bool> g_indexed;
 
-bool has_sidecar(int ncid, int varid, const std::function<std::string()>& path_of) {
+bool minmax_always() {
+  static const bool always = [] {
+    const char* v = std::getenv("EXACDF_QUERY_MINMAX");
+    return v != nullptr && std::strcmp(v, "always") == 0;
+  }();
+  return always;
+}
+
+bool ranges_wanted(int ncid, int varid, const std::function<std::string()>& path_of) {
+  if (minmax_always()) return true;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
     auto it = g_indexed.find({ncid, varid});
@@ -41,13 +59,12 @@ bool has_sidecar(int ncid, int varid, const std::function<std::string()>& path_o
   if (path_of) {
     const std::string path = path_of();
     struct stat sb {};
-    found = !path.empty() && ::stat(sidecar_path(path.c_str(), varid).c_str(), &sb) == 0;
+    found = !path.empty() && ::stat(sidecar_path(path, varid).c_str(), &sb) == 0;
   }
   std::lock_guard<std::mutex> lock(g_mutex);
   g_indexed[{ncid, varid}] = found;
   return found;
 }
-
 PutBounds unite(const PutBounds& a, const PutBounds& b) {
   if (!a.bounded || !b.bounded) return {};
   PutBounds u = a;
@@ -60,26 +77,131 @@ PutBounds unite(const PutBounds& a, const PutBounds& b) {
   return u;
 }
 
+// Records of overlapping rows merge (rows written whole by both stay whole:
+// their union has no gap). Records that only adjoin stay apart, so that a
+// chunk's bounds come from the puts into it, not from its neighbours'. Past
+// kMaxRecords, neighbours (in row order) merge pairwise: bounds widen, and
+// a pair with a gap between is no longer written whole.
 void add(int ncid, int varid, PutRecord r) {
   std::lock_guard<std::mutex> lock(g_mutex);
   ++g_put_total[ncid];
   std::vector<PutRecord>& v = g_puts[{ncid, varid}];
-  if (!v.empty() && v.back().row0 <= r.row1 && r.row0 <= v.back().row1) {  // overlaps or adjoins
+  if (!v.empty() && v.back().row0 < r.row1 && r.row0 < v.back().row1) {  // overlaps
     v.back().row0 = std::min(v.back().row0, r.row0);
     v.back().row1 = std::max(v.back().row1, r.row1);
     v.back().bounds = unite(v.back().bounds, r.bounds);
+    v.back().whole_rows = v.back().whole_rows && r.whole_rows;
     return;
   }
   v.push_back(r);
   if (v.size() <= kMaxRecords) return;
-  PutRecord all = v.front();
-  for (const PutRecord& x : v) {
-    all.row0 = std::min(all.row0, x.row0);
-    all.row1 = std::max(all.row1, x.row1);
-    all.bounds = unite(all.bounds, x.bounds);
+  std::sort(v.begin(), v.end(), [](const PutRecord& a, const PutRecord& b) { return a.row0 < b.row0; });
+  std::vector<PutRecord> halved;
+  for (size_t i = 0; i < v.size(); i += 2) {
+    PutRecord m = v[i];
+    if (i + 1 < v.size()) {
+      const PutRecord& n = v[i + 1];
+      m.whole_rows = m.whole_rows && n.whole_rows && n.row0 <= m.row1;
+      m.row1 = std::max(m.row1, n.row1);
+      m.bounds = unite(m.bounds, n.bounds);
+    }
+    halved.push_back(m);
   }
-  v.assign(1, all);
+  v = std::move(halved);
 }
+
+// min and max of n values (NaN ignored) and whether one is NaN. Every put
+// of every variable pays this pass: written in lanes without branches so
+// that it vectorizes (a NaN fails both comparisons and marks its lane).
+template <typename M>
+void value_range(const M* v, uint64_t n, M* mn, M* mx, bool* nan) {
+  using Mask = std::conditional_t<sizeof(M) == 8, int64_t, int32_t>;
+  constexpr int kLanes = 16;
+  M lo[kLanes], hi[kLanes];
+  Mask bad[kLanes] = {};
+  for (int k = 0; k < kLanes; ++k) {
+    lo[k] = *mn;
+    hi[k] = *mx;
+  }
+  auto step = [&](int k, M x) {
+    lo[k] = x < lo[k] ? x : lo[k];
+    hi[k] = x > hi[k] ? x : hi[k];
+    if constexpr (std::is_floating_point_v<M>) bad[k] |= static_cast<Mask>(x != x);
+  };
+  uint64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int k = 0; k < kLanes; ++k) step(k, v[i + static_cast<uint64_t>(k)]);
+  for (; i < n; ++i) step(0, v[i]);
+  Mask any_bad = 0;
+  for (int k = 0; k < kLanes; ++k) {
+    *mn = std::min(*mn, lo[k]);
+    *mx = std::max(*mx, hi[k]);
+    any_bad |= bad[k];
+  }
+  *nan = any_bad != 0;
+}
+
+#if defined(__SSE2__)
+// The same with SSE2 for float and double (the compiler does not vectorize
+// the generic loop at -O2): minps/maxps return their second operand when
+// the first is NaN, so a NaN leaves the accumulators alone; cmpunord marks it.
+template <typename M, typename V, typename Load, typename Min, typename Max, typename Unord, typename Or, typename Mask>
+void sse_range(const M* v, uint64_t n, M* mn, M* mx, bool* nan, Load load, Min vmin, Max vmax, Unord unord,
+               Or vor, Mask mask, V lo0, V hi0, V zero) {
+  constexpr uint64_t kStep = 4 * sizeof(V) / sizeof(M);  // four vectors per step
+  constexpr uint64_t kPer = sizeof(V) / sizeof(M);
+  V a0 = lo0, a1 = lo0, b0 = hi0, b1 = hi0, u0 = zero, u1 = zero;  // two chains for the latency
+  uint64_t i = 0;
+  for (; i + kStep <= n; i += kStep) {
+    const V x0 = load(v + i), x1 = load(v + i + kPer), x2 = load(v + i + 2 * kPer), x3 = load(v + i + 3 * kPer);
+    a0 = vmin(x0, a0);
+    a1 = vmin(x1, a1);
+    b0 = vmax(x0, b0);
+    b1 = vmax(x1, b1);
+    u0 = vor(u0, vor(unord(x0, x0), unord(x2, x2)));
+    u1 = vor(u1, vor(unord(x1, x1), unord(x3, x3)));
+    a0 = vmin(x2, a0);
+    a1 = vmin(x3, a1);
+    b0 = vmax(x2, b0);
+    b1 = vmax(x3, b1);
+  }
+  const V lo[4] = {a0, a1, a0, a1}, hi[4] = {b0, b1, b0, b1}, bad[4] = {u0, u1, u0, u1};
+  bool any_bad = false;
+  for (int k = 0; k < 4; ++k) {
+    alignas(16) M l[kPer], h[kPer];
+    std::memcpy(l, &lo[k], sizeof l);
+    std::memcpy(h, &hi[k], sizeof h);
+    for (uint64_t j = 0; j < kPer; ++j) {
+      *mn = std::min(*mn, l[j]);
+      *mx = std::max(*mx, h[j]);
+    }
+    any_bad = any_bad || mask(bad[k]) != 0;
+  }
+  for (; i < n; ++i) {
+    if (v[i] != v[i]) {
+      any_bad = true;
+      continue;
+    }
+    *mn = std::min(*mn, v[i]);
+    *mx = std::max(*mx, v[i]);
+  }
+  *nan = any_bad;
+}
+
+void value_range(const float* v, uint64_t n, float* mn, float* mx, bool* nan) {
+  sse_range(v, n, mn, mx, nan, [](const float* p) { return _mm_loadu_ps(p); },
+            [](__m128 a, __m128 b) { return _mm_min_ps(a, b); }, [](__m128 a, __m128 b) { return _mm_max_ps(a, b); },
+            [](__m128 a, __m128 b) { return _mm_cmpunord_ps(a, b); }, [](__m128 a, __m128 b) { return _mm_or_ps(a, b); },
+            [](__m128 a) { return _mm_movemask_ps(a); }, _mm_set1_ps(*mn), _mm_set1_ps(*mx), _mm_setzero_ps());
+}
+
+void value_range(const double* v, uint64_t n, double* mn, double* mx, bool* nan) {
+  sse_range(v, n, mn, mx, nan, [](const double* p) { return _mm_loadu_pd(p); },
+            [](__m128d a, __m128d b) { return _mm_min_pd(a, b); }, [](__m128d a, __m128d b) { return _mm_max_pd(a, b); },
+            [](__m128d a, __m128d b) { return _mm_cmpunord_pd(a, b); }, [](__m128d a, __m128d b) { return _mm_or_pd(a, b); },
+            [](__m128d a) { return _mm_movemask_pd(a); }, _mm_set1_pd(*mn), _mm_set1_pd(*mx), _mm_setzero_pd());
+}
+#endif
 
 // The bounds of n values of C type M, as the variable of nc_type vtype
 // stores them (converted: integers truncate, doubles round to float).
@@ -90,23 +212,13 @@ PutBounds bounds_of(const M* v, uint64_t n, int vtype) {
   bool any = false, nan = false;
   if constexpr (std::is_floating_point_v<M>) {
     M mn = std::numeric_limits<M>::infinity(), mx = -std::numeric_limits<M>::infinity();
-    for (uint64_t i = 0; i < n; ++i) {
-      if (std::isnan(v[i])) {
-        nan = true;
-        continue;
-      }
-      mn = std::min(mn, v[i]);
-      mx = std::max(mx, v[i]);
-      any = true;
-    }
+    value_range(v, n, &mn, &mx, &nan);
+    any = mn <= mx;  // some value is not NaN
     lo = mn;
     hi = mx;
   } else {
     M mn = std::numeric_limits<M>::max(), mx = std::numeric_limits<M>::lowest();
-    for (uint64_t i = 0; i < n; ++i) {
-      mn = std::min(mn, v[i]);
-      mx = std::max(mx, v[i]);
-    }
+    value_range(v, n, &mn, &mx, &nan);
     any = n > 0;
     lo = static_cast<long double>(mn);
     hi = static_cast<long double>(mx);
@@ -147,6 +259,20 @@ PutBounds values_bounds(const void* buf, uint64_t n, int memtype, int vtype) {
   return b;
 }
 
+// Whether the call wrote every value of its rows of dimension 0: stride 1
+// and the other dimensions whole.
+bool writes_whole_rows(const PutCall& c, const std::vector<MPI_Offset>& dims) {
+  if (c.whole) return true;
+  const size_t nd = dims.size();
+  for (size_t d = 0; d < nd; ++d) {
+    if (c.stride != nullptr && c.stride[d] != 1) return false;
+    if (d == 0) continue;
+    const MPI_Offset cnt = c.one ? 1 : c.count[d];
+    if (c.start[d] != 0 || cnt != dims[d]) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 void note_put(int ncid, int varid) { add(ncid, varid, {0, kToEnd, {}}); }
@@ -158,6 +284,7 @@ void note_put(int ncid, int varid, const PutCall& c, const PutVarShape& shape) {
   PutRecord r{0, kToEnd, {}};
   uint64_t n = 0;
   if (c.whole) {
+    r.row1 = static_cast<uint64_t>(std::max<MPI_Offset>(dims[0], 0));  // the records there are now
     n = 1;
     for (MPI_Offset d : dims) n *= static_cast<uint64_t>(std::max<MPI_Offset>(d, 0));
   } else if (c.start != nullptr && (c.one || c.count != nullptr)) {
@@ -177,7 +304,8 @@ void note_put(int ncid, int varid, const PutCall& c, const PutVarShape& shape) {
   } else {
     return note_put(ncid, varid);
   }
-  if (c.memtype != 0 && has_sidecar(ncid, varid, shape.path)) r.bounds = values_bounds(c.buf, n, c.memtype, vtype);
+  if (c.memtype != 0 && ranges_wanted(ncid, varid, shape.path)) r.bounds = values_bounds(c.buf, n, c.memtype, vtype);
+  r.whole_rows = c.written && writes_whole_rows(c, dims);
   add(ncid, varid, r);
 }
 
@@ -201,7 +329,8 @@ void note_put_varn(int ncid, int varid, int num, MPI_Offset* const* starts, MPI_
     if (c0 > 0 && __builtin_add_overflow(starts[i][0], c0, &end)) return note_put(ncid, varid);
     if (c0 > 0) rows.push_back({static_cast<uint64_t>(starts[i][0]), static_cast<uint64_t>(end), {}});
   }
-  const PutBounds b = memtype != 0 && has_sidecar(ncid, varid, shape.path) ? values_bounds(buf, n, memtype, vtype) : PutBounds{};
+  const PutBounds b =
+      memtype != 0 && ranges_wanted(ncid, varid, shape.path) ? values_bounds(buf, n, memtype, vtype) : PutBounds{};
   for (PutRecord& r : rows) {
     r.bounds = b;
     add(ncid, varid, r);

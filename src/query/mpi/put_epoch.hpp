@@ -1,6 +1,8 @@
 // What this process put into each variable since the query engine last
 // looked (per ncid and varid): the rows (of dimension 0) each put touched and
-// the range of the values it put, seen at put time. The engine takes these
+// the range of the values it put, seen at put time (for a variable with an
+// index or min/max record, or queried by this process; every variable with
+// EXACDF_QUERY_MINMAX=always: a pass over the values). The engine takes these
 // records at its next collective index load: the chunks they touch are
 // marked stale in the index (their bitmaps no longer used) and their min/max
 // widened by the values put, so chunk skipping keeps working without a
@@ -18,10 +20,7 @@
 
 namespace exa::query {
 
-struct PutRecord {
-  uint64_t row0 = 0, row1 = 0;  // rows [row0, row1) of dimension 0; row1 UINT64_MAX: to the end
-  PutBounds bounds;
-};
+// (PutRecord: query/index_format.hpp.)
 
 // One put call: its rows from start/count/stride (any may be null: the whole
 // variable; stride null: 1), its values from buf when memtype is a numeric
@@ -35,6 +34,10 @@ struct PutCall {
   bool whole = false;  // var: the whole variable
   const void* buf = nullptr;
   int memtype = 0;     // NC_NAT (0): values not seen
+  // The values are in the file when the call returns (a blocking put that
+  // succeeded): only then may the put's rows count as written whole. A
+  // posted request can still fail or be cancelled; it only widens bounds.
+  bool written = false;
 };
 // What a put needs of its variable, from the caller's own metadata (the api
 // layer's dataset), so that noting a put makes no ncmpi_inq_* call (it would
@@ -43,8 +46,8 @@ struct PutCall {
 struct PutVarShape {
   int ndims = 0;
   int vtype = 0;                       // the variable's nc_type
-  std::vector<MPI_Offset> dims;        // lengths (unlimited: numrecs); only for whole-variable puts
-  std::function<std::string()> path;   // the file's path: asked once per variable
+  std::vector<MPI_Offset> dims;        // lengths (unlimited: numrecs)
+  std::function<std::string()> path;   // the file's path: asked once per variable (ranges_wanted)
 };
 void note_put(int ncid, int varid, const PutCall& call, const PutVarShape& shape);
 // A put whose region and values are not known (mput, vard, ...).
@@ -58,8 +61,8 @@ std::vector<PutRecord> take_puts(int ncid, int varid);
 // Puts of any variable of ncid by this process so far (a file whose
 // fingerprint moved while this count did not was changed by someone else).
 uint64_t put_total(int ncid);
-// This process built (true) or dropped (false) varid's index: whether puts
-// compute their values' range.
+// This process loaded, built (true) or dropped (false) varid's index or
+// min/max record: whether puts compute their values' range.
 void note_indexed(int ncid, int varid, bool indexed);
 // ncid was closed: its records and trust go.
 void forget_file(int ncid);
