@@ -713,7 +713,8 @@ class CacheConnector final : public ForwardingConnector {
     {
       std::lock_guard<std::mutex> lock(cf.log_mu);
       Status logged = append(cf, rec, req.buf, &placed);  // room was seen above; the mover only frees
-      if (!logged.is_ok() || !placed) {
+      if (!logged.is_ok()) placed = false;  // the record is not in the queue
+      if (!placed) {
         cf.tier_broken = true;
         if (verbose())
           std::fprintf(stderr, "exacdf cache: %s; writing through\n",
