@@ -5,9 +5,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -103,6 +105,7 @@ class CacheFile final : public WrappedState {
   int64_t generation = 0;
   bool manifest_current = false;
   bool tier_broken = false;  // the log could not be written (full tier): puts write through
+  uint64_t calls = 0;  // collective puts so far (the program's thread; the same count on every rank)
 
   // The ring: guarded by log_mu.
   std::mutex log_mu;
@@ -110,6 +113,9 @@ class CacheFile final : public WrappedState {
   uint64_t next_seq = 0;
   std::deque<cl::Record> queue;  // logged, not yet drained, in program order
   cl::State state;
+  // Records of collective calls up to this one may drain on this rank alone:
+  // every rank had drained all older calls (agreed at a collective put).
+  uint64_t watermark = 0;
 
   // Calls into the layers below (the program's thread and the mover).
   std::recursive_mutex below_mu;  // recursive: an inquiry's answer may ask facts()
@@ -219,17 +225,14 @@ Status append(CacheFile& cf, cl::Record rec, const void* payload, bool* placed) 
   return Status::ok();
 }
 
-// Writes every logged record into the file below, in order, with one wait
-// (native merges them into one MPI-IO call), plus `extra` (a request of the
-// program written through, after them; *extra_status its answer). below_mu
-// held. collective: every rank calls (the record count grows).
-Status drain_locked(Connector* next, CacheFile& cf, bool collective, const DataRequest* extra,
-                    Status* extra_status) {
-  std::vector<cl::Record> batch;
-  {
-    std::lock_guard<std::mutex> lock(cf.log_mu);
-    batch.assign(cf.queue.begin(), cf.queue.end());
-  }
+// Posts `batch` (logged records, in order) and then `extra` (a put of the
+// program written through; *extra_status its answer) as requests below and
+// waits once: native merges them into one MPI-IO call in posting order
+// (overlaps resolved as the program wrote them) and converts to external
+// form there. collective: every rank waits (with nothing after a failure).
+// below_mu held.
+Status write_batch(Connector* next, CacheFile& cf, const std::vector<cl::Record>& batch, bool collective,
+                   const DataRequest* extra, Status* extra_status) {
   FileState& lower = cf.below();
   Status st = cf.failure;
   std::vector<int> ids;
@@ -278,12 +281,19 @@ Status drain_locked(Connector* next, CacheFile& cf, bool collective, const DataR
     }
     if (st.is_ok()) st = waited;
   }
+  return st;
+}
+
+// The first n records of the queue are in the file: they are forgotten and
+// the state slot advances. Or the write failed: the log is kept and the
+// failure recorded (sticky). below_mu held.
+Status settle(CacheFile& cf, size_t n, const Status& written) {
   cache::crash_point("drain_mid", cf.rank);
   std::lock_guard<std::mutex> lock(cf.log_mu);
-  if (!st.is_ok()) {
+  if (!written.is_ok()) {
     if (cf.failure.is_ok()) {
-      cf.failure = {st.code(), "cache: draining into " + cf.target + " failed (" + st.message() +
-                                   "); the log " + cf.log_file + " is kept for exacdf recover"};
+      cf.failure = {written.code(), "cache: draining into " + cf.target + " failed (" + written.message() +
+                                        "); the log " + cf.log_file + " is kept for exacdf recover"};
       cf.failed = true;
       if (cf.fd >= 0) {
         cf.state.failed = 1;
@@ -292,12 +302,210 @@ Status drain_locked(Connector* next, CacheFile& cf, bool collective, const DataR
     }
     return cf.failure;
   }
-  if (!batch.empty()) {
-    cf.queue.erase(cf.queue.begin(), cf.queue.begin() + static_cast<std::ptrdiff_t>(batch.size()));
+  if (n > 0) {
+    cf.queue.erase(cf.queue.begin(), cf.queue.begin() + static_cast<std::ptrdiff_t>(n));
     EXA_RETURN_IF_ERROR(write_state(cf));
   }
   cache::crash_point("drain_after", cf.rank);
   return Status::ok();
+}
+
+// This rank alone writes the logged records of collective calls up to
+// `last_call`, plus `extra` after them. Other ranks' logs are not ordered
+// against it: used by the mover (up to the calls every rank has drained
+// before, so nothing older can land later) and by calls only this rank makes.
+// below_mu held.
+Status drain_locked(Connector* next, CacheFile& cf, uint64_t last_call, const DataRequest* extra,
+                    Status* extra_status) {
+  std::vector<cl::Record> batch;
+  {
+    std::lock_guard<std::mutex> lock(cf.log_mu);
+    for (const cl::Record& rec : cf.queue) {
+      if (rec.call > last_call) break;
+      batch.push_back(rec);
+    }
+  }
+  Status written = write_batch(next, cf, batch, false, extra, extra_status);
+  return settle(cf, batch.size(), written);
+}
+
+// The part of one variable some puts of one rank in one collective call
+// reach: per dimension the first and last index (empty: lo > hi).
+struct Reach {
+  int rank = 0;
+  uint64_t call = 0;
+  int64_t varid = 0;
+  std::vector<int64_t> lo, hi;
+};
+
+template <typename T>
+void widen(Reach* r, size_t ndims, const T* start, const T* count, const T* stride) {
+  if (r->lo.size() != ndims) {
+    r->lo.assign(ndims, INT64_MAX);
+    r->hi.assign(ndims, INT64_MIN);
+  }
+  for (size_t d = 0; d < ndims; ++d)
+    if (count && count[d] <= 0) return;  // no element
+  for (size_t d = 0; d < ndims; ++d) {
+    if (!start) {  // the whole variable
+      r->lo[d] = 0;
+      r->hi[d] = INT64_MAX;
+      continue;
+    }
+    const int64_t first = start[d];
+    const int64_t steps = count ? count[d] - 1 : 0;
+    const int64_t last = first + steps * (stride ? stride[d] : 1);
+    r->lo[d] = std::min({r->lo[d], first, last});
+    r->hi[d] = std::max({r->hi[d], first, last});
+  }
+}
+
+bool overlap(const Reach& a, const Reach& b) {
+  if (a.varid != b.varid) return false;
+  if (a.lo.size() != b.lo.size()) return true;
+  for (size_t d = 0; d < a.lo.size(); ++d)
+    if (a.lo[d] > a.hi[d] || b.lo[d] > b.hi[d] || a.hi[d] < b.lo[d] || b.hi[d] < a.lo[d]) return false;
+  return true;
+}
+
+// The calls where a new collective write begins (reaches sorted by call).
+// One MPI-IO call does not order the writes of different ranks, so one write
+// may hold overlapping parts of two ranks only if they come from the same
+// collective call (where PnetCDF leaves the result undefined too).
+std::vector<uint64_t> round_starts(const std::vector<Reach>& reaches) {
+  std::vector<uint64_t> starts;
+  std::vector<const Reach*> current;
+  for (size_t i = 0; i < reaches.size();) {
+    size_t j = i;
+    while (j < reaches.size() && reaches[j].call == reaches[i].call) ++j;
+    bool conflict = current.empty();
+    for (size_t g = i; g < j && !conflict; ++g)
+      for (const Reach* h : current)
+        if (h->rank != reaches[g].rank && overlap(*h, reaches[g])) {
+          conflict = true;
+          break;
+        }
+    if (conflict) {
+      starts.push_back(reaches[i].call);
+      current.clear();
+    }
+    for (size_t g = i; g < j; ++g) current.push_back(&reaches[g]);
+    i = j;
+  }
+  return starts;
+}
+
+// What this rank will write: its records (and extra, of call extra_call),
+// as reaches, flattened: call, varid, ndims, lo..., hi... each.
+std::vector<int64_t> describe(const model::Dataset& ds, const std::vector<cl::Record>& batch, uint64_t extra_call,
+                              const DataRequest* extra) {
+  std::vector<Reach> mine;
+  for (const cl::Record& rec : batch) {
+    if (mine.empty() || mine.back().call != rec.call || mine.back().varid != rec.varid) {
+      mine.emplace_back();
+      mine.back().call = rec.call;
+      mine.back().varid = rec.varid;
+    }
+    widen(&mine.back(), rec.start.size(), rec.start.data(), rec.count.data(),
+          rec.has_stride ? rec.stride.data() : nullptr);
+  }
+  if (extra) {
+    Reach r;
+    r.call = extra_call;
+    r.varid = extra->varid;
+    const size_t ndims = ds.var(extra->varid).dimids.size();
+    if (extra->varn) {
+      for (int i = 0; i < extra->npieces; ++i)
+        widen<MPI_Offset>(&r, ndims, extra->starts ? extra->starts[i] : nullptr,
+                          extra->counts ? extra->counts[i] : nullptr, nullptr);
+      if (r.lo.size() != ndims) widen<MPI_Offset>(&r, ndims, nullptr, nullptr, nullptr);  // no piece: all of it
+    } else {
+      widen(&r, ndims, extra->start, extra->count, extra->stride);
+    }
+    mine.push_back(std::move(r));
+  }
+  std::vector<int64_t> flat;
+  for (const Reach& r : mine) {
+    flat.push_back(static_cast<int64_t>(r.call));
+    flat.push_back(r.varid);
+    flat.push_back(static_cast<int64_t>(r.lo.size()));
+    flat.insert(flat.end(), r.lo.begin(), r.lo.end());
+    flat.insert(flat.end(), r.hi.begin(), r.hi.end());
+  }
+  return flat;
+}
+
+// Every rank's reaches, sorted by call (rank by rank within one call).
+Status gather_reaches(CacheFile& cf, const std::vector<int64_t>& mine, std::vector<Reach>* out) {
+  if (mine.size() > static_cast<size_t>(INT32_MAX)) return {NC_EINVAL, "cache: too many records to drain at once"};
+  std::vector<int> sizes(static_cast<size_t>(cf.nprocs)), displs(static_cast<size_t>(cf.nprocs));
+  int my_size = static_cast<int>(mine.size());
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allgather(&my_size, 1, MPI_INT, sizes.data(), 1, MPI_INT, cf.dup)));
+  int64_t total = 0;
+  for (int r = 0; r < cf.nprocs; ++r) {
+    displs[static_cast<size_t>(r)] = static_cast<int>(total);
+    total += sizes[static_cast<size_t>(r)];
+  }
+  if (total > INT32_MAX) return {NC_EINVAL, "cache: too many records to drain at once"};
+  std::vector<int64_t> all(static_cast<size_t>(total));
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allgatherv(mine.data(), my_size, MPI_INT64_T, all.data(), sizes.data(),
+                                             displs.data(), MPI_INT64_T, cf.dup)));
+  for (int r = 0; r < cf.nprocs; ++r) {
+    size_t at = static_cast<size_t>(displs[static_cast<size_t>(r)]);
+    const size_t end = at + static_cast<size_t>(sizes[static_cast<size_t>(r)]);
+    while (at + 3 <= end) {
+      Reach g;
+      g.rank = r;
+      g.call = static_cast<uint64_t>(all[at]);
+      g.varid = all[at + 1];
+      const auto nd = static_cast<size_t>(all[at + 2]);
+      at += 3;
+      if (at + 2 * nd > end) break;
+      g.lo.assign(all.begin() + static_cast<std::ptrdiff_t>(at), all.begin() + static_cast<std::ptrdiff_t>(at + nd));
+      g.hi.assign(all.begin() + static_cast<std::ptrdiff_t>(at + nd),
+                  all.begin() + static_cast<std::ptrdiff_t>(at + 2 * nd));
+      at += 2 * nd;
+      out->push_back(std::move(g));
+    }
+  }
+  std::stable_sort(out->begin(), out->end(), [](const Reach& a, const Reach& b) { return a.call < b.call; });
+  return Status::ok();
+}
+
+// Every rank writes its whole log, and `extra` (the program's put of
+// collective call extra_call, written through), in collective writes that
+// keep the order of the collective calls across ranks: the ranks exchange
+// what their records reach, and every rank cuts the same calls into the same
+// rounds (round_starts); each round is one collective wait, and the state
+// slots advance after each, so a crash leaves only records newer than any
+// round written (recovery replays them in call order). below_mu held; every
+// rank calls, in collective data mode.
+Status drain_ordered(Connector* next, CacheFile& cf, uint64_t extra_call, const DataRequest* extra,
+                     Status* extra_status) {
+  if (!cf.active) return Status::ok();
+  std::vector<cl::Record> batch;
+  if (cf.failure.is_ok()) {
+    std::lock_guard<std::mutex> lock(cf.log_mu);
+    batch.assign(cf.queue.begin(), cf.queue.end());
+  }
+  const std::vector<int64_t> mine =
+      describe(next->dataset(cf.below()), batch, extra_call, cf.failure.is_ok() ? extra : nullptr);
+  std::vector<Reach> reaches;
+  EXA_RETURN_IF_ERROR(gather_reaches(cf, mine, &reaches));
+  const std::vector<uint64_t> starts = round_starts(reaches);
+  size_t done = 0;  // records of batch written
+  for (size_t r = 0; r < starts.size(); ++r) {
+    const uint64_t end = r + 1 < starts.size() ? starts[r + 1] : UINT64_MAX;
+    std::vector<cl::Record> part;
+    while (done + part.size() < batch.size() && batch[done + part.size()].call < end)
+      part.push_back(batch[done + part.size()]);
+    const bool with_extra = extra && extra_call >= starts[r] && extra_call < end;
+    Status written = write_batch(next, cf, part, true, with_extra ? extra : nullptr, extra_status);
+    settle(cf, part.size(), written)
+        .set_aside("kept in the file's failure, returned below");
+    done += part.size();
+  }
+  return cf.failure;
 }
 
 bool has_logged(CacheFile& cf) {
@@ -305,20 +513,25 @@ bool has_logged(CacheFile& cf) {
   return !cf.queue.empty();
 }
 
+// This rank's whole log, alone (see drain_locked).
 Status drain(Connector* next, CacheFile& cf) {
   if (!cf.active || (!has_logged(cf) && !cf.failed)) return Status::ok();
-  return drain_locked(next, cf, false, nullptr, nullptr);
+  return drain_locked(next, cf, UINT64_MAX, nullptr, nullptr);
 }
 
+// Drains what every rank agreed may drain alone (calls up to the watermark).
 void mover_loop(Connector* next, CacheFile* cf) {
   std::unique_lock<std::mutex> lock(cf->log_mu);
   while (true) {
-    cf->wake.wait(lock, [&] { return cf->stop || (!cf->queue.empty() && !cf->failed); });
+    cf->wake.wait(lock, [&] {
+      return cf->stop || (!cf->queue.empty() && !cf->failed && cf->queue.front().call <= cf->watermark);
+    });
     if (cf->stop) return;
+    const uint64_t watermark = cf->watermark;
     lock.unlock();
     {
       std::lock_guard<std::recursive_mutex> below(cf->below_mu);
-      drain_locked(next, *cf, false, nullptr, nullptr)
+      drain_locked(next, *cf, watermark, nullptr, nullptr)
           .set_aside("kept in the file's failure; the next flush/sync/close reports it");
     }
     lock.lock();
@@ -357,10 +570,18 @@ bool grows_records(const model::Dataset& ds, const DataRequest& req) {
 
 // The record of a put whose values lie packed in memory in one C type
 // (typed calls, or a predefined MPI type); false for the rest (imap,
-// varn, derived types, whole-variable calls), which are written through.
+// varn, derived types, whole-variable calls), which are written through,
+// and for a put of no element (*nelems 0).
 bool make_record(const model::Dataset& ds, const DataRequest& req, cl::Record* rec, int64_t* nelems) {
-  if (req.varn || req.imap || !req.buf) return false;
   const int ndims = static_cast<int>(ds.var(req.varid).dimids.size());
+  if (!req.varn && req.start && req.count) {
+    for (int i = 0; i < ndims; ++i)
+      if (req.count[i] == 0) {  // no element (*nelems 0: nothing to write)
+        *nelems = 0;
+        return false;
+      }
+  }
+  if (req.varn || req.imap || !req.buf) return false;
   if (ndims > 0 && (!req.start || !req.count)) return false;
   nc_type memtype = req.memtype;
   if (memtype == NC_NAT) {
@@ -428,45 +649,82 @@ class CacheConnector final : public ForwardingConnector {
     // records grow only on this thread (below).
     Status checked = next()->check_data(below(f), req, true, false);
     const model::Dataset& ds = next()->dataset(below(f));
-    int grows = checked.is_ok() && grows_records(ds, req) ? 1 : 0;
-    if (req.collective && !cf.indep)
-      EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(MPI_IN_PLACE, &grows, 1, MPI_INT, MPI_MAX, cf.dup)));
-    if (grows) {  // every rank writes its log and this put now: the record count is agreed
+    if (!req.collective || cf.indep) {
+      // Independent mode (begin_indep drained the log): written at once. PnetCDF
+      // programs count on an independent write being seen by other ranks after an
+      // MPI_Barrier, which a log would hide.
+      EXA_RETURN_IF_ERROR(checked);
+      return write_through(cf, req);
+    }
+    const uint64_t call = cf.calls++;
+    cl::Record rec;
+    int64_t n = -1;
+    const bool loggable = checked.is_ok() && make_record(ds, req, &rec, &n);
+    const bool nothing = checked.is_ok() && !loggable && n == 0;  // no element: nothing to write
+    // Every rank drains its log in collective writes ordered by call
+    // (drain_ordered) when any rank's put must be written through -- it grows
+    // the record count (other ranks' inquiries must see it) or cannot be logged
+    // -- or finds no room in its ring (back-pressure; without a mover, eager
+    // drains at half). A put written through is the drain's last write; the
+    // others are logged after it. Else the agreement also says up to which
+    // call every rank has drained (the mover's watermark).
+    bool through = checked.is_ok() && !nothing && (grows_records(ds, req) || !loggable);
+    bool room = false;
+    uint64_t lowest = call;
+    {
+      std::lock_guard<std::mutex> lock(cf.log_mu);
+      if (!cf.queue.empty()) lowest = cf.queue.front().call;
+      if (checked.is_ok() && !nothing && !through) {
+        const int64_t len = cl::record_length(static_cast<int>(rec.start.size()), rec.has_stride, rec.payload_size);
+        if (!cf.tier_broken && len <= cf.capacity) {
+          Status opened = open_log(cf, ds);
+          if (!opened.is_ok()) {  // never an error for the tier: written through from now on
+            cf.tier_broken = true;
+            if (verbose()) std::fprintf(stderr, "exacdf cache: %s; writing through\n", opened.message().c_str());
+          }
+        }
+        bool wrap = false;
+        if (cf.tier_broken || len > cf.capacity) through = true;
+        else if (place(cf, len, &wrap) < 0) room = true;
+        else if (cf.settings.drain == DrainWhen::kEager && !cf.mover.joinable() && (used_of(cf) + len) * 2 > cf.capacity)
+          room = true;
+      }
+    }
+    int64_t agreed[2] = {through || room ? 1 : 0, -static_cast<int64_t>(lowest)};
+    EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(MPI_IN_PLACE, agreed, 2, MPI_INT64_T, MPI_MAX, cf.dup)));
+    uint64_t watermark = static_cast<uint64_t>(-agreed[1]);
+    if (agreed[0] != 0) {
       std::lock_guard<std::recursive_mutex> lock(cf.below_mu);
       Status mine;
-      Status st = drain_locked(next(), cf, req.collective && !cf.indep, checked.is_ok() ? &req : nullptr, &mine);
+      Status st = drain_ordered(next(), cf, call, through ? &req : nullptr, &mine);
       if (!checked.is_ok()) return checked;
-      return st.is_ok() ? mine : st;
+      if (through || !st.is_ok()) return st.is_ok() ? mine : st;
+      watermark = call;  // every older call is in the file now
+    }
+    {
+      std::lock_guard<std::mutex> lock(cf.log_mu);
+      cf.watermark = std::max(cf.watermark, watermark);
     }
     EXA_RETURN_IF_ERROR(checked);
-    // Independent mode: written at once. PnetCDF programs count on an independent
-    // write being seen by other ranks after an MPI_Barrier, which a log would hide.
-    if (cf.indep) return write_through(cf, req);
-    cl::Record rec;
-    int64_t n = 0;
-    if (!make_record(ds, req, &rec, &n)) return write_through(cf, req);
+    if (nothing) return Status::ok();
     Status range = range_status(ds, rec, req.buf, n);
-    while (true) {
-      bool placed = false;
-      {
-        std::lock_guard<std::mutex> lock(cf.log_mu);
-        if (cl::record_length(static_cast<int>(rec.start.size()), rec.has_stride, rec.payload_size) > cf.capacity)
-          break;  // never fits: written through
-        if (cf.tier_broken) break;
-        Status logged = open_log(cf, ds);
-        if (logged.is_ok()) logged = append(cf, rec, req.buf, &placed);
-        if (!logged.is_ok()) {  // never an error for the tier: what is logged drains, the rest goes through
-          cf.tier_broken = true;
-          if (verbose()) std::fprintf(stderr, "exacdf cache: %s; writing through\n", logged.message().c_str());
-          break;
-        }
+    rec.call = call;
+    bool placed = false;
+    {
+      std::lock_guard<std::mutex> lock(cf.log_mu);
+      Status logged = append(cf, rec, req.buf, &placed);  // room was seen above; the mover only frees
+      if (!logged.is_ok()) placed = false;  // the record is not in the queue
+      if (!placed) {
+        cf.tier_broken = true;
+        if (verbose())
+          std::fprintf(stderr, "exacdf cache: %s; writing through\n",
+                       logged.is_ok() ? "no room in the ring" : logged.message().c_str());
       }
-      if (placed) break;
-      std::lock_guard<std::recursive_mutex> lock(cf.below_mu);  // back-pressure: the ring is full
-      EXA_RETURN_IF_ERROR(drain(next(), cf));
     }
-    if (!has_logged_record(cf, rec) || cf.tier_broken) return write_through(cf, req);
-    after_append(cf);
+    // The tier failed under this put: written through alone (ordered against
+    // this rank's log, not against other ranks' logs of older calls).
+    if (!placed) return write_through(cf, req);
+    if (cf.mover.joinable()) cf.wake.notify_one();
     return range;
   }
 
@@ -478,8 +736,10 @@ class CacheConnector final : public ForwardingConnector {
     return after_drain(f, [&] { return next()->vard(below(f), varid, filetype, buf, bufcount, buftype, put, collective); },
                        collective);
   }
+  // A post does no I/O (the wait does, after draining the log), and it is
+  // independent: draining here would order this rank's log alone.
   Status post(FileState& f, const DataRequest& req, PostKind kind, int* reqid) override {
-    return after_drain(f, [&] { return next()->post(below(f), req, kind, reqid); });
+    return locked(f, [&] { return next()->post(below(f), req, kind, reqid); });
   }
   Status wait(FileState& f, int num, int* reqids, int* statuses, bool collective) override {
     return after_drain(f, [&] { return next()->wait(below(f), num, reqids, statuses, collective); }, collective);
@@ -591,7 +851,7 @@ class CacheConnector final : public ForwardingConnector {
     std::lock_guard<std::recursive_mutex> lock(cf.below_mu);
     if (!cf.active) return next()->close(below(f));
     if (cf.settings.detach) return close_detached(cf);
-    Status drained = drain(next(), cf);
+    Status drained = cf.indep ? drain(next(), cf) : drain_ordered(next(), cf, 0, nullptr, nullptr);
     // The data is on the target and synced. In define mode nothing is logged
     // (redef drained it) and close ends define mode itself, as in PnetCDF.
     const bool define_mode = next()->facts(below(f)).define_mode;
@@ -628,14 +888,18 @@ class CacheConnector final : public ForwardingConnector {
   // A call that depends on what was put before it: the log is drained
   // first. The call is made even when the drain failed (it may be
   // collective); the drain's failure is what is reported.
-  // collective: every rank makes the call (in collective mode); one allreduce
-  // after the drains, so no rank reads before every rank's log is in the file.
+  // collective: every rank makes the call (in collective mode): the logs drain
+  // together, in the order of the collective puts (drain_ordered), then one
+  // allreduce agrees on a failure. Otherwise this rank's log drains alone
+  // (calls only this rank may make: its own order holds, not the order
+  // against other ranks' older calls still in their logs).
   template <typename F>
   Status after_drain(FileState& f, F&& call, bool collective = false) {
     CacheFile& cf = own(f);
     std::lock_guard<std::recursive_mutex> lock(cf.below_mu);
-    Status drained = drain(next(), cf);
-    if (collective && cf.active && !cf.indep) {
+    const bool together = collective && cf.active && !cf.indep;
+    Status drained = together ? drain_ordered(next(), cf, 0, nullptr, nullptr) : drain(next(), cf);
+    if (together) {
       int failed = drained.is_ok() ? 0 : 1;
       Status agreed = EXA_MPI(MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, cf.dup));
       if (drained.is_ok()) drained = agreed;
@@ -647,30 +911,8 @@ class CacheConnector final : public ForwardingConnector {
   Status write_through(CacheFile& cf, const DataRequest& req) {
     std::lock_guard<std::recursive_mutex> lock(cf.below_mu);
     Status mine;
-    Status st = drain_locked(next(), cf, false, &req, &mine);
+    Status st = drain_locked(next(), cf, UINT64_MAX, &req, &mine);
     return st.is_ok() ? mine : st;
-  }
-
-  static bool has_logged_record(CacheFile& cf, const cl::Record& rec) {
-    // A record too large for the ring was not logged (append never ran).
-    std::lock_guard<std::mutex> lock(cf.log_mu);
-    return cl::record_length(static_cast<int>(rec.start.size()), rec.has_stride, rec.payload_size) <= cf.capacity;
-  }
-
-  void after_append(CacheFile& cf) {
-    if (cf.settings.drain != DrainWhen::kEager) return;
-    if (cf.mover.joinable()) {
-      cf.wake.notify_one();
-      return;
-    }
-    bool half;
-    {
-      std::lock_guard<std::mutex> lock(cf.log_mu);
-      half = used_of(cf) * 2 > cf.capacity;
-    }
-    if (!half) return;
-    std::lock_guard<std::recursive_mutex> lock(cf.below_mu);
-    drain(next(), cf).set_aside("kept in the file's failure; the next flush/sync/close reports it");
   }
 
   void remove_log(CacheFile& cf) {

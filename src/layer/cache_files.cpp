@@ -115,23 +115,21 @@ std::string mismatch(const cachelog::Manifest& log, const std::string& target) {
   return "";
 }
 
-Status replay(int ncid, const LoadedLog& log) {
-  for (const cachelog::Record& r : log.records) {
-    MPI_Datatype t = io::predefined_of_memtype(r.memtype);
-    const int64_t esize = t == MPI_DATATYPE_NULL ? 0 : [&] { int s = 0; MPI_Type_size(t, &s); return int64_t{s}; }();
-    if (esize == 0 || r.payload_size % esize != 0)
-      return {NC_ENOTNC, log.path + ": record " + std::to_string(r.seq) + " has a bad memory type"};
-    const void* buf = log.ring + r.payload_offset;
-    const MPI_Offset n = r.payload_size / esize;
-    static_assert(sizeof(MPI_Offset) == sizeof(int64_t));
-    const auto* start = reinterpret_cast<const MPI_Offset*>(r.start.data());
-    const auto* count = reinterpret_cast<const MPI_Offset*>(r.count.data());
-    int err = r.has_stride
-                  ? ncmpi_put_vars(ncid, r.varid, start, count, reinterpret_cast<const MPI_Offset*>(r.stride.data()), buf, n, t)
-                  : ncmpi_put_vara(ncid, r.varid, start, count, buf, n, t);
-    if (err != NC_NOERR && err != NC_ERANGE)
-      return {err, log.path + ": record " + std::to_string(r.seq) + ": " + ncmpi_strerror(err)};
-  }
+Status replay_record(int ncid, const LoadedLog& log, const cachelog::Record& r) {
+  MPI_Datatype t = io::predefined_of_memtype(r.memtype);
+  const int64_t esize = t == MPI_DATATYPE_NULL ? 0 : [&] { int s = 0; MPI_Type_size(t, &s); return int64_t{s}; }();
+  if (esize == 0 || r.payload_size % esize != 0)
+    return {NC_ENOTNC, log.path + ": record " + std::to_string(r.seq) + " has a bad memory type"};
+  const void* buf = log.ring + r.payload_offset;
+  const MPI_Offset n = r.payload_size / esize;
+  static_assert(sizeof(MPI_Offset) == sizeof(int64_t));
+  const auto* start = reinterpret_cast<const MPI_Offset*>(r.start.data());
+  const auto* count = reinterpret_cast<const MPI_Offset*>(r.count.data());
+  int err = r.has_stride
+                ? ncmpi_put_vars(ncid, r.varid, start, count, reinterpret_cast<const MPI_Offset*>(r.stride.data()), buf, n, t)
+                : ncmpi_put_vara(ncid, r.varid, start, count, buf, n, t);
+  if (err != NC_NOERR && err != NC_ERANGE)
+    return {err, log.path + ": record " + std::to_string(r.seq) + ": " + ncmpi_strerror(err)};
   return Status::ok();
 }
 
@@ -207,6 +205,15 @@ Status recover(const std::string& target, const std::string& dir, std::string* r
   std::sort(logs.begin(), logs.end(), [](const LoadedLog& a, const LoadedLog& b) {
     return a.manifest.rank < b.manifest.rank;
   });
+  // Every rank's records in the order of the collective puts they came from
+  // (within one put, rank by rank: overlaps of one collective call are the
+  // program's to avoid, as in PnetCDF); each log is in that order already.
+  std::vector<std::pair<size_t, size_t>> order;  // (log, record)
+  for (size_t i = 0; i < logs.size(); ++i)
+    for (size_t j = 0; j < logs[i].records.size(); ++j) order.emplace_back(i, j);
+  std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
+    return logs[a.first].records[a.second].call < logs[b.first].records[b.second].call;
+  });
   MPI_Info info;
   if (MPI_Info_create(&info) != MPI_SUCCESS) return {NC_EFILE, "MPI_Info_create failed"};
   if (MPI_Info_set(info, "exa_connectors", "native") != MPI_SUCCESS) {
@@ -220,12 +227,12 @@ Status recover(const std::string& target, const std::string& dir, std::string* r
   Status st;
   if (err != NC_NOERR) st = {err, "cannot open " + target + ": " + ncmpi_strerror(err)};
   if (st.is_ok() && (err = ncmpi_begin_indep_data(ncid)) != NC_NOERR) st = {err, "begin_indep_data failed"};
+  for (size_t i = 0; st.is_ok() && i < order.size(); ++i)
+    st = replay_record(ncid, logs[order[i].first], logs[order[i].first].records[order[i].second]);
   for (const LoadedLog& log : logs) {
     if (!st.is_ok()) break;
-    st = replay(ncid, log);
-    if (st.is_ok())
-      *report += log.path + ": rank " + std::to_string(log.manifest.rank) + ", " +
-                 std::to_string(log.records.size()) + " record(s) replayed\n";
+    *report += log.path + ": rank " + std::to_string(log.manifest.rank) + ", " +
+               std::to_string(log.records.size()) + " record(s) replayed\n";
   }
   if (ncid >= 0) {
     if (st.is_ok() && (err = ncmpi_end_indep_data(ncid)) != NC_NOERR) st = {err, "end_indep_data failed"};

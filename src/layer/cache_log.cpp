@@ -155,7 +155,7 @@ void encode_record_head(const Record& r, std::vector<uint8_t>* head) {
   put(head, r.varid);
   put(head, r.memtype);
   put(head, static_cast<uint32_t>(r.has_stride ? 1 : 0));
-  put(head, static_cast<uint32_t>(0));
+  put(head, static_cast<uint32_t>(r.call));
   put(head, r.payload_size);
   for (size_t i = 0; i < r.start.size(); ++i) {
     put(head, r.start[i]);
@@ -186,7 +186,7 @@ bool parse_record(const uint8_t* ring, int64_t at, int64_t room, uint64_t seq, R
   rec.varid = r.get<int32_t>();
   rec.memtype = r.get<int32_t>();
   const auto flags = r.get<uint32_t>();
-  r.get<uint32_t>();
+  rec.call = r.get<uint32_t>();
   rec.payload_size = r.get<int64_t>();
   if (magic != kRecordMagic || rec.seq != seq || ndims > kMaxDims || flags > 1) return false;
   if (rec.payload_size < 0 || rec.payload_size > room) return false;

@@ -6,7 +6,7 @@
 // first undrained record: its sequence number and offset) -- followed by a
 // ring of `capacity` bytes holding records. A record is a fixed 40-byte
 // head (magic, dimensions, sequence number, variable, memory type, flags,
-// payload size), start/count[/stride] per dimension, the payload (the
+// collective call (low 32 bits), payload size), start/count[/stride] per dimension, the payload (the
 // values as the program passed them, packed, in the memory type), and a
 // CRC-32C of everything before it; records are 8-byte aligned. A writer
 // that reaches the ring's end writes a wrap marker (or, with fewer than 8
@@ -53,6 +53,10 @@ struct State {
 
 struct Record {
   uint64_t seq = 0;
+  // The file's collective put this record came from, counted the same on every
+  // rank: recovery replays all ranks' records in this order (on disk: the low
+  // 32 bits; logs written before it was kept hold 0, replayed rank by rank).
+  uint64_t call = 0;
   int32_t varid = 0;
   int32_t memtype = 0;
   bool has_stride = false;

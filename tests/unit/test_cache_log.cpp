@@ -16,6 +16,7 @@ namespace {
 int64_t put_record(std::vector<uint8_t>* ring, int64_t at, uint64_t seq, int n) {
   cl::Record r;
   r.seq = seq;
+  r.call = 1000 + seq;  // the collective call: recovery orders ranks' records by it
   r.varid = 3;
   r.memtype = NC_INT;
   r.start = {static_cast<int64_t>(seq), 0};
@@ -91,6 +92,7 @@ TEST(CacheLog, RingWrapsTornTailAndStaleRecords) {
   std::vector<cl::Record> recs = cl::parse_ring(ring.data(), capacity, st);
   ASSERT_EQ(recs.size(), 3u);  // 3, 4, 5; the stale 2 after 5 is not 6
   EXPECT_EQ(recs[2].seq, 5u);
+  EXPECT_EQ(recs[2].call, 1005u);
   EXPECT_EQ(recs[2].offset, 0);
   int32_t v = 0;
   std::memcpy(&v, ring.data() + recs[1].payload_offset, 4);
