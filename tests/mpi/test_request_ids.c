@@ -1,7 +1,7 @@
 /* Nonblocking requests as the user sees them (also run through every suite
  * stack: under stack.async the iputs and their wait_all are kept by the async
- * connector and carried out in the background): request ids given in posting
- * order, whatever mix of iputs, igets and bputs; wait_all sets every id to
+ * connector and carried out in the background): request ids distinct, whatever
+ * mix of iputs, igets and bputs; wait_all sets every id to
  * NC_REQ_NULL and every status to NC_NOERR; the values written and read; a
  * put buffer reused right after wait_all; waiting on ids already completed is
  * NC_EINVAL_REQUEST for each of them; an id named twice; cancel; a failed
@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
   CHECK_OK(ncmpi_enddef(ncid));
   CHECK_OK(ncmpi_buffer_attach(ncid, 1024));
 
-  /* 1. Ids in posting order over iputs, an iget and a bput; wait_all completes them. */
+  /* 1. Distinct ids over iputs, an iget and a bput; wait_all completes them. */
   int buf[kLen], again[kLen], got_w[2] = {-1, -1};
   for (int k = 0; k < kLen; ++k) buf[k] = rank * 100 + k;
   MPI_Offset base = (MPI_Offset)rank * kLen;
@@ -55,8 +55,12 @@ int main(int argc, char** argv) {
     bvals[0] = bvals[1] = -7; /* a bput's buffer is free at once */
     CHECK_OK(ncmpi_iget_vara_int(ncid, v, &start, &count, got_w, &ids[5]));
   }
+  /* PnetCDF 1.12.3 gives puts (iput, bput) even ids 2n and gets odd ids 2n+1, n counting from 0
+   * again once no request of the kind is pending (here 0 2 4 6 8 1); exacdf gives 0 1 2 ...
+   * (docs/architecture.md). Both: distinct, non-negative. */
   for (int k = 0; k < 6; ++k) CHECK(ids[k] >= 0);
-  for (int k = 1; k < 6; ++k) CHECK(ids[k] > ids[k - 1]);
+  for (int k = 0; k < 6; ++k)
+    for (int j = 0; j < k; ++j) CHECK(ids[k] != ids[j]);
   CHECK(nreqs(ncid) == 6);
   int saved[6];
   memcpy(saved, ids, sizeof ids);
@@ -88,7 +92,7 @@ int main(int argc, char** argv) {
     MPI_Offset start = base, count = kLen;
     for (int k = 0; k < kLen; ++k) buf[k] = rank * 100 + 20 + k;
     CHECK_OK(ncmpi_iput_vara_int(ncid, v, &start, &count, buf, &more[0]));
-    CHECK(more[0] > saved[5]);
+    CHECK(more[0] >= 0);
     more[1] = more[0];
     CHECK_ERR(ncmpi_wait_all(ncid, 2, more, st3), NC_EINVAL_REQUEST);
     CHECK(st3[1] == NC_EINVAL_REQUEST);
@@ -127,7 +131,9 @@ int main(int argc, char** argv) {
     want[4] = rank + 1000;
     want[5] = rank + 1001;
     want[6] = rank + 1002;
-    read_back(ncid, w, 0, kLen, want);
+    /* (element 7 of the last rank lies past the end of the file until written below: PnetCDF
+     * leaves such elements of the buffer as they were) */
+    read_back(ncid, w, 0, kLen - 1, want);
     CHECK(got[2] != -2 && got[3] != -3);  /* the cancelled iput wrote nothing */
   }
 
