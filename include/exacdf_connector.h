@@ -11,9 +11,10 @@
  *
  *     const exacdf_connector_class *exacdf_connector_info(void);
  *
- * The class is a versioned table: `version` must be
- * EXACDF_CONNECTOR_VERSION and `size` sizeof(exacdf_connector_class) as
- * this header defines it (later versions only append members).
+ * The class is a versioned table: `version` is EXACDF_CONNECTOR_VERSION and
+ * `size` sizeof(exacdf_connector_class) as this header defines it (later
+ * versions only append members; a table of an earlier version, down to
+ * EXACDF_CONNECTOR_VERSION_MIN, still loads, its missing calls forwarded).
  *
  * Ownership and wrapping (as HDF5's VOL): each stack is made per file
  * (init when a create/open makes the stack, term when the file is closed
@@ -26,7 +27,7 @@
  * code (NC_NOERR on success); pointers and arguments have the meaning of
  * the PnetCDF call of the same name. A NULL member of `ops` forwards that
  * call to the layer below unchanged. Inquiries of metadata (ncmpi_inq_*)
- * are answered by the layer below in this version.
+ * reach the connector through `inquire` (version 2), which forwards them.
  *
  * Threads and progress: calls come on the thread that made the ncmpi_*
  * call; collective calls are made by every rank of the file's
@@ -41,7 +42,10 @@
 
 #include <pnetcdf.h>
 
-#define EXACDF_CONNECTOR_VERSION 1
+#define EXACDF_CONNECTOR_VERSION 2
+/* Tables of version 1 (without inquire and reserve_request: both then
+ * forward) still load. */
+#define EXACDF_CONNECTOR_VERSION_MIN 1
 
 #if defined(__cplusplus)
 extern "C" {
@@ -68,6 +72,9 @@ typedef struct exacdf_data_request {
   MPI_Offset *const *counts;
   int blocking;            /* 1: a blocking call made of requests (varn) */
 } exacdf_data_request;
+
+/* An inquiry on its way down the stack (opaque; see exacdf_file_ops.inquire). */
+typedef struct exacdf_inquiry exacdf_inquiry;
 
 /* The kinds of nonblocking request. */
 enum { EXACDF_IPUT = 0, EXACDF_IGET = 1, EXACDF_BPUT = 2 };
@@ -105,7 +112,9 @@ typedef struct exacdf_file_ops {
   int (*get)(void *file, const exacdf_data_request *req);
   int (*vard)(void *file, int varid, MPI_Datatype filetype, void *buf, MPI_Offset bufcount,
               MPI_Datatype buftype, int put, int collective);
-  /* kind: EXACDF_IPUT, EXACDF_IGET or EXACDF_BPUT; *reqid as the user sees it. */
+  /* kind: EXACDF_IPUT, EXACDF_IGET or EXACDF_BPUT. *reqid on entry:
+   * NC_REQ_NULL, or an id taken with reserve_request (version 2); on return
+   * the request's id as the user sees it (NC_REQ_NULL if the post failed). */
   int (*post)(void *file, const exacdf_data_request *req, int kind, int *reqid);
   int (*wait)(void *file, int num, int *reqids, int *statuses, int collective);
   int (*cancel)(void *file, int num, int *reqids, int *statuses);
@@ -113,6 +122,21 @@ typedef struct exacdf_file_ops {
   int (*buffer_attach)(void *file, MPI_Offset bufsize);
   int (*buffer_detach)(void *file);
   int (*buffer_usage)(void *file, MPI_Offset *usage, MPI_Offset *size);
+  /* ---- version 2 ---- */
+  /* An inquiry of the file's metadata (ncmpi_inq_varid, ncmpi_inq_var,
+   * ncmpi_inq_att, ...; `call` is the API function's name). The inquiry's
+   * arguments and results are exacdf's: answer it by forwarding `inquiry`
+   * to the layer below (lower.ops->inquire(lower.file, call, inquiry)),
+   * after completing whatever it depends on that the connector deferred,
+   * or refuse it by returning an NC_* code without forwarding. Returning
+   * NC_NOERR without forwarding is an error (NC_EINTERNAL): the results
+   * would be unset. */
+  int (*inquire)(void *file, const char *call, exacdf_inquiry *inquiry);
+  /* Requests: the id the next posted request will have, taken now (by a
+   * connector that keeps a post and passes it below later: post then takes
+   * *reqid == that id on entry; NC_REQ_NULL on entry lets the terminal
+   * connector give the next id). Ids are the ones the user sees. */
+  int (*reserve_request)(void *file, int *reqid);
 } exacdf_file_ops;
 
 /* A file in the layer below: call lower.ops->X(lower.file, ...). Owned by

@@ -187,6 +187,13 @@ static int pt_buffer_usage(void *f, MPI_Offset *usage, MPI_Offset *size) {
   COUNT(f);
   return LOWER(f).ops->buffer_usage(LOWER(f).file, usage, size);
 }
+/* Version 2: inquiries (forwarded: a connector that defers work would first
+ * complete what the inquiry depends on) and request ids taken ahead. */
+static int pt_inquire(void *f, const char *call, exacdf_inquiry *inquiry) {
+  COUNT(f);
+  return LOWER(f).ops->inquire(LOWER(f).file, call, inquiry);
+}
+static int pt_reserve_request(void *f, int *reqid) { return LOWER(f).ops->reserve_request(LOWER(f).file, reqid); }
 
 static const exacdf_connector_class pt_class = {
     .version = EXACDF_CONNECTOR_VERSION,
@@ -207,6 +214,7 @@ static const exacdf_connector_class pt_class = {
         .put = pt_put, .get = pt_get, .vard = pt_vard, .post = pt_post, .wait = pt_wait,
         .cancel = pt_cancel, .inq_nreqs = pt_inq_nreqs, .buffer_attach = pt_buffer_attach,
         .buffer_detach = pt_buffer_detach, .buffer_usage = pt_buffer_usage,
+        .inquire = pt_inquire, .reserve_request = pt_reserve_request,
     },
 };
 

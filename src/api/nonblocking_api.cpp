@@ -23,7 +23,9 @@ int post_call(const char* fn, int ncid, const RequestArgs& a, PostKind kind, int
   return with_file(fn, ncid, [&](OpenFile& f) -> Status {
     std::vector<MPI_Offset> storage;
     auto r = exa::api::make_request(f.connector->dataset(*f.state), a, &storage);
-    Status posted = f.connector->post(*f.state, r, kind, req);
+    int id = NC_REQ_NULL;  // the terminal connector gives it (layer/connector.hpp)
+    Status posted = f.connector->post(*f.state, r, kind, &id);
+    if (req) *req = id;
     // Noted once posting accepted the arguments (the note reads the values
     // by the call's counts).
     if ((posted.is_ok() || posted.code() == NC_ERANGE) && kind != PostKind::kIget) exa::api::note_query_put(ncid, f, a, /*written=*/false);
@@ -53,7 +55,9 @@ int post_varn(const char* fn, int ncid, int varid, int num, MPI_Offset* const* s
   return with_file(fn, ncid, [&](OpenFile& f) -> Status {
     exa::layer::DataRequest r;
     varn_request(varid, num, starts, counts, buf, bufcount, buftype, memtype, &r);
-    Status posted = f.connector->post(*f.state, r, kind, req);
+    int id = NC_REQ_NULL;
+    Status posted = f.connector->post(*f.state, r, kind, &id);
+    if (req) *req = id;
     if ((posted.is_ok() || posted.code() == NC_ERANGE) && kind != PostKind::kIget)
       exa::api::note_query_put_varn(ncid, f, varid, num, starts, counts, buf,
                                     buftype == MPI_DATATYPE_NULL ? memtype : NC_NAT);

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -58,8 +59,17 @@ std::string list_text(const std::vector<MPI_Offset>& v) {
   return s + "]";
 }
 
-// One queued blocking put: the request with every pointer into storage of its own.
+// One queued operation: a blocking put, the post of an iput (its request
+// object, under the id the user already has), or a wait_all on such
+// requests. A put or post holds its request with every pointer into storage
+// of its own.
+enum class OpKind { kPut, kPost, kWait };
+
 struct Op {
+  OpKind kind = OpKind::kPut;
+  int reqid = NC_REQ_NULL;            // kPost: the id reserved at the call
+  std::vector<int> wait_ids;          // kWait: the ids named (NC_REQ_NULL dropped)
+  std::vector<Region> wait_regions;   // kWait: each id's region
   uint64_t seq = 0;
   double time = 0;
   std::string call;
@@ -71,7 +81,13 @@ struct Op {
   size_t bytes = 0;     // held against the mem bound
 
   std::string args() const {
-    std::string s = "varid=" + std::to_string(req.varid);
+    if (kind == OpKind::kWait) {
+      std::string s = "reqids=[";
+      for (size_t k = 0; k < wait_ids.size(); ++k) s += (k ? "," : "") + std::to_string(wait_ids[k]);
+      return s + "]";
+    }
+    std::string s = kind == OpKind::kPost ? "reqid=" + std::to_string(reqid) + " " : "";
+    s += "varid=" + std::to_string(req.varid);
     if (!start.empty()) s += " start=" + list_text(start);
     if (!count.empty()) s += " count=" + list_text(count);
     if (!stride.empty()) s += " stride=" + list_text(stride);
@@ -92,7 +108,10 @@ class AsyncFile final : public WrappedState {
  public:
   AsyncFile(std::unique_ptr<FileState> lower, Connector* next, size_t mem_cap, bool threaded)
       : WrappedState(std::move(lower)), next_(next), mem_cap_(mem_cap), threaded_(threaded) {
-    if (threaded_) worker_ = std::thread([this] { work(); });
+    if (!threaded_) return;
+    // Made before the thread starts: the file's communicator is the thread's from then on.
+    if (MPI_Comm_dup(comm(), &agree_comm_) != MPI_SUCCESS) agree_comm_ = MPI_COMM_NULL;
+    worker_ = std::thread([this] { work(); });
   }
   ~AsyncFile() override;
 
@@ -177,6 +196,31 @@ class AsyncFile final : public WrappedState {
     return peak_;
   }
 
+  // Requests this connector keeps (deferred iputs), by id, with their region;
+  // the program's thread only. An id leaves when a wait or cancel completed it.
+  std::map<int, Region>& kept() { return kept_; }
+
+  // After a drain: the kept requests whose post failed or was cancelled in
+  // the background (never pending below), with their code, until a wait or
+  // cancel names them (forget_lost).
+  std::map<int, int> lost() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return lost_;
+  }
+  void forget_lost(int id) {
+    std::lock_guard<std::mutex> lock(mu_);
+    lost_.erase(id);
+  }
+  void forget_all_lost() {
+    std::lock_guard<std::mutex> lock(mu_);
+    lost_.clear();
+  }
+
+  // A communicator of this connector's own for agreements made on the
+  // program's thread while the background thread makes collective calls on
+  // the file's (duplicated when the file was made, with a thread; else null).
+  MPI_Comm agreement_comm() const { return agree_comm_; }
+
  private:
   // Without MPI_THREAD_MULTIPLE: runs the queue in the calling thread.
   void progress() {
@@ -222,8 +266,10 @@ class AsyncFile final : public WrappedState {
   // overlaps that of an earlier failed one is cancelled (a collective one
   // still takes part, with nothing, so the other ranks do not hang).
   void run(Op& op) {
+    if (op.kind == OpKind::kWait) return run_wait(op);
     bool cancelled = std::any_of(failed_.begin(), failed_.end(),
                                  [&](const Region& r) { return overlaps(r, op.region); });
+    if (op.kind == OpKind::kPost) return run_post(op, cancelled);
     Status st;
     if (cancelled) {
       if (op.req.collective) {
@@ -244,6 +290,59 @@ class AsyncFile final : public WrappedState {
     if (st.is_ok()) return;
     if (!cancelled && st.code() != NC_ERANGE) failed_.push_back(op.region);
     record_error(op, st);
+  }
+
+  // A kept iput reaches the layer below under its id (its request object
+  // there); one that failed or was cancelled is remembered as lost, so the
+  // wait naming it does not name an id the layer below never had.
+  void run_post(Op& op, bool cancelled) {
+    Status st = {EXA_ECANCELED, "cancelled: an earlier operation on this region failed"};
+    if (!cancelled) {
+      int id = op.reqid;
+      st = next_->post(below(), op.req, PostKind::kIput, &id);
+      if (st.is_ok()) return;  // (no conversion is deferred: no NC_ERANGE here)
+      failed_.push_back(op.region);
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      lost_[op.reqid] = st.code();
+    }
+    record_error(op, st);
+  }
+
+  // A deferred wait_all: collective below, on the ids the layer below has.
+  void run_wait(Op& op) {
+    std::vector<int> ids;
+    std::vector<Region> regions;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (size_t k = 0; k < op.wait_ids.size(); ++k) {
+        if (lost_.erase(op.wait_ids[k])) continue;  // its error is recorded already
+        ids.push_back(op.wait_ids[k]);
+        regions.push_back(op.wait_regions[k]);
+      }
+    }
+    std::vector<int> statuses(ids.size(), NC_NOERR);
+    std::vector<int> named = ids;
+    Status st = next_->wait(below(), static_cast<int>(ids.size()), ids.data(), statuses.data(), true);
+    bool reported = false;
+    for (size_t k = 0; k < named.size(); ++k) {
+      if (statuses[k] == NC_NOERR) continue;
+      failed_.push_back(regions[k]);
+      Op one;
+      one.kind = OpKind::kPost;
+      one.reqid = named[k];
+      one.req.varid = regions[k].varid;
+      one.call = op.call;
+      one.seq = op.seq;
+      one.time = op.time;
+      record_error(one, {statuses[k], "a deferred request failed"});
+      reported = true;
+    }
+    if (!st.is_ok() && !reported) {
+      failed_.insert(failed_.end(), regions.begin(), regions.end());
+      record_error(op, st);
+    }
   }
 
   void record_error(const Op& op, const Status& st) {
@@ -269,6 +368,9 @@ class AsyncFile final : public WrappedState {
   int pending_records_ = 0;
   uint64_t sequence_ = 0;
   std::vector<Region> failed_;  // the worker's only
+  std::map<int, Region> kept_;
+  std::map<int, int> lost_;     // under mu_
+  MPI_Comm agree_comm_ = MPI_COMM_NULL;
   std::vector<exa_async_error_info> errors_;
   Status unreported_;
   std::thread worker_;
@@ -277,6 +379,11 @@ class AsyncFile final : public WrappedState {
 AsyncFile::~AsyncFile() {
   stop();
   forget_file(this);
+  int finalized = 0;
+  if (agree_comm_ != MPI_COMM_NULL && MPI_Finalized(&finalized) == MPI_SUCCESS && !finalized) {
+    Status freed = io::from_mpi(MPI_Comm_free(&agree_comm_), io::MpiOp::kOther, "async: MPI_Comm_free");
+    freed.set_aside("the file is closed; nothing to report it to");
+  }
 }
 
 // Every open async file of the process: a create, an open or a get drains
@@ -444,14 +551,13 @@ class AsyncConnector final : public ForwardingConnector {
               MPI_Datatype buftype, bool put, bool collective) override {
     return after(f, [&] { return next()->vard(below(f), varid, filetype, buf, bufcount, buftype, put, collective); });
   }
-  Status post(FileState& f, const DataRequest& req, PostKind kind, int* reqid) override {
-    return after(f, [&] { return next()->post(below(f), req, kind, reqid); });
-  }
-  Status wait(FileState& f, int num, int* reqids, int* statuses, bool collective) override {
-    return completing(f, [&] { return next()->wait(below(f), num, reqids, statuses, collective); });
-  }
+  Status post(FileState& f, const DataRequest& req, PostKind kind, int* reqid) override;
+  Status wait(FileState& f, int num, int* reqids, int* statuses, bool collective) override;
   Status cancel(FileState& f, int num, int* reqids, int* statuses) override {
-    return after(f, [&] { return next()->cancel(below(f), num, reqids, statuses); });
+    Status st = after(f, [&] { return forwarded_requests(f, num, reqids, statuses, [&](int* ids, int* sts) {
+      return next()->cancel(below(f), num, ids, sts);
+    }); });
+    return st;
   }
   Status inq_nreqs(FileState& f, int* nreqs) override {
     return after(f, [&] { return next()->inq_nreqs(below(f), nreqs); });
@@ -501,6 +607,13 @@ class AsyncConnector final : public ForwardingConnector {
   }
   std::unique_ptr<Op> copy_of(FileState& f, const DataRequest& req, const CheckedAccess& access,
                               bool* copyable);
+  bool may_keep_wait(AsyncFile& af, int num, const int* reqids);
+  Status agree_to_defer(FileState& f, bool mine, bool* all);
+  // A wait or cancel made below at once (after a drain): the kept requests
+  // lost in the background are answered here with their code (the layer
+  // below never had them), and the ids it completed stop being kept.
+  template <typename Fn>
+  Status forwarded_requests(FileState& f, int num, int* reqids, int* statuses, Fn&& below_call);
 
   const size_t mem_cap_;
 };
@@ -584,6 +697,133 @@ Status AsyncConnector::put(FileState& f, const DataRequest& req) {
     return at_once();
   }
   return Status::ok();
+}
+
+// Kept (deferred): an iput that passed its checks, in data mode, of a
+// fixed-size variable, with no conversion, from contiguous memory -- copied
+// into the connector's buffer and posted below later under the id it gets
+// now (reserve_request_id), so the ids are the ones native would give.
+// Everything else drains the queue and posts at once.
+Status AsyncConnector::post(FileState& f, const DataRequest& req, PostKind kind, int* reqid) {
+  auto& af = state(f);
+  auto at_once = [&] { return after(f, [&] { return next()->post(below(f), req, kind, reqid); }); };
+  if (kind != PostKind::kIput || req.varn || req.blocking || af.agreement_comm() == MPI_COMM_NULL ||
+      safe_mode_requested() || partitioned(f))
+    return at_once();
+  const CallModes modes = next()->modes(below(f));
+  if (modes.define_mode) return at_once();
+  const model::Dataset& ds = next()->dataset(below(f));
+  CheckedAccess access;
+  Status checked = check_data_args(ds, modes, req, true, false, &access);
+  if (!checked.is_ok()) {
+    checked.set_aside("the post below answers it, in PnetCDF's order");
+    return at_once();
+  }
+  if (access.geo.record || access.memtype != ds.var(req.varid).type) return at_once();
+  bool copyable = false;
+  std::unique_ptr<Op> op = copy_of(f, req, access, &copyable);
+  if (!copyable || op->bytes > mem_cap_) return at_once();
+  const int id = next()->reserve_request_id(below(f));
+  if (id < 0) return at_once();
+  op->kind = OpKind::kPost;
+  op->reqid = id;
+  if (req.call == nullptr) op->call = "ncmpi_iput";
+  const Region region = op->region;
+  if (!af.enqueue(std::move(op))) return {NC_EINTERNAL, "async: a kept iput did not fit its bound"};
+  af.kept()[id] = region;
+  if (reqid) *reqid = id;
+  return Status::ok();
+}
+
+// Whether this rank's wait_all names only requests the connector keeps
+// (each once; NC_REQ_NULL entries are skipped, as below).
+bool AsyncConnector::may_keep_wait(AsyncFile& af, int num, const int* reqids) {
+  if (num < 0 || (num > 0 && reqids == nullptr)) return false;
+  std::set<int> named;
+  for (int i = 0; i < num; ++i) {
+    if (reqids[i] == NC_REQ_NULL) continue;
+    if (!af.kept().count(reqids[i]) || !named.insert(reqids[i]).second) return false;
+  }
+  return true;
+}
+
+// One allreduce on the connector's own communicator: whether every rank may
+// defer its wait_all (then no rank named an unknown id, and every rank's
+// collective wait below runs from the queue, in program order).
+Status AsyncConnector::agree_to_defer(FileState& f, bool mine, bool* all) {
+  MPI_Comm comm = state(f).agreement_comm();
+  int flag = mine ? 1 : 0;
+  EXA_RETURN_IF_ERROR(io::from_mpi(MPI_Allreduce(MPI_IN_PLACE, &flag, 1, MPI_INT, MPI_MIN, comm),
+                                   io::MpiOp::kOther, "async: MPI_Allreduce at wait_all"));
+  *all = flag != 0;
+  return Status::ok();
+}
+
+template <typename Fn>
+Status AsyncConnector::forwarded_requests(FileState& f, int num, int* reqids, int* statuses, Fn&& below_call) {
+  auto& af = state(f);
+  const std::map<int, int> lost = af.lost();
+  if (num < 0 || reqids == nullptr) {
+    Status st = below_call(reqids, statuses);
+    if (num == NC_REQ_ALL || num == NC_PUT_REQ_ALL) {  // every kept request is a put
+      af.kept().clear();
+      af.forget_all_lost();
+    }
+    return st;
+  }
+  std::vector<int> ids(reqids, reqids + num);
+  for (int& id : ids)
+    if (lost.count(id)) id = NC_REQ_NULL;  // answered here
+  Status st = below_call(ids.data(), statuses);
+  for (int i = 0; i < num; ++i) {
+    auto gone = lost.find(reqids[i]);
+    if (gone != lost.end()) {
+      if (statuses) statuses[i] = gone->second;
+      af.forget_lost(reqids[i]);
+      af.kept().erase(reqids[i]);
+      reqids[i] = NC_REQ_NULL;
+    } else if (ids[i] == NC_REQ_NULL && reqids[i] != NC_REQ_NULL) {  // completed below
+      af.kept().erase(reqids[i]);
+      reqids[i] = NC_REQ_NULL;
+    }
+  }
+  return st;
+}
+
+// wait_all on requests the connector keeps, agreed by every rank, is itself
+// kept: queued after their posts, it returns at once (every status
+// NC_NOERR, every id NC_REQ_NULL, the buffers free, as PnetCDF's wait_all
+// leaves them); a failure is recorded and returned by the next completing
+// call, like a deferred put's. Any other wait drains the queue and runs.
+Status AsyncConnector::wait(FileState& f, int num, int* reqids, int* statuses, bool collective) {
+  auto& af = state(f);
+  const CallModes modes = next()->modes(below(f));
+  if (collective && af.agreement_comm() != MPI_COMM_NULL && !modes.define_mode && !modes.indep_mode && !safe_mode_requested() &&
+      !partitioned(f)) {
+    bool all = false;
+    EXA_RETURN_IF_ERROR(agree_to_defer(f, may_keep_wait(af, num, reqids), &all));
+    if (all) {
+      auto op = std::make_unique<Op>();
+      op->kind = OpKind::kWait;
+      op->call = "ncmpi_wait_all";
+      op->time = MPI_Wtime();
+      for (int i = 0; i < num; ++i) {
+        if (statuses) statuses[i] = NC_NOERR;
+        if (reqids[i] == NC_REQ_NULL) continue;
+        op->wait_ids.push_back(reqids[i]);
+        op->wait_regions.push_back(af.kept()[reqids[i]]);
+        af.kept().erase(reqids[i]);
+        reqids[i] = NC_REQ_NULL;
+      }
+      if (!af.enqueue(std::move(op))) return {NC_EINTERNAL, "async: a kept wait did not fit its bound"};
+      return af.take_unreported();
+    }
+  }
+  return completing(f, [&] {
+    return forwarded_requests(f, num, reqids, statuses, [&](int* ids, int* sts) {
+      return next()->wait(below(f), num, ids, sts, collective);
+    });
+  });
 }
 
 Status AsyncConnector::extension(FileState& f, const char* name, void* args) {

@@ -109,6 +109,7 @@ class ForwardingConnector : public Connector {
   Status post(FileState& f, const DataRequest& req, PostKind kind, int* reqid) override {
     return next_->post(below(f), req, kind, reqid);
   }
+  int reserve_request_id(FileState& f) override { return next_->reserve_request_id(below(f)); }
   Status wait(FileState& f, int num, int* reqids, int* statuses, bool collective) override {
     return next_->wait(below(f), num, reqids, statuses, collective);
   }

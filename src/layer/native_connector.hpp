@@ -2,6 +2,8 @@
 // MPI-IO, with the in-memory model kept identical on every rank.
 #pragma once
 
+#include <atomic>
+
 #include <chrono>
 
 #include <map>
@@ -108,7 +110,9 @@ class NativeFile : public FileState {
   format::Header before_redef;  // the header as on disk when redef began
   format::Layout layout_before_redef;
   std::map<int, PendingRequest> pending;  // by request id = posting order
-  int next_request_id = 0;
+  // Taken by post, or ahead of it by reserve_request_id (from the program's
+  // thread while a connector's thread posts below: atomic).
+  std::atomic<int> next_request_id{0};
   MPI_Offset attached_size = -1;  // bput buffer size; -1: none attached
   MPI_Offset attached_used = 0;
   ByteBuffer scratch;  // external bytes of blocking calls, reused call to call
@@ -164,6 +168,7 @@ class NativeConnector final : public Connector {
               MPI_Datatype buftype, bool put, bool collective) override;
 
   Status post(FileState& f, const DataRequest& req, PostKind kind, int* reqid) override;
+  int reserve_request_id(FileState& f) override;
   Status wait(FileState& f, int num, int* reqids, int* statuses, bool collective) override;
   Status cancel(FileState& f, int num, int* reqids, int* statuses) override;
   Status inq_nreqs(FileState& f, int* nreqs) override;

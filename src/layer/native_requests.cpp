@@ -242,6 +242,7 @@ Status check_varn(NativeFile& nf, const DataRequest& req, bool write) {
 
 Status NativeConnector::post(FileState& f, const DataRequest& req, PostKind kind, int* reqid) {
   auto& nf = native(f);
+  const int reserved = reqid != nullptr ? *reqid : NC_REQ_NULL;  // >= 0: taken ahead
   if (reqid) *reqid = NC_REQ_NULL;
   bool put = kind != PostKind::kIget;
   Plan plan;
@@ -286,13 +287,16 @@ Status NativeConnector::post(FileState& f, const DataRequest& req, PostKind kind
   } else {
     EXA_RETURN_IF_ERROR(io::KeptDatatype::keep(req.buftype, &r.buftype));
   }
-  int id = nf.next_request_id++;
+  const int id = reserved >= 0 ? reserved : nf.next_request_id++;
+  if (nf.pending.count(id)) return {NC_EINTERNAL, "request id " + std::to_string(id) + " is in use"};
   nf.pending.emplace(id, std::move(r));
   if (reqid) *reqid = id;
   // As PnetCDF: NC_ERANGE is the post's answer; the request stands (the
   // values that fit are written) and completes without error.
   return converted;
 }
+
+int NativeConnector::reserve_request_id(FileState& f) { return native(f).next_request_id++; }
 
 Status NativeConnector::wait(FileState& f, int num, int* reqids, int* statuses, bool collective) {
   auto& nf = native(f);

@@ -7,13 +7,22 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <sstream>
 
 #include "exacdf_connector.h"
 #include "layer/forwarding_connector.hpp"
+
+// An inquiry on its way down (the opaque exacdf_inquiry of the C header):
+// the answer reading the metadata, and whether the plugin forwarded it.
+struct exacdf_inquiry {
+  exa::layer::InquiryAnswer answer;
+  bool forwarded = false;
+};
 
 namespace exa::layer {
 
@@ -170,6 +179,17 @@ const exacdf_file_ops kLowerOps = {
     [](void* f, MPI_Offset* usage, MPI_Offset* size) {
       return lower_call(f, [&](C& c, S& s) { return c.buffer_usage(s, usage, size); });
     },
+    [](void* f, const char* call, exacdf_inquiry* q) {
+      if (q == nullptr) return static_cast<int>(NC_EINVAL);
+      q->forwarded = true;
+      return lower_call(f, [&](C& c, S& s) { return c.inquire(s, call, q->answer); });
+    },
+    [](void* f, int* reqid) {
+      if (reqid == nullptr) return static_cast<int>(NC_EINVAL);
+      LowerHandle& h = lower_of(f);
+      *reqid = h.connector->reserve_request_id(*h.state);
+      return static_cast<int>(*reqid >= 0 ? NC_NOERR : NC_EINTERNAL);
+    },
 };
 
 // ---- the plugin as a C++ connector ---------------------------------------------------------
@@ -277,7 +297,7 @@ class PluginConnector final : public Connector {
   Status rename_att(FileState& f, int varid, const char* name, const char* new_name) override {
     return call("rename_att", f, &exacdf_file_ops::rename_att, varid, name, new_name);
   }
-  // Metadata inquiries are answered by the layer below (version 1 of the table).
+  // dataset/facts (what data calls and exa_inq_* read) are the layer below's.
   // An SWMR reader's refresh has no entry in version 1 of the table: the layer below does it.
   Status refresh(FileState& f) override { return below_->refresh(below(f)); }
   const model::Dataset& dataset(FileState& f) override { return below_->dataset(below(f)); }
@@ -286,8 +306,21 @@ class PluginConnector final : public Connector {
   Status get_att(FileState& f, int varid, const char* name, void* values, nc_type memtype) override {
     return call("get_att", f, &exacdf_file_ops::get_att, varid, name, values, memtype);
   }
+  // The plugin sees the inquiry and forwards it (or refuses it with a code).
   Status inquire(FileState& f, const char* call, InquiryAnswer answer) override {
-    return below_->inquire(below(f), call, answer);
+    if (cls_->ops.inquire == nullptr) return below_->inquire(below(f), call, answer);
+    exacdf_inquiry q{answer};
+    const int rc = cls_->ops.inquire(static_cast<PluginFile&>(f).mine(), call, &q);
+    if (rc == NC_NOERR && !q.forwarded)
+      return {NC_EINTERNAL, std::string("connector ") + cls_->name + " answered " + call +
+                                " without forwarding it: the results are unset"};
+    return plugin_status(call, rc);
+  }
+  int reserve_request_id(FileState& f) override {
+    if (cls_->ops.reserve_request == nullptr) return below_->reserve_request_id(below(f));
+    int id = NC_REQ_NULL;
+    if (cls_->ops.reserve_request(static_cast<PluginFile&>(f).mine(), &id) != NC_NOERR) return NC_REQ_NULL;
+    return id;
   }
   void prepare_collective(FileState& f, int varid) override { below_->prepare_collective(below(f), varid); }
   Status check_data(FileState& f, const DataRequest& req, bool put, bool call_only) override {
@@ -392,17 +425,35 @@ class PluginConnector final : public Connector {
 
 PluginFile::~PluginFile() { owner_->release(mine_); }
 
-// The plugin's class, checked: its table must be this header's version and
-// at least this header's size.
+// The size of a table of `version` (each version appended calls to ops).
+size_t table_size(uint32_t version) {
+  if (version == 1) return offsetof(exacdf_connector_class, ops) + offsetof(exacdf_file_ops, inquire);
+  return sizeof(exacdf_connector_class);
+}
+
+// The plugin's table as one of this version: its own calls, the later ones
+// NULL (forwarded). One per plugin, kept as long as the library (forever).
+const exacdf_connector_class* full_table(const exacdf_connector_class* cls) {
+  static std::mutex mu;
+  static auto* tables = new std::map<const exacdf_connector_class*, exacdf_connector_class>;
+  std::lock_guard<std::mutex> lock(mu);
+  auto [it, made] = tables->try_emplace(cls);
+  if (made) std::memcpy(&it->second, cls, table_size(cls->version));
+  return &it->second;
+}
+
+// The plugin's class, checked: its table must be a version this exacdf
+// loads and at least that version's size.
 Status check_class(const std::string& name, const std::string& file, const exacdf_connector_class* cls) {
   const std::string where = "plugin " + file + ": ";
   if (cls == nullptr) return {NC_EINVAL, where + EXACDF_CONNECTOR_INFO_SYMBOL " returned NULL"};
-  if (cls->version != EXACDF_CONNECTOR_VERSION)
+  if (cls->version < EXACDF_CONNECTOR_VERSION_MIN || cls->version > EXACDF_CONNECTOR_VERSION)
     return {NC_EINVAL, where + "connector table version " + std::to_string(cls->version) +
-                           ", this exacdf loads version " + std::to_string(EXACDF_CONNECTOR_VERSION)};
-  if (cls->size < sizeof(exacdf_connector_class))
+                           ", this exacdf loads versions " + std::to_string(EXACDF_CONNECTOR_VERSION_MIN) +
+                           " to " + std::to_string(EXACDF_CONNECTOR_VERSION)};
+  if (cls->size < table_size(cls->version))
     return {NC_EINVAL, where + "connector table of " + std::to_string(cls->size) + " bytes, expected " +
-                           std::to_string(sizeof(exacdf_connector_class))};
+                           std::to_string(table_size(cls->version))};
   if (cls->name == nullptr || name != cls->name)
     return {NC_EINVAL, where + "the connector calls itself \"" + std::string(cls->name ? cls->name : "") +
                            "\", not \"" + name + "\""};
@@ -441,6 +492,7 @@ Status load_plugin_connector(const std::string& name, ConnectorMaker* out, bool*
   auto info = reinterpret_cast<exacdf_connector_info_fn>(sym);
   const exacdf_connector_class* cls = info();
   EXA_RETURN_IF_ERROR(check_class(name, file, cls));
+  cls = full_table(cls);
   *out = [cls](Connector* below, const ConnectorSettings& settings, std::unique_ptr<Connector>* made) -> Status {
     auto c = std::make_unique<PluginConnector>(cls, below);
     EXA_RETURN_IF_ERROR(c->init(settings));

@@ -223,6 +223,8 @@ class TraceConnector final : public Connector {
                                             : (req.blocking ? kGet : kIget);
     return data(f, req, op, [&](FileState& in) { return next_->post(in, req, kind, reqid); });
   }
+  // Not a call of the program's: forwarded without a record.
+  int reserve_request_id(FileState& f) override { return next_->reserve_request_id(*traced(f).inner); }
   Status wait(FileState& f, int num, int* reqids, int* statuses, bool collective) override;
   Status cancel(FileState& f, int num, int* reqids, int* statuses) override {
     return meta(f, kCancel, [&](FileState& in) { return next_->cancel(in, num, reqids, statuses); });

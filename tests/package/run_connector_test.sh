@@ -5,7 +5,9 @@
 # 2 ranks with EXACDF_CONNECTORS=passthrough_c: results checked by the program, the plugin's
 # own call counts checked here. Then a missing plugin, a plugin of another table version and
 # a bad setting must each fail create/open with NC_EINVAL on every rank; a table of NULL calls
-# (all forwarded) and plugins stacked between built-ins give the same results.
+# (all forwarded), a table of version 1, and plugins stacked between built-ins give the same
+# results. A plugin of table version 2 counts the program's inquiries and forwards, refuses
+# or drops one (inquire_counter_connector.c, inquire_user.c).
 # Usage: run_connector_test.sh SOURCE_DIR BUILD_DIR WORK_DIR
 set -euo pipefail
 src="$(cd "$1" && pwd)"
@@ -48,6 +50,15 @@ mpicc -shared -fPIC "$here/bad_version_connector.c" -o "$work/bad/libexacdf_conn
 mpicc -shared -fPIC "$here/null_ops_connector.c" -o "$work/bad/libexacdf_connector_null_ops.so" \
   $(pkg-config --cflags exacdf)
 
+# shellcheck disable=SC2046
+mpicc -shared -fPIC "$here/v1_table_connector.c" -o "$work/bad/libexacdf_connector_v1_table.so" \
+  $(pkg-config --cflags exacdf)
+# shellcheck disable=SC2046
+mpicc -shared -fPIC "$here/inquire_counter_connector.c" -o "$work/bad/libexacdf_connector_inquire_counter.so" \
+  $(pkg-config --cflags exacdf)
+# shellcheck disable=SC2046
+mpicc "$here/inquire_user.c" -o "$work/inquire_user" $(pkg-config --cflags --libs exacdf) -Wl,-rpath,"$libdir"
+
 run2() { timeout 120 mpiexec -n 2 "$@"; }
 
 step "run through passthrough_c at 2 ranks"
@@ -67,8 +78,25 @@ step "a table of NULL calls, and plugins stacked with built-ins"
 EXACDF_PLUGIN_PATH="$work/bad" EXACDF_CONNECTORS=null_ops run2 "$work/connector_user" "$work/null_ops.nc"
 EXACDF_PLUGIN_PATH="$work/plugin:$work/bad" EXACDF_CONNECTORS="passthrough,passthrough_c,null_ops,passthrough,native" \
   run2 "$work/connector_user" "$work/mixed.nc"
+EXACDF_PLUGIN_PATH="$work/bad" EXACDF_CONNECTORS=v1_table run2 "$work/connector_user" "$work/v1_table.nc"
 PNETCDF_SAFE_MODE=1 EXACDF_PLUGIN_PATH="$work/plugin" EXACDF_CONNECTORS="passthrough_c" \
   run2 "$work/connector_user" "$work/safe.nc"
+
+step "inquiries reach a C connector (table version 2), which forwards, refuses or drops them"
+for how in forward refused dropped; do
+  case "$how" in
+    forward) settings="log=$work/inq_$how" ;;
+    refused) settings="log=$work/inq_$how;refuse=ncmpi_inq_varid" ;;
+    dropped) settings="log=$work/inq_$how;drop=ncmpi_inq_varid" ;;
+  esac
+  EXACDF_PLUGIN_PATH="$work/bad" EXACDF_CONNECTORS="passthrough,inquire_counter{$settings},passthrough" \
+    run2 "$work/inquire_user" "$work/inquire_$how.nc" "$how" || fail "inquire_user $how"
+  for r in 0 1; do
+    # The program makes 6 inquiries; the last is ncmpi_inq (for ncmpi_inq_nvars).
+    [[ "$(cat "$work/inq_$how.$r")" == "rank $r inquiries 6 last ncmpi_inq" ]] ||
+      fail "inquiries seen on rank $r ($how): $(cat "$work/inq_$how.$r")"
+  done
+done
 
 step "a missing plugin, another version, a bad setting: NC_EINVAL at create/open"
 EXACDF_PLUGIN_PATH="$work/plugin" EXACDF_CONNECTORS=no_such_connector \
