@@ -150,16 +150,31 @@ int multi_blocking(const char* fn, int ncid, int num, const int* varids, Kind ki
 
 }  // namespace
 
-int ncmpi_wait(int ncid, int count, int array_of_requests[], int array_of_statuses[]) {
-  return with_file("ncmpi_wait", ncid, [&](OpenFile& f) {
-    return f.connector->wait(*f.state, count, array_of_requests, array_of_statuses, false);
+namespace {
+
+// As PnetCDF 1.12.3: ncmpi_wait belongs to independent data mode and
+// ncmpi_wait_all to collective data mode; in the other mode the wait does
+// nothing and every request stays pending (define mode: the connector's
+// NC_EINDEFINE).
+int wait_in_mode(const char* fn, int ncid, int count, int* reqs, int* statuses, bool collective) {
+  return with_file(fn, ncid, [&](OpenFile& f) -> Status {
+    const auto facts = f.connector->facts(*f.state);
+    if (!facts.define_mode && collective && facts.indep_mode)
+      return {NC_EINDEP, "ncmpi_wait_all in independent data mode"};
+    if (!facts.define_mode && !collective && !facts.indep_mode)
+      return {NC_ENOTINDEP, "ncmpi_wait in collective data mode"};
+    return f.connector->wait(*f.state, count, reqs, statuses, collective);
   });
 }
 
+}  // namespace
+
+int ncmpi_wait(int ncid, int count, int array_of_requests[], int array_of_statuses[]) {
+  return wait_in_mode("ncmpi_wait", ncid, count, array_of_requests, array_of_statuses, false);
+}
+
 int ncmpi_wait_all(int ncid, int count, int array_of_requests[], int array_of_statuses[]) {
-  return with_file("ncmpi_wait_all", ncid, [&](OpenFile& f) {
-    return f.connector->wait(*f.state, count, array_of_requests, array_of_statuses, true);
-  });
+  return wait_in_mode("ncmpi_wait_all", ncid, count, array_of_requests, array_of_statuses, true);
 }
 
 int ncmpi_cancel(int ncid, int num, int* reqs, int* statuses) {

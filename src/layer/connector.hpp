@@ -189,13 +189,14 @@ class Connector {
   // in wait_all). num may be NC_REQ_ALL, NC_PUT_REQ_ALL or NC_GET_REQ_ALL.
   //
   // Requests are objects each layer keeps under one id, the one the user
-  // sees (PnetCDF's: the terminal connector gives them out in posting
-  // order). *reqid on entry: NC_REQ_NULL -- the terminal connector gives the
+  // sees (PnetCDF's: the terminal connector gives them out, puts 0, 2, 4,
+  // ..., gets 1, 3, 5, ..., each kind starting again when none of it is
+  // pending). *reqid on entry: NC_REQ_NULL -- the terminal connector gives the
   // next id -- or an id taken earlier with reserve_request_id, by a
   // connector that kept the request and posts it below only now (async).
   // On return *reqid is the request's id, NC_REQ_NULL if the post failed.
   virtual Status post(FileState& f, const DataRequest& req, PostKind kind, int* reqid) = 0;
-  // The id the next request will have, taken now (forwarded to the terminal
+  // The id of a put request (iput, bput) posted later, taken now (forwarded to the terminal
   // connector; safe to call while another thread of the connector calls below).
   virtual int reserve_request_id(FileState& f) = 0;
   virtual Status wait(FileState& f, int num, int* reqids, int* statuses, bool collective) = 0;

@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include <map>
+#include <mutex>
 #include <tuple>
 
 #include "convert/external.hpp"
@@ -109,10 +110,20 @@ class NativeFile : public FileState {
   int fill_mode = NC_NOFILL;
   format::Header before_redef;  // the header as on disk when redef began
   format::Layout layout_before_redef;
-  std::map<int, PendingRequest> pending;  // by request id = posting order
-  // Taken by post, or ahead of it by reserve_request_id (from the program's
-  // thread while a connector's thread posts below: atomic).
-  std::atomic<int> next_request_id{0};
+  std::map<int, PendingRequest> pending;  // by request id (per kind: posting order)
+  // Request ids as PnetCDF 1.12.3 gives them: puts (iput, bput) 0, 2, 4, ...,
+  // gets 1, 3, 5, ...; a kind's sequence starts again when none of its
+  // requests is pending. Taken by post, or ahead of it by reserve_request_id
+  // (a put's, from the program's thread while a connector's thread posts
+  // below: under ids_mutex).
+  struct RequestIds {
+    std::mutex mutex;
+    int next_put = 0, next_get = 0;  // the kind's next sequence number
+    int pending_puts = 0, pending_gets = 0;  // posted or reserved, not yet done
+    int take(bool put);                       // a new id of the kind, counted pending
+    void done(bool put);                      // one of the kind completed or cancelled
+    void clear();                             // none pending (close)
+  } request_ids;
   MPI_Offset attached_size = -1;  // bput buffer size; -1: none attached
   MPI_Offset attached_used = 0;
   ByteBuffer scratch;  // external bytes of blocking calls, reused call to call

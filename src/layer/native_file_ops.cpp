@@ -885,6 +885,7 @@ Status NativeConnector::close(FileState& f) {
     if (types_freed.is_ok()) types_freed = freed;
   }
   nf.pending.clear();
+  nf.request_ids.clear();
   if (nf.define_mode) st = enddef(f, nullptr);
   // A new file whose first enddef failed holds no header: remove it, as abort would.
   if (!st.is_ok() && nf.never_ended) {

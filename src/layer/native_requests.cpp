@@ -137,6 +137,7 @@ Status drop_request(NativeFile& nf, int id) {
   PendingRequest& r = nf.pending.at(id);
   if (r.buffered) nf.attached_used -= static_cast<MPI_Offset>(r.external.size());
   Status freed = r.buftype.release();
+  nf.request_ids.done(r.put);
   nf.pending.erase(id);
   return freed;
 }
@@ -287,7 +288,7 @@ Status NativeConnector::post(FileState& f, const DataRequest& req, PostKind kind
   } else {
     EXA_RETURN_IF_ERROR(io::KeptDatatype::keep(req.buftype, &r.buftype));
   }
-  const int id = reserved >= 0 ? reserved : nf.next_request_id++;
+  const int id = reserved >= 0 ? reserved : nf.request_ids.take(put);  // (a reserved id is counted)
   if (nf.pending.count(id)) return {NC_EINTERNAL, "request id " + std::to_string(id) + " is in use"};
   nf.pending.emplace(id, std::move(r));
   if (reqid) *reqid = id;
@@ -296,7 +297,27 @@ Status NativeConnector::post(FileState& f, const DataRequest& req, PostKind kind
   return converted;
 }
 
-int NativeConnector::reserve_request_id(FileState& f) { return native(f).next_request_id++; }
+int NativeConnector::reserve_request_id(FileState& f) { return native(f).request_ids.take(true); }
+
+int NativeFile::RequestIds::take(bool put) {
+  std::lock_guard<std::mutex> lock(mutex);
+  int& pending = put ? pending_puts : pending_gets;
+  int& next = put ? next_put : next_get;
+  if (pending == 0) next = 0;  // none of the kind pending: PnetCDF starts again
+  ++pending;
+  return 2 * next++ + (put ? 0 : 1);
+}
+
+void NativeFile::RequestIds::done(bool put) {
+  std::lock_guard<std::mutex> lock(mutex);
+  int& pending = put ? pending_puts : pending_gets;
+  if (pending > 0) --pending;
+}
+
+void NativeFile::RequestIds::clear() {
+  std::lock_guard<std::mutex> lock(mutex);
+  pending_puts = pending_gets = 0;
+}
 
 Status NativeConnector::wait(FileState& f, int num, int* reqids, int* statuses, bool collective) {
   auto& nf = native(f);

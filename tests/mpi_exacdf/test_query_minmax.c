@@ -205,6 +205,9 @@ static void run_format(int cmode, const char *name) {
 }
 
 int main(int argc, char **argv) {
+  /* Every put keeps min/max from the start (by default only puts into variables that have
+   * a sidecar or were queried by this process do). */
+  setenv("EXACDF_QUERY_MINMAX", "always", 1);
   mpi_test_init(&argc, &argv);
   setenv("EXACDF_QUERY_MINMAX_CHUNK", "512", 1);
   run_format(NC_64BIT_DATA, "query_minmax_cdf5.nc");
