@@ -325,7 +325,11 @@ static int sections_state(int ncid, int step) {
     for (int rec = 0; rec < len; rec++)
       for (int i = 0; i < X; i++) {
         const int want = sections_written(var, rec, step) ? f(var, rec, i) : NC_FILL_INT;
-        WANT(got[rec * X + i] == want, "%s[%d][%d] = %d, want %d", names[var], rec, i, got[rec * X + i], want);
+        /* an old record the next step writes in place (b's 0 in step 4, c's 1 in step 7): a
+         * generation counts it already, so a kill may leave either value (as for fixed-size data) */
+        const int in_place = (var == 1 && rec == 0 && step == 3) || (var == 2 && rec == 1 && step == 6);
+        WANT(got[rec * X + i] == want || (in_place && got[rec * X + i] == f(var, rec, i)), "%s[%d][%d] = %d, want %d",
+             names[var], rec, i, got[rec * X + i], want);
       }
   }
   return 1;
