@@ -103,9 +103,16 @@ std::vector<io::FillRegion> fill_regions_for_new_vars(const NativeFile& nf, int 
     }
     io::VarGeometry place;
     if (!place_of_var(nf.ds, id, &place).is_ok()) continue;  // a layout this writer just planned: never
-    for (int64_t r = 0; r < nf.ds.numrecs(); ++r)
-      regions.push_back({format::record_offset(place.pieces, var.begin, nf.ds.layout().recsize, r), bytes,
-                         nf.ds.fill_value_external(id)});
+    const std::vector<uint8_t> fill = nf.ds.fill_value_external(id);
+    const size_t first = regions.size();
+    for (int64_t r = 0; r < nf.ds.numrecs(); ++r) {
+      const int64_t at = format::record_offset(place.pieces, var.begin, nf.ds.layout().recsize, r);
+      // Records back to back (a new variable's old records in their section): one region.
+      if (regions.size() > first && regions.back().offset + regions.back().nbytes == at)
+        regions.back().nbytes += bytes;
+      else
+        regions.push_back({at, bytes, fill});
+    }
   }
   return regions;
 }
