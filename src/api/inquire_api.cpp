@@ -203,7 +203,14 @@ int ncmpi_inq_varoffset(int ncid, int varid, MPI_Offset* offset) {
   return with_dataset("ncmpi_inq_varoffset", ncid, [&](const Dataset& ds) -> Status {
     const exa::format::Variable* v = nullptr;
     EXA_RETURN_IF_ERROR(var_of(ds, varid, &v));
-    if (offset) *offset = v->begin;
+    // A record variable of a file with record sections: where record 0 would
+    // be were the current section's records laid out from it, so that
+    // offset + r * recsize is record r for every record of the current
+    // section (the records before it are in closed sections).
+    const auto& sections = ds.layout().sections;
+    const bool sectioned = sections.present && ds.is_record_var(varid);
+    if (offset)
+      *offset = sectioned ? v->begin - int64_t(sections.current_first) * ds.layout().recsize : v->begin;
     return Status::ok();
   });
 }

@@ -8,6 +8,7 @@
 #include <span>
 
 #include "format/classic_header.hpp"
+#include "format/record_sections.hpp"
 
 namespace exa::format {
 
@@ -32,6 +33,9 @@ struct Layout {
   int64_t header_extent = 0;  // space reserved for the header (= first variable's begin)
   int64_t begin_rec = 0;      // offset of the first record
   int64_t recsize = 0;        // bytes of one record (all record variables)
+  // Partitioned files only: the records before sections.current_first are
+  // in closed sections, begin_rec holds record current_first on.
+  RecordSections sections{};
   int nvars = 0;              // number of variables this layout placed
   // Alignments in effect (each a multiple of 4), as PnetCDF reports them
   // back in the info hints nc_header_align_size, nc_var_align_size and

@@ -143,7 +143,7 @@ std::array<uint8_t, kSuperblockSize> encode_superblock(const Superblock& sb) {
   xdr::Writer w(out);
   w.bytes(std::span<const uint8_t>(kMagic));
   w.u32(kVersion);
-  w.u32(sb.heartbeat_us != 0 ? kFlagHeartbeat : 0);  // flags
+  w.u32((sb.heartbeat_us != 0 ? kFlagHeartbeat : 0) | (sb.record_sections ? kFlagRecordSections : 0));  // flags
   for (uint64_t v : {sb.generation, sb.index_offset, sb.index_size}) w.u64(v);
   w.u32(sb.index_crc);
   w.u32(uint32_t(sb.heartbeat_us >> 32));  // reserved without the heartbeat flag
@@ -180,7 +180,8 @@ Status decode_superblock(std::span<const uint8_t> bytes, Superblock* out) {
     r.u64(v);
   r.u32(&reserved2);
   if (version != kVersion) return corrupt("unsupported partitioned format version " + std::to_string(version));
-  if ((flags & ~kFlagHeartbeat) != 0) return corrupt("unknown superblock flags set");
+  if ((flags & ~(kFlagHeartbeat | kFlagRecordSections)) != 0) return corrupt("unknown superblock flags set");
+  sb.record_sections = (flags & kFlagRecordSections) != 0;
   // Bytes 44 and 120: the heartbeat with flag 1, else reserved (zero).
   if (flags & kFlagHeartbeat) {
     sb.heartbeat_us = (uint64_t(reserved) << 32) | reserved2;
@@ -201,7 +202,9 @@ Status decode_superblock(std::span<const uint8_t> bytes, Superblock* out) {
     return corrupt("bad record section in superblock");
   if (sb.record_size > 0 && sb.numrecs > (max - sb.record_begin) / sb.record_size)
     return corrupt("record section beyond 2^63 bytes");
-  if (sb.record_begin + sb.numrecs * sb.record_size > sb.file_end)
+  // With record sections, the current section holds the records from the
+  // index head's current_first on: decode_index_head checks its end.
+  if (!sb.record_sections && sb.record_begin + sb.numrecs * sb.record_size > sb.file_end)
     return corrupt("numrecs puts the record section beyond the end of the space in use");
   if (sb.ndims > uint64_t(INT32_MAX) || sb.nvars > uint64_t(INT32_MAX))
     return corrupt("more than 2^31 dimensions or variables");
@@ -305,7 +308,39 @@ int64_t head_size(const IndexTable& index, uint32_t page_entries) {
   int64_t n = kIndexHeadFixedSize;
   for (size_t b = 0; b < index.blocks.size(); b += page_entries)
     n += kPageRefSize + int64_t(index.blocks[b].path.size());
+  if (index.sections.present)
+    n += kRecordSectionsFixedSize + kRecordSectionSize * int64_t(index.sections.closed.size());
   return n;
+}
+
+// The record sections after the head's path area (superblock flag 2).
+void put_sections(xdr::Writer& w, const RecordSections& rs) {
+  w.u64(rs.current_first);
+  w.u64(rs.closed.size());
+  for (const RecordSection& s : rs.closed)
+    for (uint64_t v : {s.first, s.count, s.offset, s.lo, s.hi}) w.u64(v);
+}
+
+// Each closed section inside the space in use and below current_first, and
+// the current section's records inside the space in use: what record_pieces
+// and the data path rely on not to overflow.
+Status check_sections(const RecordSections& rs, const Superblock& sb) {
+  const uint64_t max = uint64_t(INT64_MAX);
+  if (rs.current_first > sb.numrecs) return corrupt("record sections start the current section past numrecs");
+  const uint64_t current = sb.numrecs - rs.current_first;
+  if (sb.record_size > 0 && current > (max - sb.record_begin) / sb.record_size)
+    return corrupt("record section beyond 2^63 bytes");
+  if (sb.record_begin + current * sb.record_size > sb.file_end)
+    return corrupt("numrecs puts the record section beyond the end of the space in use");
+  for (const RecordSection& s : rs.closed) {
+    if (s.count == 0 || s.lo >= s.hi || s.hi > max || s.first > rs.current_first ||
+        s.count > rs.current_first - s.first)
+      return corrupt("bad record section (records or bytes)");
+    const uint64_t width = s.hi - s.lo;
+    if (s.offset < uint64_t(kFirstRegion) || s.offset > sb.file_end || s.count > (sb.file_end - s.offset) / width)
+      return corrupt("record section outside the space in use");
+  }
+  return Status::ok();
 }
 
 }  // namespace
@@ -368,6 +403,7 @@ std::vector<uint8_t> encode_index(const IndexTable& index, uint32_t page_entries
     at += path.size();
   }
   for (size_t k = 0; k < npages; ++k) d.bytes(all[k * page_entries].path);
+  if (index.sections.present) put_sections(d, index.sections);
   std::copy(dir.begin(), dir.end(), out.begin() + kIndexHeadFixedSize);
   if (head_bytes) *head_bytes = uint64_t(head);
   return out;
@@ -387,10 +423,26 @@ Status decode_index_head(std::span<const uint8_t> bytes, const Superblock& sb, u
     return corrupt("bad index table header");
   if (n != sb.nblocks) return corrupt("index table and superblock disagree on the block count");
   const uint64_t room = bytes.size() - kIndexHeadFixedSize;
-  if (npages > n || npages > room / kPageRefSize || paths != room - npages * kPageRefSize)
+  if (npages > n || npages > room / kPageRefSize || paths > room - npages * kPageRefSize)
     return corrupt("index table head size does not match its counts");
   const uint8_t* path_area = bytes.data() + kIndexHeadFixedSize + npages * kPageRefSize;
   IndexHead head;
+  // What follows the path area: the record sections (flag 2), else nothing.
+  const uint64_t tail = room - npages * kPageRefSize - paths;
+  if (!sb.record_sections && tail != 0) return corrupt("index table head size does not match its counts");
+  if (sb.record_sections) {
+    xdr::Reader t(std::span<const uint8_t>(path_area + paths, size_t(tail)));
+    uint64_t count = 0;
+    if (tail < uint64_t(kRecordSectionsFixedSize) || !t.u64(&head.sections.current_first) || !t.u64(&count) ||
+        count != (tail - kRecordSectionsFixedSize) / kRecordSectionSize ||
+        (tail - kRecordSectionsFixedSize) % kRecordSectionSize != 0)
+      return corrupt("index table head's record sections do not match its size");
+    head.sections.present = true;
+    head.sections.closed.resize(size_t(count));
+    for (RecordSection& s : head.sections.closed)
+      for (uint64_t* v : {&s.first, &s.count, &s.offset, &s.lo, &s.hi}) t.u64(v);
+    EXA_RETURN_IF_ERROR(check_sections(head.sections, sb));
+  }
   head.nblocks = n;
   head.pages.resize(size_t(npages));
   uint64_t at = sb.index_head_size, next_block = 0, next_path = 0;
@@ -533,6 +585,7 @@ Status decode_index(std::span<const uint8_t> bytes, const Superblock& sb, uint64
   IndexHead head;
   EXA_RETURN_IF_ERROR(decode_index_head(bytes.first(size_t(sb.index_head_size)), sb, file_size, &head));
   IndexTable index;
+  index.sections = head.sections;
   index.blocks.reserve(size_t(head.nblocks));
   std::vector<std::pair<uint64_t, uint64_t>> extents;  // every block, across pages
   extents.reserve(size_t(head.nblocks));

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "format/classic_header.hpp"
+#include "format/record_sections.hpp"
 #include "util/status.hpp"
 
 namespace exa::format::partitioned {
@@ -21,6 +22,11 @@ inline constexpr uint32_t kVersion = 1;
 // Superblock flag 1: bytes 44-47 and 120-123 hold an SWMR writer's heartbeat
 // (high and low halves of microseconds since the Unix epoch).
 inline constexpr uint32_t kFlagHeartbeat = 1;
+// Superblock flag 2: the records are in sections (format/record_sections.hpp),
+// whose table follows the index head's path area. The record offset and
+// size describe the current section, which holds the records from the
+// table's current_first on.
+inline constexpr uint32_t kFlagRecordSections = 2;
 inline constexpr int64_t kSuperblockSize = 128;
 inline constexpr std::array<int64_t, 2> kSuperblockSlots = {0, 512};
 // Blocks, index tables and data live at or after this offset.
@@ -56,6 +62,7 @@ struct Superblock {
   // An SWMR writer's heartbeat (superblock flag 1): microseconds since the
   // Unix epoch when it committed this generation; 0: no flag (no SWMR writer).
   uint64_t heartbeat_us = 0;
+  bool record_sections = false;  // flag 2: the index head carries the record sections
   bool operator==(const Superblock&) const = default;
 };
 
@@ -96,6 +103,7 @@ struct BlockEntry {
 // and variables are numbered in table order, then in block order.
 struct IndexTable {
   std::vector<BlockEntry> blocks;
+  RecordSections sections;  // in the head; present only with superblock flag 2
   bool operator==(const IndexTable&) const = default;
 };
 
@@ -116,6 +124,7 @@ struct PageRef {
 struct IndexHead {
   uint64_t nblocks = 0;
   std::vector<PageRef> pages;
+  RecordSections sections;
   bool operator==(const IndexHead&) const = default;
 };
 

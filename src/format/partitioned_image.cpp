@@ -275,6 +275,72 @@ std::vector<int> below(const std::vector<int>& order, size_t n) {
   return kept;
 }
 
+// Bytes the record variables with an id of nold or more add to a record
+// (as lay_out_vars sizes them).
+Status new_record_bytes(const Header& header, size_t nold, int64_t* added) {
+  const int rec = record_dim(header);
+  *added = 0;
+  for (size_t id = nold; id < header.vars.size(); ++id) {
+    const Variable& v = header.vars[id];
+    if (!is_record_var(v, rec)) continue;
+    const int64_t bytes = var_bytes(header, v, true);
+    if (bytes > INT64_MAX - 3 || !add(*added, xdr::round4(bytes), added)) return too_large();
+  }
+  return Status::ok();
+}
+
+// The sections after a redef of a file with records: the old ones, the
+// current one closed at numrecs, and (when new record variables add bytes)
+// one for their bytes of the records written so far, its offset set by
+// keep_records_in_place. The current section starts at numrecs.
+RecordSections next_sections(const OnDisk& old, int64_t added) {
+  RecordSections rs = old.sections;
+  const uint64_t first = rs.present ? rs.current_first : 0;
+  rs.present = true;
+  if (uint64_t(old.numrecs) > first)
+    rs.closed.push_back({first, uint64_t(old.numrecs) - first, uint64_t(old.record_begin), 0,
+                         uint64_t(old.record_size)});
+  if (added > 0)
+    rs.closed.push_back({0, uint64_t(old.numrecs), 0, uint64_t(old.record_size), uint64_t(old.record_size + added)});
+  rs.current_first = uint64_t(old.numrecs);
+  return rs;
+}
+
+// The record layout of a redef that keeps the records where they are: the
+// old record variables keep their bytes within a record, the new ones follow
+// in file order; where lay_out_vars put the record section go first the new
+// variables' bytes of the old records (numrecs x added bytes), then the new
+// current section.
+Status keep_records_in_place(Header& header, const Header& before, const Image& img, const OnDisk& old,
+                             int64_t added, Layout* l) {
+  const int rec = record_dim(header);
+  std::vector<int64_t> at(header.vars.size(), -1);  // bytes before the variable within a record
+  for (size_t id = 0; id < before.vars.size(); ++id) {
+    if (!is_record_var(header.vars[id], rec)) continue;
+    const Variable& v = before.vars[id];
+    if (v.begin < old.record_begin || v.begin - old.record_begin > old.record_size - v.vsize)
+      return {NC_EINTERNAL, "record variable '" + v.name + "' outside the current record section"};
+    at[id] = v.begin - old.record_begin;
+  }
+  int64_t in_record = old.record_size;
+  for (int id : img.var_order) {
+    if (size_t(id) < before.vars.size() || !is_record_var(header.vars[size_t(id)], rec)) continue;
+    at[size_t(id)] = in_record;
+    if (!add(in_record, header.vars[size_t(id)].vsize, &in_record)) return too_large();
+  }
+  if (in_record - old.record_size != added) return {NC_EINTERNAL, "record bytes of the new variables differ"};
+  const int64_t back = l->begin_rec;
+  int64_t back_bytes = 0, current = back;
+  if (__builtin_mul_overflow(old.numrecs, added, &back_bytes) || !add(back, back_bytes, &current)) return too_large();
+  for (size_t id = 0; id < header.vars.size(); ++id)
+    if (at[id] >= 0 && !add(current, at[id], &header.vars[id].begin)) return too_large();
+  l->begin_rec = current;
+  l->recsize = in_record;
+  l->sections = next_sections(old, added);
+  if (added > 0) l->sections.closed.back().offset = uint64_t(back);
+  return Status::ok();
+}
+
 }  // namespace
 
 Status plan_redef_image(Header& header, const OnDisk& old, const std::vector<uint8_t>* compact, int64_t align,
@@ -321,10 +387,27 @@ Status plan_redef_image(Header& header, const OnDisk& old, const std::vector<uin
   }
   // Everything new goes past the end of the space in use: the current state
   // stays intact until the superblock that points at the new one is written.
+  const bool sectioned = record_dim(header) >= 0 && old.numrecs > 0 && old.record_size > 0 &&
+                         (old.split_records || old.sections.present);
+  int64_t added = 0;  // bytes the new record variables add to a record
+  if (sectioned) {
+    EXA_RETURN_IF_ERROR(new_record_bytes(header, nold, &added));
+    img.index.sections = next_sections(old, added);  // its size is the head's: before placing
+  }
   int64_t end = 0;
-  EXA_RETURN_IF_ERROR(place_metadata(header, img, xdr::round4(old.end), align, &end));
+  EXA_RETURN_IF_ERROR(place_metadata(header, img, old.metadata_at >= 0 ? old.metadata_at : xdr::round4(old.end),
+                                     align, &end));
+  if (old.metadata_at >= 0) {  // the metadata in reused space: the data past the end all the same
+    int64_t data = 0;
+    if (!add(std::max(end, old.end), align - 1, &data)) return too_large();
+    img.data_begin = data / align * align;
+  }
   Layout l = base_layout(header, img, end, align);
   EXA_RETURN_IF_ERROR(lay_out_vars(header, img, nold, &l));
+  if (sectioned) {
+    EXA_RETURN_IF_ERROR(keep_records_in_place(header, before, img, old, added, &l));
+    img.index.sections = l.sections;
+  }
   *layout = l;
   *out = std::move(img);
   return Status::ok();

@@ -78,6 +78,20 @@ struct OnDisk {
   const Header* header = nullptr;     // when redef began, in the same (local) ids
   const IndexTable* index = nullptr;  // the current index table
   int64_t end = 0;                    // end of the space in use (superblock file_end)
+  // The records: how many, the current section (superblock record offset
+  // and size) and the closed ones. With split_records (or sections already
+  // there) a redef that has records keeps them where they are: the record
+  // variables keep their bytes within a record, new ones follow them, the
+  // new variables' bytes of the records written so far get a section of
+  // their own, and the records from numrecs on a new current section.
+  int64_t numrecs = 0;
+  int64_t record_begin = 0;
+  int64_t record_size = 0;
+  RecordSections sections{};
+  bool split_records = false;
+  // >= 0: the blocks written anew and the index table go there, back to back
+  // (space the caller found free; the data still goes past `end`).
+  int64_t metadata_at = -1;
 };
 
 // The image of a redef: plans `header` (whose first variables are the old
@@ -85,7 +99,8 @@ struct OnDisk {
 // uses. Fixed-size variables that existed stay where they are; a block that
 // equals its old self and holds no record variable stays too (reused);
 // every other block, the index table, new fixed-size data and the whole
-// record section go past old.end. *unchanged: nothing differs from the disk
+// record section go past old.end (or, with record sections, the section of
+// the new variables' old records and the new current section; layout->sections). *unchanged: nothing differs from the disk
 // (the image is the current one; nothing needs writing; *layout untouched).
 // `compact` and `order` as for plan_image (the variables compact on disk,
 // offset 0 in old.header, must stay compact; old.header is planned in the

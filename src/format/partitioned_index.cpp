@@ -14,6 +14,7 @@ PagedIndex::PagedIndex(const Superblock& sb, IndexHead head, uint64_t file_size,
 
 PagedIndex::PagedIndex(const Superblock& sb, const IndexTable& table) : sb_(sb) {
   head_.nblocks = table.blocks.size();
+  head_.sections = table.sections;
   uint64_t first_dim = 0, first_var = 0;
   for (size_t b = 0; b < table.blocks.size(); b += kIndexPageEntries) {
     PageRef r;
@@ -164,6 +165,7 @@ Status PagedIndex::block_of_var(int64_t id, size_t* b) {
 
 Status PagedIndex::table(IndexTable* out) {
   IndexTable t;
+  t.sections = head_.sections;
   t.blocks.reserve(size_t(head_.nblocks));
   for (size_t k = 0; k < pages_.size(); ++k) {
     EXA_RETURN_IF_ERROR(load(k));

@@ -30,6 +30,7 @@ class PagedIndex {
   uint64_t nblocks() const { return head_.nblocks; }
   size_t npages() const { return head_.pages.size(); }
   const Superblock& superblock() const { return sb_; }
+  const RecordSections& sections() const { return head_.sections; }
 
   // Block b's entry (NC_EINVAL past the end); loads its page.
   Status entry(size_t b, const BlockEntry** out);

@@ -1,5 +1,6 @@
 #include "io/access_plan.hpp"
 
+#include <algorithm>
 #include <climits>
 
 #include "io/mpi_errors.hpp"
@@ -32,10 +33,53 @@ bool add_product(int64_t a, int64_t i, int64_t b, int64_t* out) {
 
 }  // namespace
 
+std::vector<SelectionPart> split_by_pieces(const VarGeometry& var, const Selection& sel) {
+  std::vector<SelectionPart> parts;
+  for (int64_t c : sel.count)
+    if (c <= 0) return parts;
+  if (var.shape.empty() || sel.start.empty()) return parts;
+  int64_t inner = 1;  // elements per index of the record dimension
+  for (size_t k = 1; k < sel.count.size(); ++k)
+    if (__builtin_mul_overflow(inner, sel.count[k], &inner)) inner = INT64_MAX;
+  const int64_t s = sel.start[0], c = sel.count[0], t = std::max<int64_t>(1, stride_of(sel, 0));
+  auto ceil_div = [](int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); };  // a >= 0, b > 0
+  for (const format::RecordPiece& p : var.pieces) {
+    // The indices i in [0, c) whose record s + i t lies in [p.first, p.end).
+    const int64_t i0 = s >= p.first ? 0 : ceil_div(p.first - s, t);
+    if (i0 >= c) continue;
+    int64_t rec0 = 0;
+    if (__builtin_mul_overflow(i0, t, &rec0) || __builtin_add_overflow(rec0, s, &rec0) || rec0 >= p.end) continue;
+    const int64_t i1 = p.end == INT64_MAX ? c : std::min(c, ceil_div(p.end - s, t));
+    SelectionPart part;
+    part.geo = var;
+    part.geo.pieces.clear();
+    part.geo.begin = p.base;
+    part.geo.recsize = p.stride;
+    part.sel = sel;
+    part.sel.start[0] = rec0 - p.first;
+    part.sel.count[0] = i1 - i0;
+    if (__builtin_mul_overflow(i0, inner, &part.skip)) part.skip = INT64_MAX;
+    parts.push_back(std::move(part));
+  }
+  return parts;
+}
+
 Status selection_extent(const VarGeometry& var, const Selection& sel, int64_t* first, int64_t* end) {
   *first = *end = var.begin;
   for (int64_t c : sel.count)
     if (c == 0) return Status::ok();
+  if (!var.pieces.empty()) {
+    const std::vector<SelectionPart> parts = split_by_pieces(var, sel);
+    if (parts.empty()) return {NC_EINVALCOORDS, "selection outside the record sections"};
+    int64_t lo = 0, hi = 0, unused = 0;
+    EXA_RETURN_IF_ERROR(selection_extent(parts.front().geo, parts.front().sel, &lo, &unused));
+    EXA_RETURN_IF_ERROR(selection_extent(parts.back().geo, parts.back().sel, &unused, &hi));
+    for (size_t k = 1; k + 1 < parts.size(); ++k)
+      EXA_RETURN_IF_ERROR(selection_extent(parts[k].geo, parts[k].sel, &unused, &unused));
+    *first = lo;
+    *end = hi;
+    return Status::ok();
+  }
   const std::vector<int64_t> bs = byte_strides(var);
   int64_t lo = var.begin;
   for (size_t k = 0; k < bs.size(); ++k)
@@ -61,7 +105,44 @@ namespace {
 // The file type: hvector of hvectors, innermost run contiguous when stride is 1.
 // Counts above INT_MAX are split into an outer level.
 Status build_file_type(const VarGeometry& var, const Selection& sel, MPI_Datatype* type,
+                       int64_t* offset);
+
+// Records in several pieces: one nested type per piece, placed by a struct
+// (pieces are in file order, so the displacements increase).
+Status build_pieces_type(const VarGeometry& var, const Selection& sel, MPI_Datatype* type, int64_t* offset) {
+  const std::vector<SelectionPart> parts = split_by_pieces(var, sel);
+  if (parts.empty()) return {NC_EINVALCOORDS, "selection outside the record sections"};
+  std::vector<MPI_Datatype> types;
+  std::vector<MPI_Aint> displs;
+  Status st;
+  for (const SelectionPart& part : parts) {
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    int64_t at = 0;
+    st = build_file_type(part.geo, part.sel, &t, &at);
+    if (!st.is_ok()) break;
+    types.push_back(t);
+    displs.push_back(MPI_Aint(at));
+  }
+  if (st.is_ok()) {
+    *offset = displs.front();
+    for (MPI_Aint& d : displs) d -= MPI_Aint(*offset);
+    std::vector<int> ones(types.size(), 1);
+    st = EXA_MPI(MPI_Type_create_struct(int(types.size()), ones.data(), displs.data(), types.data(), type));
+    if (st.is_ok()) {
+      st = EXA_MPI(MPI_Type_commit(type));
+      if (!st.is_ok()) EXA_MPI(MPI_Type_free(type)).set_aside("the commit's failure is reported");
+    }
+  }
+  for (MPI_Datatype& t : types) {
+    Status freed = EXA_MPI(MPI_Type_free(&t));
+    if (st.is_ok()) st = freed;
+  }
+  return st;
+}
+
+Status build_file_type(const VarGeometry& var, const Selection& sel, MPI_Datatype* type,
                        int64_t* offset) {
+  if (!var.pieces.empty()) return build_pieces_type(var, sel, type, offset);
   size_t n = var.shape.size();
   std::vector<int64_t> bs = byte_strides(var);
   int64_t end = 0;
@@ -166,6 +247,10 @@ namespace {
 
 // Whether a selection is one contiguous run of the file.
 bool contiguous_in_file(const VarGeometry& var, const Selection& sel) {
+  if (!var.pieces.empty()) {
+    const std::vector<SelectionPart> parts = split_by_pieces(var, sel);
+    return parts.size() == 1 && contiguous_in_file(parts[0].geo, parts[0].sel);
+  }
   size_t n = var.shape.size();
   bool inner_full = true;  // every dimension inside the current one is whole
   for (size_t k = n; k-- > 0;) {

@@ -8,6 +8,7 @@
 #include <climits>
 #include <vector>
 
+#include "format/record_sections.hpp"
 #include "io/mpi_file.hpp"
 #include "util/status.hpp"
 
@@ -24,6 +25,10 @@ struct VarGeometry {
   // store numrecs in 32 bits (all ones means streaming); CDF-5 and the
   // partitioned format are bounded by the 2^63-byte offsets (selection_extent).
   int64_t max_records = INT64_MAX;
+  // A partitioned file with record sections: where each range of records is
+  // (format::record_pieces; begin and recsize are then unused). Empty:
+  // record r at begin + r * recsize.
+  std::vector<format::RecordPiece> pieces{};
 };
 
 struct Selection {
@@ -45,6 +50,17 @@ std::vector<int64_t> byte_strides(const VarGeometry& var);
 // for a stride < 1. Record variables: reads are bounded by numrecs, writes
 // are not.
 Status check_selection(const VarGeometry& var, const Selection& sel, int64_t numrecs, bool write);
+
+// A selection of a variable with record pieces, split by piece (in record
+// order, which is file order): each part a uniform geometry and its
+// selection, `skip` the elements of the packed buffer before it. Empty
+// when nothing is selected.
+struct SelectionPart {
+  VarGeometry geo;
+  Selection sel;
+  int64_t skip = 0;
+};
+std::vector<SelectionPart> split_by_pieces(const VarGeometry& var, const Selection& sel);
 
 // Number of elements selected (saturates at INT64_MAX).
 int64_t selected_elements(const Selection& sel);

@@ -159,6 +159,11 @@ void flatten(const VarGeometry& var, const Selection& sel, uint8_t* packed,
   int64_t total = 1;
   for (int64_t c : sel.count) total *= c;
   if (total == 0) return;
+  if (!var.pieces.empty()) {
+    for (const SelectionPart& part : split_by_pieces(var, sel))
+      flatten(part.geo, part.sel, packed + part.skip * var.xsize, out);
+    return;
+  }
   std::vector<int64_t> bs = byte_strides(var);
   if (n == 0) {
     out->push_back({var.begin, var.xsize, packed});

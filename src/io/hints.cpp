@@ -113,6 +113,7 @@ Status gather_hints(MPI_Info user, Hints* out) {
     h.independent_define = it->second == "independent";
   if (auto it = h.all.find("exa_format"); it != h.all.end()) h.partitioned = it->second == "partitioned";
   if (auto it = h.all.find("exa_swmr"); it != h.all.end()) h.swmr = it->second;
+  if (auto it = h.all.find("exa_redef_records"); it != h.all.end()) h.redef_records = it->second;
   if (auto it = h.all.find("exa_swmr_refresh_bound"); it != h.all.end()) {
     char* end = nullptr;
     const double v = std::strtod(it->second.c_str(), &end);

@@ -50,6 +50,11 @@ struct Hints {
   // partitioned file also commits at a collective put of a record variable
   // once this long has passed since its first put after the last commit.
   double swmr_commit_interval = 0;
+  // exa_redef_records=split|copy: how a redef of a partitioned file that
+  // changes the record layout treats the records already written: split
+  // keeps them where they are (record sections, docs/format.md), copy lays
+  // them out again. Empty: split for an SWMR writer, else copy.
+  std::string redef_records;
   // exa_compact_max (bytes, 0 disables): in a partitioned file without
   // record variables, fixed-size variables of at most this size keep their
   // data in their metadata block (docs/format.md, compact).

@@ -52,6 +52,17 @@ Status check_call(const model::Dataset& ds, const CallModes& modes, const DataRe
   return ds.check_var(req.varid);
 }
 
+Status place_of_var(const model::Dataset& ds, int varid, io::VarGeometry* geo) {
+  const auto& var = ds.var(varid);
+  const format::Layout& layout = ds.layout();
+  geo->begin = var.begin;
+  geo->recsize = layout.recsize;
+  geo->pieces.clear();
+  if (!layout.sections.present || !ds.is_record_var(varid)) return Status::ok();
+  return format::record_pieces(layout.sections, layout.begin_rec, layout.recsize, var.begin, var.vsize,
+                               &geo->pieces);
+}
+
 Status check_data_args(const model::Dataset& ds, const CallModes& modes, const DataRequest& req,
                        bool write, bool data_mode, CheckedAccess* out) {
   CheckedAccess local;
@@ -62,10 +73,9 @@ Status check_data_args(const model::Dataset& ds, const CallModes& modes, const D
   // dispatcher); a flexible call's buffer type is checked after them.
   if (req.memtype != NC_NAT) EXA_RETURN_IF_ERROR(convert::check_convertible(req.memtype, var.type));
   size_t n = var.dimids.size();
-  a->geo.begin = var.begin;
   a->geo.xsize = format::external_size(var.type);
   a->geo.record = ds.is_record_var(req.varid);
-  a->geo.recsize = ds.layout().recsize;
+  EXA_RETURN_IF_ERROR(place_of_var(ds, req.varid, &a->geo));
   a->geo.max_records = format::max_numrecs(ds.version(), ds.partitioned());
   for (size_t k = 0; k < n; ++k) {
     a->geo.shape.push_back(ds.dim(var.dimids[k]).length);

@@ -30,6 +30,11 @@ Status check_call(const model::Dataset& ds, const CallModes& modes, const DataRe
 Status check_data_args(const model::Dataset& ds, const CallModes& modes, const DataRequest& req,
                        bool write, bool data_mode, CheckedAccess* out = nullptr);
 
+// Where a variable's data is now: begin, the record size and, for a record
+// variable of a partitioned file with record sections, its record pieces.
+// NC_EFILEMETA when the sections give a record no place.
+Status place_of_var(const model::Dataset& ds, int varid, io::VarGeometry* geo);
+
 // Whether a data call with an argument error still goes down the stack (with
 // DataRequest::args_error): a collective one does -- native takes part in the
 // collective I/O with nothing when in collective data mode, as PnetCDF does,

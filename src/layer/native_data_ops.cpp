@@ -312,6 +312,8 @@ Status NativeConnector::vard(FileState& f, int varid, MPI_Datatype filetype, voi
     st = {NC_EEDGE, "vard file type reaches a record number no file of this format can hold"};
   if (st.is_ok() && shape.nelems > 0 && CompactStore::is_compact(nf, varid))
     st = {NC_ENOTSUPPORT, "put_vard/get_vard of a compact variable (its data is in its metadata block)"};
+  if (st.is_ok() && shape.nelems > 0 && nf.ds.layout().sections.present && nf.ds.is_record_var(varid))
+    st = {NC_ENOTSUPPORT, "put_vard/get_vard of a record variable whose records are in sections (a redef split them)"};
   int64_t nelems = st.is_ok() ? shape.nelems : 0;
   const nc_type memtype = shape.memtype;
   const MPI_Aint lb = shape.lb, extent = shape.extent;

@@ -2,6 +2,7 @@
 // sync, close, abort, fill mode).
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <climits>
 #include <cstring>
 
@@ -12,6 +13,7 @@
 #include "io/header_io.hpp"
 #include "io/mpi_errors.hpp"
 #include "io/partitioned_io.hpp"
+#include "layer/data_checks.hpp"
 #include "layer/native_connector.hpp"
 #include "layer/native_internal.hpp"
 #include "layer/native_plan.hpp"
@@ -99,8 +101,18 @@ std::vector<io::FillRegion> fill_regions_for_new_vars(const NativeFile& nf, int 
       regions.push_back({var.begin, bytes, nf.ds.fill_value_external(id)});
       continue;
     }
-    for (int64_t r = 0; r < nf.ds.numrecs(); ++r)
-      regions.push_back({var.begin + r * nf.ds.layout().recsize, bytes, nf.ds.fill_value_external(id)});
+    io::VarGeometry place;
+    if (!place_of_var(nf.ds, id, &place).is_ok()) continue;  // a layout this writer just planned: never
+    const std::vector<uint8_t> fill = nf.ds.fill_value_external(id);
+    const size_t first = regions.size();
+    for (int64_t r = 0; r < nf.ds.numrecs(); ++r) {
+      const int64_t at = format::record_offset(place.pieces, var.begin, nf.ds.layout().recsize, r);
+      // Records back to back (a new variable's old records in their section): one region.
+      if (regions.size() > first && regions.back().offset + regions.back().nbytes == at)
+        regions.back().nbytes += bytes;
+      else
+        regions.push_back({at, bytes, fill});
+    }
   }
   return regions;
 }
@@ -153,6 +165,7 @@ void set_partitioned_layout(NativeFile& nf) {
   layout.nvars = nf.ds.nvars();
   layout.begin_rec = int64_t(nf.superblock.record_begin);
   layout.recsize = int64_t(nf.superblock.record_size);
+  if (nf.superblock.record_sections && nf.index) layout.sections = nf.index->sections();
   layout.header_size = int64_t(nf.superblock.index_offset + nf.superblock.index_size);
   layout.header_extent = layout.header_size;
   nf.ds.set_layout(layout);
@@ -475,7 +488,11 @@ Status write_numrecs(NativeFile& nf, int64_t numrecs, bool agreed, const Status&
   auto sb = nf.superblock;
   sb.generation += 1;
   sb.numrecs = uint64_t(numrecs);
-  sb.file_end = std::max(sb.file_end, sb.record_begin + sb.numrecs * sb.record_size);
+  int64_t records_end = 0;
+  if (!format::current_records_end(nf.ds.layout().sections, int64_t(sb.record_begin), int64_t(sb.record_size),
+                                   numrecs, &records_end))
+    return {NC_EVARSIZE, "records beyond 2^63 bytes"};
+  sb.file_end = std::max(sb.file_end, uint64_t(records_end));
   // What independent puts wrote through this rank's own handle is synced
   // first (a local sync); commit_superblock syncs every rank's writes through
   // the file before the new superblock counts them.
@@ -507,7 +524,12 @@ format::partitioned::Superblock next_superblock(const NativeFile& nf, const form
     sb.record_begin = uint64_t(layout.begin_rec);
     sb.record_size = uint64_t(layout.recsize);
   }
-  sb.file_end = std::max(uint64_t(data_end), uint64_t(layout.begin_rec) + sb.numrecs * sb.record_size);
+  sb.record_sections = layout.sections.present;
+  int64_t records_end = 0;  // planned inside 2^63 bytes
+  if (!format::current_records_end(layout.sections, layout.begin_rec, int64_t(sb.record_size), int64_t(sb.numrecs),
+                                   &records_end))
+    records_end = INT64_MAX;
+  sb.file_end = std::max(uint64_t(data_end), uint64_t(records_end));
   const int unlimited = nf.ds.unlimited_dim();  // a local id: its file position
   if (unlimited >= 0) sb.record_dim = uint64_t(nf.ds.dim_file_positions()[size_t(unlimited)]) + 1;
   return sb;
@@ -572,6 +594,44 @@ Status block_writers(NativeFile& nf, const format::partitioned::Image& image, st
   return Status::ok();
 }
 
+// Whether a redef keeps the records where they are (record sections): the
+// hint exa_redef_records, else for an SWMR writer only.
+bool split_records_at_redef(const NativeFile& nf) {
+  if (nf.hints.redef_records == "split") return true;
+  if (nf.hints.redef_records == "copy") return false;
+  return nf.swmr == NativeFile::Swmr::kWrite;
+}
+
+// Rank 0's steady clock in seconds, the same on every rank (one broadcast),
+// when a redef of this writer may reuse space; else -1 (no broadcast).
+double redef_reuse_clock(const NativeFile& nf) {
+  if (nf.swmr != NativeFile::Swmr::kWrite || !nf.reusable.enabled()) return -1;
+  double now = 0;
+  if (nf.file.rank() == 0)
+    now = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  // A failed broadcast only costs the reuse of this redef, on every rank alike.
+  if (!io::agree(nf.comm(), EXA_MPI(MPI_Bcast(&now, 1, MPI_DOUBLE, 0, nf.comm()))).is_ok()) return -1;
+  return now;
+}
+
+// What the generation a redef committed no longer references: the old
+// versions of the blocks it wrote anew, the old index table and, when the
+// records were laid out again, their old place.
+void release_after_redef(NativeFile& nf, const format::partitioned::Superblock& before,
+                         const format::partitioned::IndexTable& on_disk, const format::partitioned::Image& image,
+                         const format::partitioned::OnDisk& old, const format::Layout& layout, double now) {
+  namespace pf = format::partitioned;
+  const uint64_t gen = nf.superblock.generation;
+  for (size_t i = 0; i < image.index.blocks.size(); ++i) {
+    if (!image.reused.empty() && image.reused[i]) continue;
+    const int64_t j = pf::find_block(on_disk, image.index.blocks[i].path);
+    if (j >= 0) nf.reusable.release(int64_t(on_disk.blocks[size_t(j)].offset), int64_t(on_disk.blocks[size_t(j)].size), gen, now);
+  }
+  nf.reusable.release(int64_t(before.index_offset), int64_t(before.index_size), gen, now);
+  if (!layout.sections.present && !old.sections.present && old.numrecs > 0 && old.record_size > 0)
+    nf.reusable.release(old.record_begin, old.numrecs * old.record_size, gen, now);
+}
+
 // The partitioned format: groups the objects into blocks and lays the data
 // out after them (format/partitioned_image), then writes blocks and index
 // table, copies the records of a redef to their new place, writes fill
@@ -581,6 +641,7 @@ Status block_writers(NativeFile& nf, const format::partitioned::Image& image, st
 Status finish_define_partitioned(NativeFile& nf, const format::LayoutHints& hints) {
   namespace pf = format::partitioned;
   double t = MPI_Wtime();
+  const pf::Superblock committed = nf.superblock;  // the state a redef starts from
   pf::Image image;
   format::Layout layout;
   const int64_t align = hints.header_align > 0 ? hints.header_align : 4096;
@@ -596,10 +657,20 @@ Status finish_define_partitioned(NativeFile& nf, const format::LayoutHints& hint
   // rank; local ids put each rank's own objects first).
   pf::ObjectOrder order;
   if (!nf.ds.file_order_is_identity()) order = {nf.ds.full_dim_order(), nf.ds.full_var_order()};
+  pf::IndexTable on_disk;  // a redef's current state
+  pf::OnDisk old{&nf.before_redef, &on_disk, int64_t(nf.superblock.file_end)};
   if (st.is_ok() && nf.in_redef) {
-    pf::IndexTable on_disk;
     st = nf.index->table(&on_disk);  // redef loaded every page
-    pf::OnDisk old{&nf.before_redef, &on_disk, int64_t(nf.superblock.file_end)};
+    old.numrecs = nf.ds.numrecs();
+    old.record_begin = int64_t(nf.superblock.record_begin);
+    old.record_size = int64_t(nf.superblock.record_size);
+    old.sections = on_disk.sections;
+    old.split_records = split_records_at_redef(nf);
+    // Records this writer holds beyond the committed count lie past the
+    // committed end: nothing new goes over them.
+    int64_t records_end = 0;
+    if (format::current_records_end(old.sections, old.record_begin, old.record_size, old.numrecs, &records_end))
+      old.end = std::max(old.end, records_end);
     if (st.is_ok())
       st = pf::plan_redef_image(nf.ds.mutable_header(), old, &compact, align, &image, &layout, &unchanged, order);
   } else if (st.is_ok()) {
@@ -607,6 +678,19 @@ Status finish_define_partitioned(NativeFile& nf, const format::LayoutHints& hint
     if (st.is_ok()) st = pf::place_image(nf.ds.mutable_header(), image, align, &layout);
   }
   EXA_RETURN_IF_ERROR(io::agree(nf.comm(), st));
+  // An SWMR writer with a refresh bound: the redef's new blocks and index
+  // table go into space an older generation released, when one reusable
+  // extent holds them (the data still goes past the end).
+  const double reuse_now = nf.in_redef ? redef_reuse_clock(nf) : -1;
+  if (reuse_now >= 0 && !unchanged) {
+    const int64_t metadata = image.index_offset + image.index_size - (old.end + 3) / 4 * 4;
+    const int64_t at = nf.reusable.take(metadata, nf.superblock.generation + 1, reuse_now);
+    if (at >= 0) {
+      old.metadata_at = at;
+      st = pf::plan_redef_image(nf.ds.mutable_header(), old, &compact, align, &image, &layout, &unchanged, order);
+      EXA_RETURN_IF_ERROR(io::agree(nf.comm(), st));
+    }
+  }
   nf.ds.set_file_order(image.dim_order, image.var_order);
   nf.enddef_now.layout = MPI_Wtime() - t;
   if (unchanged) return Status::ok();  // nothing to write: the file already holds this state
@@ -637,9 +721,10 @@ Status finish_define_partitioned(NativeFile& nf, const format::LayoutHints& hint
   EXA_RETURN_IF_ERROR(block_writers(nf, image, &writers));
   EXA_RETURN_IF_ERROR(
       io::write_blocks_and_index(nf.file, nf.ds.header(), image, writers, complete, &sb, &index));
-  if (nf.in_redef) {
+  if (nf.in_redef && !layout.sections.present) {
     // The records move to the new record section; their old copies stay
-    // valid (the current state's) until the commit.
+    // valid (the current state's) until the commit. (With record sections
+    // they stay where they are.)
     auto moves = io::plan_relocation(nf.before_redef, nf.layout_before_redef, nf.ds.header(), layout,
                                      nf.ds.numrecs());
     EXA_RETURN_IF_ERROR(io::move_data(nf.file, std::move(moves)));
@@ -650,6 +735,7 @@ Status finish_define_partitioned(NativeFile& nf, const format::LayoutHints& hint
   EXA_RETURN_IF_ERROR(io::commit_superblock(nf.file, sb));
   nf.superblock = sb;
   note_committed_end(nf);
+  if (reuse_now >= 0) release_after_redef(nf, committed, on_disk, image, old, layout, reuse_now);
   nf.index = std::make_shared<pf::PagedIndex>(sb, index);
   nf.compact.reset();
   nf.enddef_now.header_io = MPI_Wtime() - t;
@@ -959,8 +1045,11 @@ Status NativeConnector::fill_var_rec(FileState& f, int varid, MPI_Offset recno) 
   if (recno < 0) return {NC_EINVALCOORDS, "negative record number"};
   const auto& var = nf.ds.var(varid);
   int64_t bytes = nf.ds.record_elements(varid) * format::external_size(var.type);
+  io::VarGeometry place;
+  EXA_RETURN_IF_ERROR(place_of_var(nf.ds, varid, &place));
   std::vector<io::FillRegion> regions{
-      {var.begin + recno * nf.ds.layout().recsize, bytes, nf.ds.fill_value_external(varid)}};
+      {format::record_offset(place.pieces, var.begin, nf.ds.layout().recsize, recno), bytes,
+       nf.ds.fill_value_external(varid)}};
   EXA_RETURN_IF_ERROR(io::write_fill(nf.file, regions));
   if (recno + 1 > nf.ds.numrecs()) {
     nf.ds.set_numrecs(recno + 1);

@@ -14,6 +14,7 @@
 #include "io/memory_plan.hpp"
 #include "io/mpi_errors.hpp"
 #include "io/two_phase.hpp"
+#include "layer/data_checks.hpp"
 #include "layer/native_connector.hpp"
 #include "layer/native_internal.hpp"
 #include "layer/native_plan.hpp"
@@ -336,9 +337,9 @@ Status NativeConnector::wait(FileState& f, int num, int* reqids, int* statuses, 
   for (int id : ids) {
     PendingRequest& r = nf.pending.at(id);
     // Posted perhaps in define mode: the offsets are those of now.
-    r.geo.begin = nf.ds.var(r.varid).begin;
-    r.geo.recsize = nf.ds.layout().recsize;
-    if (Status fits = extents_fit(r); !fits.is_ok()) {  // nothing of it is transferred
+    Status fits = place_of_var(nf.ds, r.varid, &r.geo);
+    if (fits.is_ok()) fits = extents_fit(r);
+    if (!fits.is_ok()) {  // nothing of it is transferred
       outcome[id] = fits;
       continue;
     }

@@ -2,6 +2,7 @@
 // partitioned_fuzz_input.hpp): its head, its pages, the whole-table decoder
 // and the lazily paged lookups. What decodes re-encodes and decodes to the
 // same entries, and every path and id is found where it is.
+#include <climits>
 #include <cstdint>
 #include <cstdlib>
 #include <span>
@@ -9,6 +10,7 @@
 
 #include "format/partitioned.hpp"
 #include "format/partitioned_index.hpp"
+#include "format/record_sections.hpp"
 #include "partitioned_fuzz_input.hpp"
 #include "util/crc32c.hpp"
 
@@ -56,6 +58,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   sb.ndims = exa::fuzz::take_u64(in);
   sb.nvars = exa::fuzz::take_u64(in);
   sb.index_head_size = exa::fuzz::take_u64(in);
+  // The head size's top bit: superblock flag 2, record sections after the
+  // head's path area, checked against a record section of 8-byte records
+  // from 4096 and 2^20 records in a 2^24-byte file.
+  sb.record_sections = (sb.index_head_size >> 63) != 0;
+  sb.index_head_size &= ~(uint64_t(1) << 63);
+  if (sb.record_sections) {
+    sb.numrecs = uint64_t(1) << 20;
+    sb.record_begin = uint64_t(pf::kFirstRegion);
+    sb.record_size = 8;
+    sb.file_end = uint64_t(1) << 24;
+  }
   sb.index_offset = pf::kFirstRegion;
   sb.index_size = in.size();
   if (sb.index_head_size > in.size()) return 0;
@@ -77,6 +90,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   pf::IndexTable index;
   if (!pf::decode_index(table, sb, file_size, &index).is_ok()) return 0;
   check_lookups(sb, table, index);
+  // Where a record variable's records are: the pieces of any offset within
+  // a record cover every record below current_first exactly once.
+  for (int64_t at : {0, 4}) {
+    std::vector<exa::format::RecordPiece> pieces;
+    if (!exa::format::record_pieces(index.sections, int64_t(sb.record_begin), int64_t(sb.record_size),
+                                    int64_t(sb.record_begin) + at, 4, &pieces).is_ok())
+      continue;
+    int64_t next = 0;
+    for (const auto& p : pieces) {
+      if (p.first != next || p.end <= p.first || p.base < 0 || p.stride <= 0) std::abort();
+      next = p.end;
+    }
+    if (!pieces.empty() && next != INT64_MAX) std::abort();
+  }
   // Written again (the writer's paging): the same entries.
   uint64_t head = 0;
   std::vector<uint8_t> bytes = pf::encode_index(index, pf::kIndexPageEntries, &head);

@@ -74,10 +74,18 @@ int main(int argc, char** argv) {
   auto s2 = pf::encode_superblock(sb);
   write(dir + "/partitioned_superblock/heartbeat", std::vector<uint8_t>(s2.begin(), s2.end()));
 
+  sb.heartbeat_us = 0;
+  sb.record_sections = true;  // flag 2: record sections in the index head
+  sb.numrecs = 6;
+  sb.record_begin = 12000;
+  sb.record_size = 16;
+  auto s3 = pf::encode_superblock(sb);
+  write(dir + "/partitioned_superblock/record_sections", std::vector<uint8_t>(s3.begin(), s3.end()));
+
   // index tables
-  for (int n : {1, 3, 5}) {
+  for (int n : {1, 3, 5, 2}) {
     pf::IndexTable idx;
-    uint64_t at = 4096, ndims = 0, nvars = 0;
+    uint64_t at = n == 2 ? uint64_t(1) << 20 : 4096, ndims = 0, nvars = 0;  // 2: clear of the table the harness puts at 4096
     for (int i = 0; i < n; ++i) {
       std::string path = i == 0 ? "/" : "/event" + std::to_string(i);
       idx.blocks.push_back({path, at, 200, 0x1234u + uint32_t(i), 1, 2, uint64_t(i + 1)});
@@ -85,15 +93,22 @@ int main(int argc, char** argv) {
       ndims += 2;
       nvars += uint64_t(i + 1);
     }
+    // 2: with record sections (as after two redefs that added record variables)
+    const bool sections = n == 2;
+    if (sections) {
+      idx.sections.present = true;
+      idx.sections.current_first = 7;
+      idx.sections.closed = {{0, 3, 8192, 0, 8}, {0, 3, 8216, 8, 12}, {3, 4, 8228, 0, 12}, {0, 7, 8276, 12, 16}};
+    }
     std::vector<uint8_t> in;
     exa::fuzz::put_u64(in, uint64_t(n));
     exa::fuzz::put_u64(in, ndims);
     exa::fuzz::put_u64(in, nvars);
     uint64_t head = 0;
     std::vector<uint8_t> table = pf::encode_index(idx, n == 5 ? 2 : pf::kIndexPageEntries, &head);  // 5: three pages
-    exa::fuzz::put_u64(in, head);
+    exa::fuzz::put_u64(in, sections ? head | uint64_t(1) << 63 : head);
     in.insert(in.end(), table.begin(), table.end());
-    write(dir + "/partitioned_index/blocks_" + std::to_string(n), in);
+    write(dir + "/partitioned_index/" + (sections ? std::string("record_sections") : "blocks_" + std::to_string(n)), in);
   }
 
   // metadata blocks

@@ -17,7 +17,7 @@ work=${2:?$usage}
 np=${3:-1}
 shift $(( $# < 3 ? $# : 3 ))
 scenarios=("$@")
-[ ${#scenarios[@]} -gt 0 ] || scenarios=(records compact)
+[ ${#scenarios[@]} -gt 0 ] || scenarios=(records compact sections)
 : "${EXACDF_TOOL:?}" "${MPIEXEC:=mpiexec}" "${MPIEXEC_NUMPROC_FLAG:=-n}" "${MPIEXEC_FLAGS:=--oversubscribe}"
 : "${JOBS:=2}" "${VERIFY_EVERY:=1}"
 export bin np MPIEXEC MPIEXEC_NUMPROC_FLAG MPIEXEC_FLAGS

@@ -17,6 +17,11 @@
  *              adding a fixed-size variable, written in place (bench/).
  *  compact  -- no record variables: compact variables written and
  *              committed, a redef adding one more with an attribute.
+ *  sections -- records in sections (docs/format.md): 3 records, a redef
+ *              adding a record variable with fill values (its old records
+ *              filled, not copied), one of its old records written, a
+ *              second such redef; every variable read in one call across
+ *              the sections, old records exactly the fill value.
  * Usage: swmr_crash write SCENARIO FILE [LOG]
  *        swmr_crash check SCENARIO LOG K:FILE ...
  *        (K = 0: not killed, the whole run; K = -1: killed at an unknown point)
@@ -168,6 +173,52 @@ static void write_compact(const char *path) {
   close_and_log(ncid, path, 5);
 }
 
+/* ---- the sections scenario: steps 0..7 ---- */
+static void def_filled(int ncid, const char *name, int tag, int *varid) {
+  int d[2];
+  OK(ncmpi_inq_dimid(ncid, "time", &d[0]));
+  OK(ncmpi_inq_dimid(ncid, "x", &d[1]));
+  OK(ncmpi_def_var(ncid, name, NC_INT, 2, d, varid));
+  OK(ncmpi_def_var_fill(ncid, *varid, 0, NULL));
+  OK(ncmpi_put_att_int(ncid, *varid, "tag", NC_INT, 1, &tag));
+}
+
+static void write_sections(const char *path) {
+  int ncid, d[2], a, b, c;
+  OK(ncmpi_create(MPI_COMM_WORLD, path, NC_CLOBBER | EXA_FORMAT_PARTITIONED | EXA_SWMR_WRITE, MPI_INFO_NULL,
+                  &ncid));
+  OK(ncmpi_def_dim(ncid, "time", NC_UNLIMITED, &d[0]));
+  OK(ncmpi_def_dim(ncid, "x", X, &d[1]));
+  OK(ncmpi_def_var(ncid, "a", NC_INT, 2, d, &a));
+  OK(ncmpi_enddef(ncid));
+  log_step(ncid, 0);
+  for (int rec = 0; rec < 3; rec++) put_record(ncid, a, 0, rec);
+  OK(ncmpi_sync(ncid));
+  log_step(ncid, 1);
+  OK(ncmpi_redef(ncid));
+  log_step(ncid, 2);
+  def_filled(ncid, "b", 1, &b);
+  OK(ncmpi_enddef(ncid));
+  log_step(ncid, 3);
+  put_record(ncid, a, 0, 3);
+  put_record(ncid, b, 1, 3);
+  put_record(ncid, b, 1, 0); /* an old record of the new variable */
+  OK(ncmpi_sync(ncid));
+  log_step(ncid, 4);
+  OK(ncmpi_redef(ncid));
+  log_step(ncid, 5);
+  def_filled(ncid, "c", 2, &c);
+  OK(ncmpi_enddef(ncid));
+  log_step(ncid, 6);
+  put_record(ncid, a, 0, 4);
+  put_record(ncid, b, 1, 4);
+  put_record(ncid, c, 2, 4);
+  put_record(ncid, c, 2, 1);
+  OK(ncmpi_sync(ncid));
+  log_step(ncid, 7);
+  close_and_log(ncid, path, 7);
+}
+
 /* ---- the states ---- */
 
 /* Whether the file matches the state after `step`; why not in `why`. */
@@ -248,6 +299,42 @@ static int records_state(int ncid, int step) {
   return 1;
 }
 
+/* Whether record `rec` of variable `var` (0 a, 1 b, 2 c) holds f after `step` (else the fill value). */
+static int sections_written(int var, int rec, int step) {
+  if (var == 0) return 1;
+  if (var == 1) return (rec == 0 || rec == 3) ? step >= 4 : rec == 4 ? step >= 7 : 0;
+  return (rec == 1 || rec == 4) && step >= 7;
+}
+
+static int sections_state(int ncid, int step) {
+  static const int nrec_at[] = {0, 3, 3, 3, 4, 4, 4, 5};
+  const int nvars = step >= 6 ? 3 : step >= 3 ? 2 : 1;
+  static const char *names[] = {"a", "b", "c"};
+  int n = 0;
+  MPI_Offset len = 0;
+  WANT(ncmpi_inq_nvars(ncid, &n) == NC_NOERR && n == nvars, "nvars %d, want %d", n, nvars);
+  WANT(ncmpi_inq_dimlen(ncid, 0, &len) == NC_NOERR && len == nrec_at[step], "numrecs %lld, want %d",
+       (long long)len, nrec_at[step]);
+  for (int var = 0; var < nvars; var++) {
+    int varid, tag = -1, got[8 * X];
+    WANT(ncmpi_inq_varid(ncid, names[var], &varid) == NC_NOERR, "no variable %s", names[var]);
+    if (var > 0) WANT(att_int(ncid, varid, "tag", &tag) == 1 && tag == var, "%s:tag", names[var]);
+    if (len == 0) continue;
+    MPI_Offset start[2] = {0, 0}, count[2] = {len, X}; /* one read across the sections */
+    WANT(ncmpi_get_vara_int_all(ncid, varid, start, count, got) == NC_NOERR, "read %s", names[var]);
+    for (int rec = 0; rec < len; rec++)
+      for (int i = 0; i < X; i++) {
+        const int want = sections_written(var, rec, step) ? f(var, rec, i) : NC_FILL_INT;
+        /* an old record the next step writes in place (b's 0 in step 4, c's 1 in step 7): a
+         * generation counts it already, so a kill may leave either value (as for fixed-size data) */
+        const int in_place = (var == 1 && rec == 0 && step == 3) || (var == 2 && rec == 1 && step == 6);
+        WANT(got[rec * X + i] == want || (in_place && got[rec * X + i] == f(var, rec, i)), "%s[%d][%d] = %d, want %d",
+             names[var], rec, i, got[rec * X + i], want);
+      }
+  }
+  return 1;
+}
+
 static int compact_state(int ncid, int step) {
   const int nvars = step >= 4 ? 3 : 2;
   int n = 0, v = 0;
@@ -296,7 +383,9 @@ static int check_file(const char *scenario, const struct logged *log, int nlog, 
   } else {
     for (int i = 0; i < nlog && !ok; i++) {
       if (log[i].gen != gen) continue;
-      ok = strncmp(scenario, "records", 7) == 0 ? records_state(ncid, log[i].step) : compact_state(ncid, log[i].step);
+      ok = strncmp(scenario, "records", 7) == 0   ? records_state(ncid, log[i].step)
+           : strcmp(scenario, "sections") == 0    ? sections_state(ncid, log[i].step)
+                                                  : compact_state(ncid, log[i].step);
     }
     if (!ok && why[0] == 0) snprintf(why, sizeof why, "generation %lld was never logged", gen);
   }
@@ -314,6 +403,7 @@ int main(int argc, char **argv) {
     if (strcmp(argv[2], "records") == 0) write_records(argv[3], 0);
     else if (strcmp(argv[2], "records_full") == 0) write_records(argv[3], 1);
     else if (strcmp(argv[2], "compact") == 0) write_compact(argv[3]);
+    else if (strcmp(argv[2], "sections") == 0) write_sections(argv[3]);
     else die("unknown scenario", NC_EINVAL);
     if (log_out) fclose(log_out);
     MPI_Finalize();
