@@ -57,7 +57,7 @@ Status read_header_on_root(MpiFile& file, int64_t chunk, std::vector<uint8_t>* b
 format::DecodeResult share_header(MpiFile& file, int64_t nbytes, std::vector<uint8_t> bytes) {
   format::DecodeResult result;
   bytes.resize(static_cast<size_t>(nbytes));  // (rank 0: already so)
-  for (int64_t off = 0; off < nbytes && result.status.is_ok(); off += INT_MAX) {
+  for (int64_t off = 0; file.nprocs() > 1 && off < nbytes && result.status.is_ok(); off += INT_MAX) {
     const int piece = static_cast<int>(std::min<int64_t>(nbytes - off, INT_MAX));
     result.status = EXA_MPI(MPI_Bcast(bytes.data() + off, piece, MPI_BYTE, 0, file.comm()));
   }

@@ -126,6 +126,8 @@ static void lifecycle(int nprocs) {
   int ncid, dims[2], v, w, out[N], in[N];
   MPI_Offset start = (MPI_Offset)N * mpi_test_rank, count = N;
   for (int i = 0; i < N; ++i) out[i] = 1000 * mpi_test_rank + i;
+  if (mpi_test_rank == 0) remove(path); /* a new file (an old one would be truncated: one agreement more) */
+  MPI_Barrier(MPI_COMM_WORLD);
 
   /* PnetCDF: two broadcasts (rank 0's mode; rank 0's look at an existing
    * file). exacdf: one allreduce (stack, rank 0's mode), the open and
