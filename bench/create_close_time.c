@@ -2,7 +2,8 @@
  * create_close_time.c -- the time of a small classic file's life, which is
  * all metadata and agreements: create, define (2 dims, 2 variables, an
  * attribute), enddef, put_vara_all of 1024 ints per rank, close; then open,
- * get_vara_all, close. Build against either library (-lexacdf or -lpnetcdf).
+ * get_vara_all, close. The file is new each time (rank 0 removes the last one
+ * before the timed part). Build against either library (-lexacdf or -lpnetcdf).
  *
  * Run:   mpiexec -n 4 ./create_close_time DIR [REPS]
  * Prints one line on rank 0: the median over REPS of the slowest rank's
@@ -47,6 +48,7 @@ int main(int argc, char **argv) {
     if (r == 0) cpu0 = cpu_seconds();
     int ncid, dims[2], v, w;
     MPI_Offset start = (MPI_Offset)PER * rank, count = PER;
+    if (rank == 0) remove(path); /* a new file each time (no truncate of the last one) */
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     errors += ncmpi_create(MPI_COMM_WORLD, path, NC_CLOBBER, MPI_INFO_NULL, &ncid) != NC_NOERR;
