@@ -762,7 +762,7 @@ namespace {
 // meet. Safe mode (whose connector agrees the outcome again), a redef (it
 // moves data by the new layout) and independent define mode (a merge) agree.
 bool enddef_agrees(const NativeFile& nf) {
-  return nf.in_redef || nf.independent_define || nf.file.nprocs() == 1 || safe_mode_requested();
+  return nf.in_redef || nf.independent_define || nf.file.nprocs() == 1 || nf.safe_mode;
 }
 
 // Lays out, moves data after a redef, writes the header and the fill values.
