@@ -13,15 +13,27 @@
  * Counted: the collectives, point-to-point, communicator duplication and the
  * MPI-IO calls a data call may make (a file open: a handle opened on first
  * use); local calls (datatypes) are not.
+ *
+ * First, the life of a small classic file phase by phase (rank 0's calls):
+ * create, define (2 dims, 2 vars, an attribute), enddef, put_vara_all, close;
+ * then open, inq_varid, get_vara_all, close; once with a fixed-size variable
+ * only and once with a record variable too ("lifecycle" lines; "coll" is the
+ * number of collective calls of the phase: every kind but p2p, independent
+ * I/O, get_size and comm_free).
  */
 #include <mpi.h>
 #include <pnetcdf.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-enum { ALLREDUCE, BCAST, BARRIER, ALLGATHER, ALLTOALL, GATHER, P2P, COMMDUP, FILEOPEN, SETVIEW, FILEIO_COLL, FILEIO_INDEP, NKINDS };
+enum { ALLREDUCE, BCAST, BARRIER, ALLGATHER, ALLTOALL, GATHER, P2P, COMMDUP, FILEOPEN, SETVIEW, FILEIO_COLL, FILEIO_INDEP,
+       FILECLOSE, SETSIZE, FILESYNC, GETSIZE, COMMFREE, NKINDS };
 static const char *kind_name[NKINDS] = {"allreduce", "bcast", "barrier", "allgather(v)", "alltoall(v)",
-                                        "(all)gather/reduce", "p2p", "comm_dup", "file_open", "set_view", "io_all", "io_indep"};
+                                        "(all)gather/reduce", "p2p", "comm_dup", "file_open", "set_view", "io_all", "io_indep",
+                                        "file_close", "set_size", "sync", "get_size", "comm_free"};
+/* Kinds that are not collective calls (the lifecycle's "coll" leaves them out). */
+static int local_kind(int k) { return k == P2P || k == FILEIO_INDEP || k == GETSIZE || k == COMMFREE; }
 static long long counts[NKINDS];
 
 int MPI_Allreduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op o, MPI_Comm c) {
@@ -86,6 +98,26 @@ int MPI_File_open(MPI_Comm c, const char *name, int amode, MPI_Info info, MPI_Fi
   counts[FILEOPEN]++;
   return PMPI_File_open(c, name, amode, info, fh);
 }
+int MPI_File_close(MPI_File *fh) {
+  counts[FILECLOSE]++;
+  return PMPI_File_close(fh);
+}
+int MPI_File_set_size(MPI_File fh, MPI_Offset size) {
+  counts[SETSIZE]++;
+  return PMPI_File_set_size(fh, size);
+}
+int MPI_File_sync(MPI_File fh) {
+  counts[FILESYNC]++;
+  return PMPI_File_sync(fh);
+}
+int MPI_File_get_size(MPI_File fh, MPI_Offset *size) {
+  counts[GETSIZE]++;
+  return PMPI_File_get_size(fh, size);
+}
+int MPI_Comm_free(MPI_Comm *c) {
+  counts[COMMFREE]++;
+  return PMPI_Comm_free(c);
+}
 int MPI_File_set_view(MPI_File fh, MPI_Offset d, MPI_Datatype e, MPI_Datatype f, const char *rep, MPI_Info i) {
   counts[SETVIEW]++;
   return PMPI_File_set_view(fh, d, e, f, rep, i);
@@ -112,6 +144,70 @@ IO2(read, FILEIO_INDEP, )
 #define REPS 20
 #define PER 1024
 
+/* The lifecycle's phases, their calls by kind on this rank. */
+enum { PH_CREATE, PH_DEFINE, PH_ENDDEF, PH_PUT, PH_CLOSE_W, PH_OPEN, PH_INQ, PH_GET, PH_CLOSE_R, NPHASES };
+static const char *phase_name[NPHASES] = {"create", "def_dim/var/att", "enddef", "put_vara_all", "close",
+                                          "open", "inq_varid", "get_vara_all", "close (read)"};
+
+static void print_phase(const char *label, const char *name, const long long *c) {
+  long long coll = 0;
+  char detail[512] = "";
+  for (int k = 0; k < NKINDS; ++k) {
+    if (!c[k]) continue;
+    if (!local_kind(k)) coll += c[k];
+    char one[64];
+    snprintf(one, sizeof one, "%s%s %lld", detail[0] ? ", " : "", kind_name[k], c[k]);
+    strncat(detail, one, sizeof detail - strlen(detail) - 1);
+  }
+  printf("lifecycle %-6s %-16s coll %2lld | %s\n", label, name, coll, detail[0] ? detail : "-");
+}
+
+/* create .. close and open .. close of a small file (a fixed-size variable,
+ * and a record variable when `record`), each phase counted apart. */
+static int lifecycle(const char *dir, int record, int rank, int nprocs) {
+  long long per[NPHASES][NKINDS], mark[NKINDS];
+  char path[1024];
+  snprintf(path, sizeof path, "%s/lifecycle_%d.nc", dir, record);
+  static int buf[PER];
+  int ncid, dims[2], var, errors = 0, ph = 0;
+  MPI_Offset start[2] = {0, (MPI_Offset)PER * rank}, count[2] = {1, PER};
+#define PHASE(CALLS)                                            \
+  do {                                                          \
+    memcpy(mark, counts, sizeof counts);                        \
+    CALLS;                                                      \
+    for (int k = 0; k < NKINDS; ++k) per[ph][k] = counts[k] - mark[k]; \
+    ++ph;                                                       \
+  } while (0)
+  if (rank == 0) remove(path); /* a new file (an existing one is truncated: PnetCDF's rank 0 by POSIX calls) */
+  MPI_Barrier(MPI_COMM_WORLD);
+  PHASE(errors += ncmpi_create(MPI_COMM_WORLD, path, NC_CLOBBER, MPI_INFO_NULL, &ncid) != NC_NOERR);
+  PHASE({
+    errors += ncmpi_def_dim(ncid, "t", NC_UNLIMITED, &dims[0]) != NC_NOERR;
+    errors += ncmpi_def_dim(ncid, "x", (MPI_Offset)PER * nprocs, &dims[1]) != NC_NOERR;
+    errors += ncmpi_def_var(ncid, "v", NC_INT, record ? 2 : 1, record ? dims : &dims[1], &var) != NC_NOERR;
+    errors += ncmpi_put_att_text(ncid, NC_GLOBAL, "title", 9, "lifecycle") != NC_NOERR;
+  });
+  PHASE(errors += ncmpi_enddef(ncid) != NC_NOERR);
+  PHASE(errors += ncmpi_put_vara_int_all(ncid, var, record ? start : &start[1], record ? count : &count[1], buf) !=
+                  NC_NOERR);
+  PHASE(errors += ncmpi_close(ncid) != NC_NOERR);
+  PHASE(errors += ncmpi_open(MPI_COMM_WORLD, path, NC_NOWRITE, MPI_INFO_NULL, &ncid) != NC_NOERR);
+  PHASE(errors += ncmpi_inq_varid(ncid, "v", &var) != NC_NOERR);
+  PHASE(errors += ncmpi_get_vara_int_all(ncid, var, record ? start : &start[1], record ? count : &count[1], buf) !=
+                  NC_NOERR);
+  PHASE(errors += ncmpi_close(ncid) != NC_NOERR);
+#undef PHASE
+  if (rank == 0) {
+    long long total[NKINDS] = {0};
+    for (int p = 0; p < NPHASES; ++p) {
+      print_phase(record ? "record" : "fixed", phase_name[p], per[p]);
+      for (int k = 0; k < NKINDS; ++k) total[k] += per[p][k];
+    }
+    print_phase(record ? "record" : "fixed", "TOTAL", total);
+  }
+  return errors;
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int rank, nprocs, ncid, dims[2], fixed, rec;
@@ -119,6 +215,13 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
   char path[1024];
   snprintf(path, sizeof path, "%s/collective_mpi_calls.nc", argc > 1 ? argv[1] : ".");
+  int lifecycle_errors = lifecycle(argc > 1 ? argv[1] : ".", 0, rank, nprocs);
+  lifecycle_errors += lifecycle(argc > 1 ? argv[1] : ".", 1, rank, nprocs);
+  if (lifecycle_errors) printf("rank %d: lifecycle errors: %d\n", rank, lifecycle_errors);
+  if (getenv("LIFECYCLE_ONLY")) {
+    MPI_Finalize();
+    return lifecycle_errors != 0;
+  }
   static int buf[PER];
   for (int i = 0; i < PER; ++i) buf[i] = i + rank;
   if (ncmpi_create(MPI_COMM_WORLD, path, NC_CLOBBER, MPI_INFO_NULL, &ncid) != NC_NOERR) return 1;

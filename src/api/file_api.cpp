@@ -23,14 +23,16 @@ int open_or_create(const char* fn, MPI_Comm comm, const char* path, int mode, MP
     if (path == nullptr || *path == '\0') return {NC_EINVAL, "empty path"};
     if (ncidp == nullptr) return {NC_EINVAL, "null ncid pointer"};
     auto file = std::make_unique<OpenFile>();
-    EXA_RETURN_IF_ERROR(exa::layer::build_connector_stack(comm, info, &file->stack));
+    exa::layer::AgreedMode agreed{mode, create ? NC_EMULTIDEFINE_CMODE : NC_EMULTIDEFINE_OMODE, {}};
+    EXA_RETURN_IF_ERROR(exa::layer::build_connector_stack(comm, info, &agreed, &file->stack));
     file->connector = file->stack->top();
-    Status st = create ? file->connector->create(comm, path, mode, info, &file->state)
-                       : file->connector->open(comm, path, mode, info, &file->state);
+    Status st = create ? file->connector->create(comm, path, agreed.mode, info, &file->state)
+                       : file->connector->open(comm, path, agreed.mode, info, &file->state);
     // A file comes with an error only when this rank's mode differed from
     // rank 0's (NC_EMULTIDEFINE_CMODE/_OMODE): opened with rank 0's mode,
     // its ncid is valid, as in PnetCDF.
     if (!file->state) return st;
+    if (st.is_ok()) st = agreed.mismatch;
     const exa::layer::FileFacts facts = file->connector->facts(*file->state);
     if (!facts.generation_problem.empty()) exa::api::warn(fn, path + std::string(": ") + facts.generation_problem);
     *ncidp = exa::api::add_file(std::move(file));

@@ -9,6 +9,9 @@
 namespace exa::io {
 
 Status agree(MPI_Comm comm, const Status& local) {
+  int nprocs = 1;
+  if (MPI_Comm_size(comm, &nprocs) != MPI_SUCCESS) return {NC_EMPI, "MPI_Comm_size failed while agreeing on an error"};
+  if (nprocs == 1) return local;  // nobody else to tell
   int mine = local.code();
   int worst = mine;
   if (MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)

@@ -7,6 +7,7 @@
 
 #include "format/partitioned.hpp"
 #include "io/collective.hpp"
+#include "io/mpi_errors.hpp"
 
 namespace exa::io {
 
@@ -49,6 +50,21 @@ Status read_on_root(MpiFile& file, int64_t chunk, std::vector<uint8_t>* bytes) {
 
 }  // namespace
 
+Status read_header_on_root(MpiFile& file, int64_t chunk, std::vector<uint8_t>* bytes) {
+  return read_on_root(file, chunk, bytes);
+}
+
+format::DecodeResult share_header(MpiFile& file, int64_t nbytes, std::vector<uint8_t> bytes) {
+  format::DecodeResult result;
+  bytes.resize(static_cast<size_t>(nbytes));  // (rank 0: already so)
+  for (int64_t off = 0; file.nprocs() > 1 && off < nbytes && result.status.is_ok(); off += INT_MAX) {
+    const int piece = static_cast<int>(std::min<int64_t>(nbytes - off, INT_MAX));
+    result.status = EXA_MPI(MPI_Bcast(bytes.data() + off, piece, MPI_BYTE, 0, file.comm()));
+  }
+  if (!result.status.is_ok()) return result;
+  return format::decode(bytes);
+}
+
 format::DecodeResult read_header(MpiFile& file, int64_t chunk) {
   std::vector<uint8_t> bytes;
   Status st;
@@ -61,10 +77,11 @@ format::DecodeResult read_header(MpiFile& file, int64_t chunk) {
   return format::decode(bytes);
 }
 
-Status write_header(MpiFile& file, const std::vector<uint8_t>& bytes) {
-  Status st = file.use_byte_view();
+Status write_header(MpiFile& file, const std::vector<uint8_t>& bytes, const Status& carried, bool agreed) {
+  Status st = file.use_byte_view();  // (every rank: restoring the view is collective)
+  if (st.is_ok()) st = carried;
   if (st.is_ok() && file.rank() == 0) st = file.write_at(0, bytes.data(), static_cast<int64_t>(bytes.size()));
-  return agree(file.comm(), st);
+  return agreed ? agree(file.comm(), st) : st;
 }
 
 Status write_numrecs(MPI_Comm comm, MpiFile* writer, format::Version version, int64_t numrecs, bool agreed,

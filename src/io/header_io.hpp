@@ -16,8 +16,19 @@ namespace exa::io {
 // is not a classic file NC_ENOTNC. Same result on every rank.
 format::DecodeResult read_header(MpiFile& file, int64_t chunk);
 
-// Collective. Rank 0 writes the encoded header at offset 0; errors agreed.
-Status write_header(MpiFile& file, const std::vector<uint8_t>& bytes);
+// The two halves of read_header for an open that reads before its agreement
+// (MpiFile::RootStep): rank 0 reads the header's bytes, then -- once every
+// rank knows their number from the open's agreement -- one broadcast of
+// them and every rank decodes them.
+Status read_header_on_root(MpiFile& file, int64_t chunk, std::vector<uint8_t>* bytes);
+format::DecodeResult share_header(MpiFile& file, int64_t nbytes, std::vector<uint8_t> bytes);
+
+// Collective. Rank 0 writes the encoded header at offset 0 unless its
+// `carried` (this rank's error from before, e.g. its layout) failed; one
+// agreement of every rank's `carried` and rank 0's write, unless !agreed
+// (no MPI call but a view restore: rank 0's failure is rank 0's, as PnetCDF).
+Status write_header(MpiFile& file, const std::vector<uint8_t>& bytes, const Status& carried = Status::ok(),
+                    bool agreed = true);
 
 // Collective over `comm`. Rank 0 rewrites only the numrecs field through
 // `writer` (rank 0's handle whose view is bytes; nullptr on the other ranks);

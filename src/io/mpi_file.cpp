@@ -63,55 +63,115 @@ Status check_written(int mpi_err, const MPI_Status& status, int64_t expected, co
 
 MpiFile::~MpiFile() { close().set_aside("destructor: a handle still open here was abandoned after an error"); }
 
-Status MpiFile::open_impl(MPI_Comm comm, const std::string& path, int amode, MPI_Info info,
-                          bool create) {
+namespace {
+
+// The open's agreement travels as 16-bit words, each a maximum over the
+// ranks: two error codes (negated), rank 0's fact (4 words), its payload's
+// size (2 words) and payload (2 bytes a word); the other ranks give 0 where
+// rank 0 tells.
+constexpr size_t kHeadWords = 8;
+
+uint16_t code_word(const Status& st) {
+  return st.is_ok() ? 0 : static_cast<uint16_t>(std::min(65535, std::max(1, -st.code())));
+}
+
+Status word_code(uint16_t w, const char* what) { return w == 0 ? Status::ok() : Status{-int{w}, what}; }
+
+}  // namespace
+
+Status MpiFile::open_impl(MPI_Comm comm, const std::string& path, int amode, MPI_Info info, bool create,
+                          const Status& carried, const RootStep& root_step, size_t payload_capacity,
+                          RootLook* look) {
   // (A failing MPI_Comm_dup is collective: every rank gets it.)
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_dup(comm, &comm_)));
-  // Errors on the library's own communicator come back as codes, never abort.
-  Status st = EXA_MPI(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
-  if (st.is_ok()) st = EXA_MPI(MPI_Comm_rank(comm_, &rank_));
+  // (The rank and size first, whatever `carried` is: the agreement below needs them.)
+  Status st = EXA_MPI(MPI_Comm_rank(comm_, &rank_));
   if (st.is_ok()) st = EXA_MPI(MPI_Comm_size(comm_, &nprocs_));
+  // Errors on the library's own communicator come back as codes, never abort.
+  if (st.is_ok()) st = EXA_MPI(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
+  if (st.is_ok()) st = carried;
   // Every rank takes part in the open, whatever the above gave.
   int err = MPI_File_open(comm_, path.c_str(), amode, info, &fh_);
   if (st.is_ok()) st = from_mpi(err, create ? MpiOp::kCreate : MpiOp::kOpen, "MPI_File_open");
   if (st.is_ok()) st = EXA_MPI(MPI_File_set_errhandler(fh_, MPI_ERRORS_RETURN));
-  st = agree(comm_, st);
-  if (!st.is_ok()) {
-    if (fh_ != MPI_FILE_NULL)
-      EXA_MPI(MPI_File_close(&fh_)).set_aside("the open's failure is reported");
-    EXA_MPI(MPI_Comm_free(&comm_)).set_aside("the open's failure is reported");
-    fh_ = MPI_FILE_NULL;
-    comm_ = MPI_COMM_NULL;
+  Status step;
+  RootLook seen;
+  if (st.is_ok() && rank_ == 0 && root_step) step = root_step(*this, &seen);
+  if (seen.payload.size() > payload_capacity) step = {NC_EINTERNAL, "an open's look exceeds its room"};
+  if (nprocs_ > 1) {
+    std::vector<uint16_t> v(kHeadWords + (payload_capacity + 1) / 2, 0);
+    v[0] = code_word(st);
+    if (rank_ == 0) {
+      v[1] = code_word(step);
+      for (int k = 0; k < 4; ++k) v[2 + size_t(k)] = static_cast<uint16_t>(uint64_t(seen.fact) >> (16 * k));
+      const size_t n = step.is_ok() ? seen.payload.size() : 0;
+      v[6] = static_cast<uint16_t>(n);
+      v[7] = static_cast<uint16_t>(n >> 16);
+      for (size_t i = 0; step.is_ok() && i < seen.payload.size(); ++i)
+        v[kHeadWords + i / 2] |= static_cast<uint16_t>(seen.payload[i] << (8 * (i % 2)));
+    }
+    Status agreed = EXA_MPI(MPI_Allreduce(MPI_IN_PLACE, v.data(), int(v.size()), MPI_UINT16_T, MPI_MAX, comm_));
+    // The open's failure first; rank 0 keeps its own messages.
+    if (agreed.is_ok() && st.is_ok()) agreed = word_code(v[0], "error reported by another rank");
+    if (agreed.is_ok() && st.is_ok()) agreed = step.is_ok() ? word_code(v[1], "error reported by another rank") : step;
+    if (st.is_ok()) st = agreed;
+    uint64_t fact = 0;
+    for (int k = 0; k < 4; ++k) fact |= uint64_t(v[2 + size_t(k)]) << (16 * k);
+    seen.fact = int64_t(fact);
+    if (rank_ != 0 && st.is_ok()) {
+      seen.payload.resize(std::min(size_t(v[6]) | size_t(v[7]) << 16, payload_capacity));
+      for (size_t i = 0; i < seen.payload.size(); ++i)
+        seen.payload[i] = static_cast<uint8_t>(v[kHeadWords + i / 2] >> (8 * (i % 2)));
+    }
+  } else if (st.is_ok()) {
+    st = step;
   }
-  return st;
+  if (!st.is_ok()) {
+    abandon();
+    return st;
+  }
+  if (look) *look = std::move(seen);
+  return Status::ok();
 }
 
-Status MpiFile::create(MPI_Comm comm, const std::string& path, bool noclobber, MPI_Info info) {
+// After a failed open: the handle and the communicator go, the failure is reported.
+void MpiFile::abandon() {
+  if (fh_ != MPI_FILE_NULL) EXA_MPI(MPI_File_close(&fh_)).set_aside("the open's failure is reported");
+  if (comm_ != MPI_COMM_NULL) EXA_MPI(MPI_Comm_free(&comm_)).set_aside("the open's failure is reported");
+  fh_ = MPI_FILE_NULL;
+  comm_ = MPI_COMM_NULL;
+}
+
+Status MpiFile::create(MPI_Comm comm, const std::string& path, bool noclobber, MPI_Info info, const Status& carried) {
   writable_ = true;
   int amode = MPI_MODE_RDWR | MPI_MODE_CREATE | (noclobber ? MPI_MODE_EXCL : 0);
-  EXA_RETURN_IF_ERROR(open_impl(comm, path, amode, info, true));
-  if (noclobber) return Status::ok();
   // NC_CLOBBER: an existing file loses its contents; a new (empty) one is not
   // truncated. On ext4 a truncate to size 0 -- even of an empty file -- marks
   // the inode so that its close starts writeback of everything written since
   // (the replace-via-truncate heuristic, mount option auto_da_alloc): a 64 MiB
   // file's close took 7-23 ms instead of 10 us, and PnetCDF, which truncates
-  // only a file that exists, does not pay it for a new file.
-  MPI_Offset size = 0;
-  Status st = from_mpi(MPI_File_get_size(fh_, &size), MpiOp::kOther, "MPI_File_get_size");
-  // One allreduce: whether any rank saw contents, and whether any rank failed.
-  int local[2] = {st.is_ok() && size > 0 ? 1 : 0, st.is_ok() ? 0 : 1};
-  int any[2] = {0, 0};
-  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(local, any, 2, MPI_INT, MPI_MAX, comm_)));
-  if (any[1] != 0) return agree(comm_, st);
-  if (any[0] == 0) return Status::ok();
-  st = from_mpi(MPI_File_set_size(fh_, 0), MpiOp::kWrite, "MPI_File_set_size");
+  // only a file that exists, does not pay it for a new file. Rank 0 looks
+  // (as PnetCDF's rank 0 does), the open's agreement tells every rank.
+  RootStep has_contents = [](MpiFile& file, RootLook* look) {
+    int64_t size = 0;
+    Status st = file.size(&size);
+    look->fact = st.is_ok() && size > 0 ? 1 : 0;
+    return st;
+  };
+  RootLook look;
+  EXA_RETURN_IF_ERROR(
+      open_impl(comm, path, amode, info, true, carried, noclobber ? nullptr : has_contents, 0, &look));
+  const int64_t contents = look.fact;
+  if (contents == 0) return Status::ok();
+  Status st = from_mpi(MPI_File_set_size(fh_, 0), MpiOp::kWrite, "MPI_File_set_size");
   return agree(comm_, st);
 }
 
-Status MpiFile::open(MPI_Comm comm, const std::string& path, bool writable, MPI_Info info) {
+Status MpiFile::open(MPI_Comm comm, const std::string& path, bool writable, MPI_Info info, const Status& carried,
+                     const RootStep& root_step, RootLook* look) {
   writable_ = writable;
-  return open_impl(comm, path, writable ? MPI_MODE_RDWR : MPI_MODE_RDONLY, info, false);
+  return open_impl(comm, path, writable ? MPI_MODE_RDWR : MPI_MODE_RDONLY, info, false, carried, root_step,
+                   root_step ? kRootPayload : 0, look);
 }
 
 Status MpiFile::set_view(int64_t disp, MPI_Datatype filetype) {

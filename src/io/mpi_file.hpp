@@ -7,7 +7,9 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "util/status.hpp"
 
@@ -62,10 +64,26 @@ class MpiFile {
   MpiFile& operator=(const MpiFile&) = delete;
   ~MpiFile();
 
-  // Collective. Creates (NC_CLOBBER truncates, NC_NOCLOBBER fails with
-  // NC_EEXIST) or opens (writable with NC_WRITE). Errors agreed on all ranks.
-  Status create(MPI_Comm comm, const std::string& path, bool noclobber, MPI_Info info);
-  Status open(MPI_Comm comm, const std::string& path, bool writable, MPI_Info info);
+  // What rank 0 learns right after its open succeeded (a RootStep), handed
+  // to every rank by the open's agreement, so it costs no collective call of
+  // its own: a number (>= 0) and, at an open, up to kRootPayload bytes.
+  struct RootLook {
+    int64_t fact = 0;
+    std::vector<uint8_t> payload;
+  };
+  static constexpr size_t kRootPayload = 4096;
+  using RootStep = std::function<Status(MpiFile& file, RootLook* look)>;
+
+  // Collective. Creates (NC_CLOBBER truncates an existing file with contents,
+  // NC_NOCLOBBER fails with NC_EEXIST) or opens (writable with NC_WRITE).
+  // One allreduce agrees every rank's outcome, `carried` (this rank's error
+  // from before the open, which still takes part in it) and, at an open,
+  // `root_step`'s outcome and look (in `*look` on every rank); a failure of
+  // any of them is returned on every rank with the file closed.
+  Status create(MPI_Comm comm, const std::string& path, bool noclobber, MPI_Info info,
+                const Status& carried = Status::ok());
+  Status open(MPI_Comm comm, const std::string& path, bool writable, MPI_Info info,
+              const Status& carried = Status::ok(), const RootStep& root_step = nullptr, RootLook* look = nullptr);
 
   // Independent positioned I/O of contiguous bytes. Needs the byte view: on
   // a file of one rank it is restored here; with more ranks a collective
@@ -129,7 +147,9 @@ class MpiFile {
   bool writable() const { return writable_; }
 
  private:
-  Status open_impl(MPI_Comm comm, const std::string& path, int amode, MPI_Info info, bool create);
+  Status open_impl(MPI_Comm comm, const std::string& path, int amode, MPI_Info info, bool create,
+                   const Status& carried, const RootStep& root_step, size_t payload_capacity, RootLook* look);
+  void abandon();
   Status need_byte_view();
 
   MPI_File fh_ = MPI_FILE_NULL;

@@ -436,25 +436,29 @@ Status commit_superblock(MpiFile& file, const pf::Superblock& sb, const Status& 
   return write_superblock(file, sb);
 }
 
+Status probe_partitioned_on_root(MpiFile& file, bool* partitioned, std::vector<uint8_t>* slots) {
+  // One read of the first bytes: the magic of either superblock slot (and
+  // both slots, for read_partitioned_root).
+  int64_t size = 0;
+  EXA_RETURN_IF_ERROR(file.size(&size));
+  slots->resize(size_t(std::min<int64_t>(size, pf::kSuperblockSlots[1] + pf::kSuperblockSize)));
+  EXA_RETURN_IF_ERROR(file.read_at(0, slots->data(), int64_t(slots->size())));
+  *partitioned = false;
+  for (int64_t at : pf::kSuperblockSlots)
+    if (int64_t(slots->size()) >= at + 8 && std::equal(pf::kMagic.begin(), pf::kMagic.end(), slots->begin() + at))
+      *partitioned = true;
+  return Status::ok();
+}
+
 Status probe_partitioned(MpiFile& file, bool* partitioned, std::vector<uint8_t>* slots) {
   // Rank 0's answer: 1 partitioned, 0 not, or minus the NC_* code of a failed read.
   int answer = 0;
   std::vector<uint8_t> head;
   Status st;
   if (file.rank() == 0) {
-    // One read of the first bytes: the magic of either superblock slot (and
-    // both slots, for read_partitioned_root).
-    int64_t size = 0;
-    st = file.size(&size);
-    if (st.is_ok()) {
-      head.resize(size_t(std::min<int64_t>(size, pf::kSuperblockSlots[1] + pf::kSuperblockSize)));
-      st = file.read_at(0, head.data(), int64_t(head.size()));
-    }
-    for (int64_t at : pf::kSuperblockSlots)
-      if (st.is_ok() && int64_t(head.size()) >= at + 8 &&
-          std::equal(pf::kMagic.begin(), pf::kMagic.end(), head.begin() + at))
-        answer = 1;
-    if (!st.is_ok()) answer = st.code() < 0 ? st.code() : NC_EREAD;
+    bool found = false;
+    st = probe_partitioned_on_root(file, &found, &head);
+    answer = !st.is_ok() ? (st.code() < 0 ? st.code() : NC_EREAD) : found ? 1 : 0;
   }
   EXA_RETURN_IF_ERROR(from_mpi(MPI_Bcast(&answer, 1, MPI_INT, 0, file.comm()), MpiOp::kOther,
                                "MPI_Bcast"));

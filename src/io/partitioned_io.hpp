@@ -74,6 +74,8 @@ Status write_superblock(MpiFile& file, const format::partitioned::Superblock& sb
 // Rank 0's *slots receives the bytes it read: both superblock slots (or
 // what there is of them).
 Status probe_partitioned(MpiFile& file, bool* partitioned, std::vector<uint8_t>* slots);
+// Rank 0 alone: what probe_partitioned's rank 0 reads and finds.
+Status probe_partitioned_on_root(MpiFile& file, bool* partitioned, std::vector<uint8_t>* slots);
 
 // What an open reads of the index table, decoded: the head and page 0
 // (which starts with the root block's entry), and the file size then.

@@ -53,15 +53,32 @@ uint64_t digest(const std::string& s) {
 }
 
 // Every rank's outcome and stack shape (names only: settings such as a
-// directory may differ per rank) in one allreduce.
-Status agree_on_stack(MPI_Comm comm, const Status& local, const std::string& names) {
+// directory may differ per rank), and the mode (rank 0's, whether any rank's
+// differs, rank 0's safe mode), in one allreduce. Each field is a maximum:
+// rank 0's values arrive where the other ranks give 0, the least mode as
+// the complement of the greatest complement.
+Status agree_on_stack(MPI_Comm comm, int rank, const Status& local, const std::string& names, AgreedMode* mode) {
   const uint64_t h = digest(names);
-  uint64_t v[3] = {local.is_ok() ? 0 : static_cast<uint64_t>(-int64_t{local.code()}), h, ~h};
-  EXA_RETURN_IF_ERROR(io::from_mpi(MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_UINT64_T, MPI_MAX, comm),
-                                   io::MpiOp::kOther, "MPI_Allreduce of the connector stack"));
+  const uint64_t mine = static_cast<uint32_t>(mode->mode);
+  uint64_t v[7] = {local.is_ok() ? 0 : static_cast<uint64_t>(-int64_t{local.code()}),
+                   h,
+                   ~h,
+                   rank == 0 ? mine + 1 : 0,
+                   mine,
+                   ~mine,
+                   rank == 0 && safe_mode_requested() ? 1U : 0U};
+  EXA_RETURN_IF_ERROR(io::from_mpi(MPI_Allreduce(MPI_IN_PLACE, v, 7, MPI_UINT64_T, MPI_MAX, comm),
+                                   io::MpiOp::kOther, "MPI_Allreduce of the connector stack and mode"));
   if (!local.is_ok()) return local;
   if (v[0] != 0) return {-static_cast<int>(v[0]), "another rank could not make its connector stack"};
   if (v[1] != ~v[2]) return {NC_EINVAL, "ranks asked for different connector stacks (this rank: " + names + ")"};
+  const int root_mode = static_cast<int>(static_cast<uint32_t>(v[3] - 1));
+  const bool any_differs = v[4] != ~v[5];
+  if (root_mode != mode->mode || (v[6] != 0 && any_differs))
+    mode->mismatch = {mode->mismatch_code, root_mode != mode->mode
+                                               ? "this rank's mode differs from rank 0's (rank 0's is used)"
+                                               : "another rank's mode differs from rank 0's (safe mode)"};
+  mode->mode = root_mode;
   return Status::ok();
 }
 
@@ -72,7 +89,7 @@ ConnectorStack::~ConnectorStack() {
   while (!owned_.empty()) owned_.pop_back();
 }
 
-Status build_connector_stack(MPI_Comm comm, MPI_Info info, std::unique_ptr<ConnectorStack>* out) {
+Status build_connector_stack(MPI_Comm comm, MPI_Info info, AgreedMode* mode, std::unique_ptr<ConnectorStack>* out) {
   static NativeConnector native;  // stateless per file: one for every stack
   auto stack = std::make_unique<ConnectorStack>();
   stack->top_ = &native;
@@ -91,9 +108,10 @@ Status build_connector_stack(MPI_Comm comm, MPI_Info info, std::unique_ptr<Conne
   }
   for (const ConnectorEntry& e : entries) stack->names_ += e.name + ",";
   stack->names_ += "native";
-  int nprocs = 1;
+  int nprocs = 1, rank = 0;
   EXA_RETURN_IF_ERROR(io::from_mpi(MPI_Comm_size(comm, &nprocs), io::MpiOp::kOther, "MPI_Comm_size"));
-  if (nprocs > 1) st = agree_on_stack(comm, st, stack->names_);
+  EXA_RETURN_IF_ERROR(io::from_mpi(MPI_Comm_rank(comm, &rank), io::MpiOp::kOther, "MPI_Comm_rank"));
+  if (nprocs > 1) st = agree_on_stack(comm, rank, st, stack->names_, mode);
   EXA_RETURN_IF_ERROR(st);
   *out = std::move(stack);
   return Status::ok();

@@ -15,6 +15,16 @@
 
 namespace exa::layer {
 
+// The mode of a create or open as the ranks agree it, as PnetCDF does:
+// rank 0's mode is the file's; a rank that passed another gets
+// `mismatch_code` (NC_EMULTIDEFINE_CMODE/_OMODE) with a valid file, and in
+// safe mode (rank 0's setting) every rank gets it when any rank differed.
+struct AgreedMode {
+  int mode = 0;           // in: this rank's; out: rank 0's
+  int mismatch_code = 0;  // in
+  Status mismatch;        // out: what this rank returns once its file is made
+};
+
 // The connectors of one open file. Upper connectors are made for the file
 // (they may keep per-file settings); native is shared by every file.
 class ConnectorStack {
@@ -29,15 +39,18 @@ class ConnectorStack {
   const std::string& names() const { return names_; }
 
  private:
-  friend Status build_connector_stack(MPI_Comm comm, MPI_Info info, std::unique_ptr<ConnectorStack>* out);
+  friend Status build_connector_stack(MPI_Comm comm, MPI_Info info, AgreedMode* mode,
+                                      std::unique_ptr<ConnectorStack>* out);
   std::vector<std::unique_ptr<Connector>> owned_;  // bottom (just above native) first
   Connector* top_ = nullptr;
   std::string names_;
 };
 
 // Makes the stack a create/open on `comm` asks for. Collective: the ranks
-// agree (one allreduce), so an unknown name or a bad setting on any rank is
-// NC_EINVAL on every rank, as is a stack that differs between ranks.
-Status build_connector_stack(MPI_Comm comm, MPI_Info info, std::unique_ptr<ConnectorStack>* out);
+// agree in one allreduce, which also carries the mode (AgreedMode), so an
+// unknown name or a bad setting (hints included) on any rank is NC_EINVAL on
+// every rank, as is a stack that differs between ranks. The connectors
+// below get rank 0's mode and make no agreement of their own on it.
+Status build_connector_stack(MPI_Comm comm, MPI_Info info, AgreedMode* mode, std::unique_ptr<ConnectorStack>* out);
 
 }  // namespace exa::layer

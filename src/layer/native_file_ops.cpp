@@ -24,22 +24,6 @@ namespace {
 
 std::atomic<int> g_default_format{NC_FORMAT_CLASSIC};
 
-// As PnetCDF: rank 0's mode is the file's. A rank that passed another still
-// gets the file (opened with rank 0's mode) and `mismatch_code`; in safe mode
-// (rank 0's setting, so all ranks agree on it) every rank gets that code.
-// One broadcast, and one allreduce in safe mode.
-Status adopt_root_mode(MPI_Comm comm, int* mode, int mismatch_code) {
-  int nprocs = 1;
-  EXA_RETURN_IF_ERROR(io::from_mpi(MPI_Comm_size(comm, &nprocs), io::MpiOp::kOther, "MPI_Comm_size"));
-  if (nprocs == 1) return Status::ok();
-  int root[2] = {*mode, safe_mode_requested() ? 1 : 0};
-  EXA_RETURN_IF_ERROR(io::from_mpi(MPI_Bcast(root, 2, MPI_INT, 0, comm), io::MpiOp::kOther, "MPI_Bcast"));
-  Status st;
-  if (root[0] != *mode) st = {mismatch_code, "this rank's mode differs from rank 0's (rank 0's is used)"};
-  *mode = root[0];
-  return root[1] ? io::agree(comm, st) : st;
-}
-
 // The mode bits PnetCDF 1.12.3's header defines and exacdf's own: any other
 // bit is a mistake (PnetCDF ignores it; exacdf says so).
 constexpr int kKnownModeBits = NC_WRITE | NC_NOCLOBBER | NC_DISKLESS | NC_MMAP | NC_64BIT_DATA |
@@ -201,15 +185,16 @@ Status adopt_swmr(NativeFile& nf, int mode) {
 Status NativeConnector::create(MPI_Comm comm, const std::string& path, int cmode, MPI_Info info,
                                std::unique_ptr<FileState>* out) {
   auto nf = std::make_unique<NativeFile>();
-  const Status mismatch = adopt_root_mode(comm, &cmode, NC_EMULTIDEFINE_CMODE);
-  if (!mismatch.is_ok() && mismatch.code() != NC_EMULTIDEFINE_CMODE) return mismatch;
+  // The mode is rank 0's on every rank (the stack's agreement, as PnetCDF's
+  // dispatcher): its checks give the same answer everywhere, no agreement.
   format::Version version = format::Version::kCdf1;
-  Status st = version_for_cmode(cmode, &version);
-  if (st.is_ok()) st = io::gather_hints(info, &nf->hints);
+  EXA_RETURN_IF_ERROR(version_for_cmode(cmode, &version));
+  // The hints were read once by the stack's agreement, which failed on every
+  // rank if they were bad on one; what fails here now travels in the open's.
+  Status st = io::gather_hints(info, &nf->hints);
   MPI_Info mpi_info = MPI_INFO_NULL;
   if (st.is_ok()) st = io::to_mpi_info(nf->hints, &mpi_info);
-  EXA_RETURN_IF_ERROR(io::agree(comm, st));
-  st = nf->file.create(comm, path, (cmode & NC_NOCLOBBER) != 0, mpi_info);
+  st = nf->file.create(comm, path, (cmode & NC_NOCLOBBER) != 0, mpi_info, st);
   // (After a collective create, a rank-local failure to free is not a reason to fail.)
   io::free_info(&mpi_info).set_aside("the hints' info object leaks; the file is fine");
   EXA_RETURN_IF_ERROR(st);
@@ -230,30 +215,37 @@ Status NativeConnector::create(MPI_Comm comm, const std::string& path, int cmode
   nf->define_mode = true;
   nf->never_ended = true;
   *out = std::move(nf);
-  return mismatch;
+  return Status::ok();
 }
 
 Status NativeConnector::open(MPI_Comm comm, const std::string& path, int omode, MPI_Info info,
                              std::unique_ptr<FileState>* out) {
   auto nf = std::make_unique<NativeFile>();
-  const Status mismatch = adopt_root_mode(comm, &omode, NC_EMULTIDEFINE_OMODE);
-  if (!mismatch.is_ok() && mismatch.code() != NC_EMULTIDEFINE_OMODE) return mismatch;
-  Status st = check_omode(omode);
-  if (st.is_ok()) st = io::gather_hints(info, &nf->hints);
+  EXA_RETURN_IF_ERROR(check_omode(omode));  // rank 0's mode (as at create)
+  Status st = io::gather_hints(info, &nf->hints);
   MPI_Info mpi_info = MPI_INFO_NULL;
   if (st.is_ok()) st = io::to_mpi_info(nf->hints, &mpi_info);
-  EXA_RETURN_IF_ERROR(io::agree(comm, st));
-  st = nf->file.open(comm, path, (omode & NC_WRITE) != 0, mpi_info);
+  // Rank 0 reads what the file is -- partitioned (its superblock slots) or
+  // the classic header's bytes -- before the open's agreement, which carries
+  // the outcome, the header's size (0: partitioned) and, when it is small,
+  // the header itself to every rank.
+  bool partitioned = false;
+  std::vector<uint8_t> slots, header;  // what rank 0 read
+  const int64_t chunk = nf->hints.header_read_chunk;
+  auto first_look = [&](io::MpiFile& file, io::MpiFile::RootLook* look) -> Status {
+    EXA_RETURN_IF_ERROR(io::probe_partitioned_on_root(file, &partitioned, &slots));
+    if (!partitioned) EXA_RETURN_IF_ERROR(io::read_header_on_root(file, chunk, &header));
+    look->fact = int64_t(header.size());
+    if (header.size() <= io::MpiFile::kRootPayload) look->payload = header;
+    return Status::ok();
+  };
+  io::MpiFile::RootLook look;
+  st = nf->file.open(comm, path, (omode & NC_WRITE) != 0, mpi_info, st, first_look, &look);
   // (After a collective open, a rank-local failure to free is not a reason to fail.)
   io::free_info(&mpi_info).set_aside("the hints' info object leaks; the file is fine");
   EXA_RETURN_IF_ERROR(st);
-  bool partitioned = false;
-  std::vector<uint8_t> slots;  // what the probe read (rank 0)
-  st = io::probe_partitioned(nf->file, &partitioned, &slots);
-  if (!st.is_ok()) {
-    nf->file.close().set_aside("open failed: the probe's error is reported");
-    return st;
-  }
+  const int64_t header_size = look.fact;
+  partitioned = header_size == 0;
   if (partitioned) {
     // The superblock, the index table's head and first page, and the root
     // block now; other pages and blocks when used.
@@ -271,7 +263,10 @@ Status NativeConnector::open(MPI_Comm comm, const std::string& path, int omode, 
     set_partitioned_layout(*nf);
     nf->partitioned = true;
   } else {
-    format::DecodeResult decoded = io::read_header(nf->file, nf->hints.header_read_chunk);
+    // A small header came with the agreement; a larger one is broadcast now.
+    format::DecodeResult decoded = int64_t(look.payload.size()) == header_size
+                                       ? format::decode(look.payload)
+                                       : io::share_header(nf->file, header_size, std::move(header));
     if (!decoded.status.is_ok()) {
       nf->file.close().set_aside("open failed: the header's error is reported");
       return decoded.status;
@@ -289,7 +284,7 @@ Status NativeConnector::open(MPI_Comm comm, const std::string& path, int omode, 
   EXA_RETURN_IF_ERROR(adopt_swmr(*nf, omode));
   nf->refreshed_at = std::chrono::steady_clock::now();
   *out = std::move(nf);
-  return mismatch;
+  return Status::ok();
 }
 
 namespace {
@@ -504,10 +499,10 @@ Status write_numrecs(NativeFile& nf, int64_t numrecs, bool agreed, const Status&
   return Status::ok();
 }
 
-Status write_file_header(NativeFile& nf) {
+Status write_file_header(NativeFile& nf, const Status& carried, bool agreed) {
   std::vector<uint8_t> bytes;
-  if (nf.file.rank() == 0) bytes = nf.ds.encode_file_header();  // only rank 0 writes it
-  return io::write_header(nf.file, bytes);
+  if (nf.file.rank() == 0 && carried.is_ok()) bytes = nf.ds.encode_file_header();  // only rank 0 writes it
+  return io::write_header(nf.file, bytes, carried, agreed);
 }
 
 namespace {
@@ -759,8 +754,21 @@ format::LayoutHints layout_hints(const NativeFile& nf, const format::LayoutHints
 
 namespace {
 
+// Whether an enddef agrees its outcome over the ranks. The first enddef of
+// a classic file defined collectively does not outside safe mode, as
+// PnetCDF's: the same definitions give every rank the same layout (and the
+// same layout error), and rank 0's header write is rank 0's -- returned
+// there once every rank left define mode, so later collective calls still
+// meet. Safe mode (whose connector agrees the outcome again), a redef (it
+// moves data by the new layout) and independent define mode (a merge) agree.
+bool enddef_agrees(const NativeFile& nf) {
+  return nf.in_redef || nf.independent_define || nf.file.nprocs() == 1 || nf.safe_mode;
+}
+
 // Lays out, moves data after a redef, writes the header and the fill values.
-Status finish_define(NativeFile& nf, const format::LayoutHints* explicit_args) {
+// `rank_only`: an error of this rank alone (see enddef_agrees), returned
+// after the file left define mode.
+Status finish_define(NativeFile& nf, const format::LayoutHints* explicit_args, Status* rank_only) {
   format::LayoutHints hints = layout_hints(nf, explicit_args);
   if (nf.partitioned) return finish_define_partitioned(nf, hints);
   const format::Layout* previous = nf.in_redef ? &nf.layout_before_redef : nullptr;
@@ -771,7 +779,13 @@ Status finish_define(NativeFile& nf, const format::LayoutHints* explicit_args) {
     if (hints.record_align == 0) hints.record_align = previous->record_align;
   }
   double t = MPI_Wtime();
-  EXA_RETURN_IF_ERROR(io::agree(nf.comm(), nf.ds.compute_layout(hints, previous)));
+  Status laid = nf.ds.compute_layout(hints, previous);
+  const bool agreed = enddef_agrees(nf);
+  // A redef moves data by the new layout first: agreed before. Else the
+  // layout (the same definitions give the same one on every rank) is agreed
+  // with the header's write, in one agreement, or not at all.
+  if (nf.in_redef) EXA_RETURN_IF_ERROR(io::agree(nf.comm(), laid));
+  if (!agreed) EXA_RETURN_IF_ERROR(laid);
   nf.enddef_now.layout = MPI_Wtime() - t;
   t = MPI_Wtime();
   int first_new = 0;
@@ -785,7 +799,10 @@ Status finish_define(NativeFile& nf, const format::LayoutHints* explicit_args) {
                                      nf.ds.numrecs());
     EXA_RETURN_IF_ERROR(io::move_data(nf.file, std::move(moves)));
   }
-  EXA_RETURN_IF_ERROR(write_file_header(nf));
+  if (agreed)
+    EXA_RETURN_IF_ERROR(write_file_header(nf, laid));
+  else
+    *rank_only = write_file_header(nf, laid, false);
   auto regions = fill_regions_for_new_vars(nf, first_new);
   if (!regions.empty()) EXA_RETURN_IF_ERROR(io::write_fill(nf.file, regions));
   nf.enddef_now.header_io = MPI_Wtime() - t;
@@ -799,7 +816,8 @@ Status merge_and_finish_define(NativeFile& nf, const format::LayoutHints* explic
   model::MergeMark mark = model::mark_for_merge(nf.ds);
   nf.own_end = {nf.ds.ndims(), nf.ds.nvars(), 0};
   Status st = merge_independent_definitions(nf);
-  if (st.is_ok()) st = finish_define(nf, explicit_args);
+  Status unused;  // (independent define mode agrees every outcome)
+  if (st.is_ok()) st = finish_define(nf, explicit_args, &unused);
   if (!st.is_ok()) model::undo_merge(nf.ds, std::move(mark));
   return st;
 }
@@ -820,16 +838,17 @@ Status NativeConnector::enddef(FileState& f, const format::LayoutHints* explicit
   // own definitions; different ones must not reach the disk.
   if (!nf.independent_define && nf.partitioned && nf.file.nprocs() > 1)
     EXA_RETURN_IF_ERROR(check_same_definitions(nf));
+  Status rank_only;
   if (!done)
     EXA_RETURN_IF_ERROR(nf.independent_define ? merge_and_finish_define(nf, explicit_args)
-                                              : finish_define(nf, explicit_args));
+                                              : finish_define(nf, explicit_args, &rank_only));
   nf.enddef_now.total = MPI_Wtime() - start;
   nf.last_enddef = nf.enddef_now;
   nf.define_mode = false;
   nf.in_redef = false;
   nf.never_ended = false;
   nf.before_redef = {};
-  return Status::ok();
+  return rank_only;
 }
 
 Status NativeConnector::redef(FileState& f) {
@@ -884,6 +903,19 @@ Status agree_numrecs(NativeFile& nf, bool ordered) {
   nf.numrecs_dirty = false;
   if (!any_dirty || !nf.file.writable()) return Status::ok();
   return write_numrecs(nf, most, true, Status::ok(), ordered);
+}
+
+// Whether the close must agree the number of records: a writable file with
+// a record variable (the same answer on every rank: the definitions and the
+// mode are). A read-only file writes no count, and with no record variable
+// no put grows one, so PnetCDF's close agrees nothing there and neither does
+// this one. Partitioned files commit their state at close in any case.
+bool numrecs_may_grow(const NativeFile& nf) {
+  if (!nf.file.writable()) return false;
+  if (nf.partitioned || nf.swmr != NativeFile::Swmr::kOff || nf.ds.unlimited_dim() < 0) return true;
+  for (int id = 0; id < nf.ds.nvars(); ++id)
+    if (nf.ds.is_record_var(id)) return true;
+  return false;
 }
 
 }  // namespace
@@ -972,11 +1004,18 @@ Status NativeConnector::close(FileState& f) {
   }
   nf.pending.clear();
   nf.request_ids.clear();
-  if (nf.define_mode) st = enddef(f, nullptr);
-  // A new file whose first enddef failed holds no header: remove it, as abort would.
-  if (!st.is_ok() && nf.never_ended) {
-    abort(f).set_aside("close failed: the enddef's error is reported");
-    return st;
+  Status ended;
+  if (nf.define_mode) ended = enddef(f, nullptr);
+  // Still in define mode: the enddef failed on every rank. A new file whose
+  // first enddef failed holds no header: remove it, as abort would. Else
+  // (rank 0's own header write: enddef_agrees) the close goes on with the
+  // others and returns it at the end.
+  if (!ended.is_ok() && nf.define_mode) {
+    if (nf.never_ended) {
+      abort(f).set_aside("close failed: the enddef's error is reported");
+      return ended;
+    }
+    st = ended;
   }
   // Leaving independent mode as end_indep does, but the count of records
   // ordered: their bytes synced, then the count, synced.
@@ -985,12 +1024,13 @@ Status NativeConnector::close(FileState& f) {
     if (nf.indep.handle() != MPI_FILE_NULL && nf.file.writable()) indep_synced = nf.indep.sync();
     nf.indep_mode = false;
   }
-  if (st.is_ok()) st = agree_numrecs(nf, /*ordered=*/true);
+  if (st.is_ok() && numrecs_may_grow(nf)) st = agree_numrecs(nf, /*ordered=*/true);
   if (st.is_ok()) st = indep_synced;
   if (st.is_ok() && nf.partitioned && nf.file.writable()) st = nf.compact.commit(nf);
   Status closed = nf.indep.close();
   Status closed_all = nf.file.close();
   if (st.is_ok()) st = closed.is_ok() ? closed_all : closed;
+  if (st.is_ok()) st = ended;
   if (st.is_ok()) st = types_freed;
   if (st.is_ok() && had_pending) st = {NC_EPENDING, "nonblocking requests were pending at close"};
   return st;

@@ -74,8 +74,10 @@ Status swmr_timer_commit(NativeFile& nf);
 // reads and blocks first read after the bound; native_data_ops.cpp).
 Status check_view_age(const NativeFile& nf);
 
-// Encodes the header in file order on rank 0 and writes it there (collective).
-Status write_file_header(NativeFile& nf);
+// Encodes the header in file order on rank 0 and writes it there
+// (collective; `carried`: this rank's error from before, agreed with the
+// write unless !agreed: io::write_header).
+Status write_file_header(NativeFile& nf, const Status& carried = Status::ok(), bool agreed = true);
 
 // Independent define mode: merges what every rank defined since the last
 // enddef into every rank's dataset (collective; the same outcome on every

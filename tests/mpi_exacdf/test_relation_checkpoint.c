@@ -164,6 +164,10 @@ int main(int argc, char **argv) {
   exa_relation_free(t);
   CHECK_OK(exa_checkpoint_close(ck));
   MPI_Comm_free(&half);
+  /* Both groups have restored before rank 0 damages the manifest (without it
+   * the other group could still be reading it: a race that made its restore
+   * fail with NC_ENOTNC and then free `t` a second time). */
+  MPI_Barrier(MPI_COMM_WORLD);
 
   /* A damaged manifest: one flipped byte. */
   if (mpi_test_rank == 0) {
