@@ -621,38 +621,75 @@ std::vector<uint8_t> encode_block(const Block& block) {
   return out;
 }
 
-void append_encoded_block(const Block& block, std::vector<uint8_t>* all) {
-  std::vector<uint8_t>& out = *all;
-  const size_t start = out.size();
-  xdr::Writer w(out);
+BlockEncoder::BlockEncoder(std::vector<uint8_t>* out, std::string_view path) : out_(*out), start_(out->size()) {
+  xdr::Writer w(out_);
   w.bytes(kBlockMagic);
-  put_name(w, block.path);
+  put_name(w, path);
+}
+
+void BlockEncoder::begin_dims(uint64_t n) {
+  xdr::Writer w(out_);
   w.u32(kTagDimension);
-  w.u64(block.dims.size());
-  for (const Dimension& d : block.dims) {
-    put_name(w, d.name);
-    w.u64(uint64_t(d.length));
-  }
-  put_atts(w, block.atts);
+  w.u64(n);
+}
+
+void BlockEncoder::dim(std::string_view name, int64_t length) {
+  xdr::Writer w(out_);
+  put_name(w, name);
+  w.u64(uint64_t(length));
+}
+
+void BlockEncoder::atts(const std::vector<Attribute>& atts) {
+  xdr::Writer w(out_);
+  put_atts(w, atts);
+}
+
+void BlockEncoder::begin_vars(uint64_t n) {
+  xdr::Writer w(out_);
   w.u32(kTagVariable);
-  w.u64(block.vars.size());
+  w.u64(n);
+}
+
+void BlockEncoder::begin_var(std::string_view name, uint64_t ndims) {
+  xdr::Writer w(out_);
+  put_name(w, name);
+  w.u64(ndims);
+}
+
+void BlockEncoder::dimid(uint64_t id) { xdr::Writer(out_).u64(id); }
+
+void BlockEncoder::end_var(const std::vector<Attribute>& atts, nc_type type, int64_t vsize, int64_t begin,
+                           uint32_t flags, std::span<const uint8_t> data) {
+  xdr::Writer w(out_);
+  put_atts(w, atts);
+  w.u32(uint32_t(type));
+  w.u64(uint64_t(vsize));
+  w.u64(uint64_t(begin));
+  w.u32(flags);
+  if (flags & kVarCompact) {
+    w.u64(data.size());
+    w.bytes(data);
+    w.pad(int64_t(data.size()));
+  }
+}
+
+void BlockEncoder::finish() {
+  xdr::Writer(out_).u32(crc_of(std::span<const uint8_t>(out_).subspan(start_)));
+}
+
+void append_encoded_block(const Block& block, std::vector<uint8_t>* all) {
+  BlockEncoder e(all, block.path);
+  e.begin_dims(block.dims.size());
+  for (const Dimension& d : block.dims) e.dim(d.name, d.length);
+  e.atts(block.atts);
+  e.begin_vars(block.vars.size());
   for (const BlockVariable& bv : block.vars) {
     const Variable& v = bv.var;
-    put_name(w, v.name);
-    w.u64(v.dimids.size());
-    for (int id : v.dimids) w.u64(uint64_t(id));
-    put_atts(w, v.atts);
-    w.u32(uint32_t(v.type));
-    w.u64(uint64_t(v.vsize));
-    w.u64(uint64_t(v.begin));
-    w.u32(bv.flags);
-    if (bv.flags & kVarCompact) {
-      w.u64(bv.data.size());
-      w.bytes(bv.data);
-      w.pad(int64_t(bv.data.size()));
-    }
+    e.begin_var(v.name, v.dimids.size());
+    for (int id : v.dimids) e.dimid(uint64_t(id));
+    e.end_var(v.atts, v.type, v.vsize, v.begin, bv.flags, bv.data);
   }
-  w.u32(crc_of(std::span<const uint8_t>(out).subspan(start)));
+  e.finish();
 }
 
 Status decode_block(std::span<const uint8_t> bytes, const BlockEntry& entry, uint64_t total_dims,

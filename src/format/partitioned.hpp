@@ -181,6 +181,31 @@ struct Block {
 std::vector<uint8_t> encode_block(const Block& block);
 // The same, appended to *out (blocks written back to back).
 void append_encoded_block(const Block& block, std::vector<uint8_t>* out);
+// Encodes one block field by field, appending to *out: the bytes
+// append_encoded_block writes, without a Block in between (a new file's
+// writer encodes millions of objects straight from its header, and a Block
+// would copy every name once more). Calls in order: the constructor (magic,
+// path), begin_dims and one dim() each, atts(), begin_vars and per variable
+// begin_var, one dimid() per dimension, end_var; then finish() (the CRC).
+class BlockEncoder {
+ public:
+  BlockEncoder(std::vector<uint8_t>* out, std::string_view path);
+  void begin_dims(uint64_t n);
+  void dim(std::string_view name, int64_t length);
+  void atts(const std::vector<Attribute>& atts);
+  void begin_vars(uint64_t n);
+  void begin_var(std::string_view name, uint64_t ndims);
+  void dimid(uint64_t id);
+  // Compact data (flags kVarCompact) is written as given: its whole bytes, or none yet.
+  void end_var(const std::vector<Attribute>& atts, nc_type type, int64_t vsize, int64_t begin, uint32_t flags,
+               std::span<const uint8_t> data);
+  void finish();
+
+ private:
+  std::vector<uint8_t>& out_;
+  size_t start_;
+};
+
 // Checks magic, CRC, that path and counts match the index entry, names,
 // types, dimension ids below total_dims, and sizes. NC_EFILEMETA.
 Status decode_block(std::span<const uint8_t> bytes, const BlockEntry& entry, uint64_t total_dims,

@@ -91,13 +91,13 @@ std::vector<uint8_t> root_block(const std::vector<Attribute>& gatts) {
   return encode_block(root);
 }
 
-Status assemble(const std::vector<std::vector<BlockSummary>>& per_rank, const std::vector<Attribute>& gatts,
+Status assemble(std::vector<std::vector<BlockSummary>> per_rank, const std::vector<Attribute>& gatts,
                 int64_t align, Assembly* out) {
   align = std::max<int64_t>(4, xdr::round4(align));
   Assembly a;
   // A block as (its summary, rank, position in that rank's list).
   struct Ref {
-    const BlockSummary* s;
+    BlockSummary* s;
     uint32_t rank;
     uint32_t k;
   };
@@ -120,7 +120,7 @@ Status assemble(const std::vector<std::vector<BlockSummary>>& per_rank, const st
     std::pop_heap(heads.begin(), heads.end(), later);
     const Ref next = heads.back();
     all.push_back(next);
-    const auto& list = per_rank[next.rank];
+    auto& list = per_rank[next.rank];
     if (size_t(next.k) + 1 < list.size()) {
       heads.back() = {&list[next.k + 1], next.rank, next.k + 1};
       std::push_heap(heads.begin(), heads.end(), later);
@@ -150,7 +150,7 @@ Status assemble(const std::vector<std::vector<BlockSummary>>& per_rank, const st
     a.index.blocks.push_back(std::move(root));
   }
   for (const Ref& ref : all) {
-    const BlockSummary& s = *ref.s;
+    BlockSummary& s = *ref.s;
     BlockPlacement& p = a.placements[ref.rank][ref.k];
     p.block = a.index.blocks.size();
     p.first_dim = ndims;
@@ -160,7 +160,7 @@ Status assemble(const std::vector<std::vector<BlockSummary>>& per_rank, const st
         __builtin_add_overflow(ndims, s.ndims, &ndims) || __builtin_add_overflow(nvars, s.nvars, &nvars))
       return too_large();
     BlockEntry e;
-    e.path = s.path;
+    e.path = std::move(s.path);  // (rank 0 holds one summary per block of the file: no second copy)
     e.offset = p.offset;
     e.size = s.size;
     e.natts = uint32_t(s.natts);

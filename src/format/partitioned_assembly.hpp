@@ -64,7 +64,7 @@ struct Assembly {
 // from the next multiple of `align` on, block after block. NC_EVARSIZE if
 // offsets pass 2^63. `gatts`: the file's global attributes (for a root
 // block no rank summarized).
-Status assemble(const std::vector<std::vector<BlockSummary>>& per_rank, const std::vector<Attribute>& gatts,
+Status assemble(std::vector<std::vector<BlockSummary>> per_rank, const std::vector<Attribute>& gatts,
                 int64_t align, Assembly* out);
 
 // The encoded root block of a file whose root holds global attributes only.

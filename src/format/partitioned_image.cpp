@@ -118,64 +118,129 @@ Block make_block(const Header& header, const Image& img, size_t b) {
   return out;
 }
 
+void append_image_block(const Header& header, const Image& img, size_t b, std::vector<uint8_t>* out) {
+  static const std::vector<Attribute> kNone;
+  BlockEncoder e(out, img.index.blocks[b].path);
+  const std::span<const int> dims = dims_of(img, b), vars = vars_of(img, b);
+  e.begin_dims(dims.size());
+  for (int id : dims) e.dim(local_name(header.dims[size_t(id)].name), header.dims[size_t(id)].length);
+  e.atts(b == 0 ? header.gatts : kNone);
+  e.begin_vars(vars.size());
+  for (int id : vars) {
+    const Variable& v = header.vars[size_t(id)];
+    e.begin_var(local_name(v.name), v.dimids.size());
+    for (int d : v.dimids) e.dimid(uint64_t(int64_t(img.dim_pos[size_t(d)])));
+    if (is_compact(img, id))
+      e.end_var(v.atts, v.type, xdr::round4(var_bytes(header, v)), 0, kVarCompact, {});
+    else
+      e.end_var(v.atts, v.type, v.vsize, v.begin, 0, {});
+  }
+  e.finish();
+}
+
+bool image_block_has_compact(const Image& img, size_t b) {
+  for (int id : vars_of(img, b))
+    if (is_compact(img, id)) return true;
+  return false;
+}
+
 std::vector<Block> make_blocks(const Header& header, const Image& img) {
   std::vector<Block> all;
   for (size_t b = 0; b < img.index.blocks.size(); ++b) all.push_back(make_block(header, img, b));
   return all;
 }
 
+namespace {
+
+// The objects of one kind (dimensions or variables) by path: for each, in
+// `order`, the group of its path (groups numbered as first met), each
+// path's validity checked once. Objects of one block usually follow each
+// other, so the last path is compared before the table is asked.
+class PathGroups {
+ public:
+  PathGroups() { group_of("/"); }  // group 0: the root block, which always exists
+  // The group of a full name; NC_EBADNAME if it is not a valid full name.
+  Status add(const std::string& full, const char* what, uint32_t* group) {
+    std::string_view path, local;
+    split_name(full, &path, &local);
+    const uint32_t g = group_of(path);
+    // The root block's names carry no '/' ("/x" would not be found again by
+    // the name given); a group's path was checked when the group was made.
+    const bool valid = (g == 0 ? full.find('/') == std::string::npos : valid_[g] != 0) && is_valid_name(local);
+    if (!valid) return {NC_EBADNAME, std::string(what) + " name '" + full + "' is not a valid path and name"};
+    *group = g;
+    return Status::ok();
+  }
+  const std::vector<std::string_view>& paths() const { return paths_; }
+
+ private:
+  uint32_t group_of(std::string_view path) {
+    if (last_ < paths_.size() && paths_[last_] == path) return last_;
+    auto [it, fresh] = index_.try_emplace(path, uint32_t(paths_.size()));
+    if (fresh) {
+      paths_.push_back(path);
+      valid_.push_back(is_valid_path(path) ? 1 : 0);
+    }
+    last_ = it->second;
+    return last_;
+  }
+  std::unordered_map<std::string_view, uint32_t> index_;
+  std::vector<std::string_view> paths_;
+  std::vector<uint8_t> valid_;
+  uint32_t last_ = 0;
+};
+
+// Places the objects (header indexes, taken in `order`) by group: the
+// objects of group rank[g] -- the g-th path in sorted order -- together,
+// each group in the order met. *first receives each sorted group's first
+// position, then the total.
+void place_by_group(const std::vector<uint32_t>& group, const std::vector<int>& order,
+                    const std::vector<uint32_t>& rank, std::vector<int>* placed, std::vector<int64_t>* first) {
+  std::vector<int64_t> at(rank.size() + 1, 0);
+  for (uint32_t g : group) ++at[rank[g] + 1];
+  for (size_t i = 1; i < at.size(); ++i) at[i] += at[i - 1];
+  *first = at;
+  placed->resize(group.size());
+  for (size_t pos = 0; pos < group.size(); ++pos)
+    (*placed)[size_t(at[rank[group[pos]]]++)] = order.empty() ? int(pos) : order[pos];
+}
+
+}  // namespace
+
 Status plan_image(const Header& header, Image* out, const std::vector<uint8_t>* compact,
                   const ObjectOrder& order) {
-  Image img;
-  // Per path: its dimensions and variables (header indexes, in header
-  // order); grouped by hashing, then the paths sorted once.
-  std::unordered_map<std::string_view, size_t> group_of;
-  std::vector<std::pair<std::string_view, std::pair<std::vector<int>, std::vector<int>>>> groups;
-  bool bad_path = false;  // (each path is checked once, when its group is made)
-  auto group = [&](std::string_view path) -> auto& {
-    auto [it, fresh] = group_of.try_emplace(path, groups.size());
-    if (fresh) {
-      bad_path = bad_path || !is_valid_path(path);
-      groups.push_back({path, {}});
-    }
-    return groups[it->second].second;
-  };
-  group("/");  // the root block always exists: it holds the global attributes
   if ((!order.dims.empty() && order.dims.size() != header.dims.size()) ||
       (!order.vars.empty() && order.vars.size() != header.vars.size()))
     return {NC_EINTERNAL, "the object order does not cover the header"};
+  // Each object's group, in `order`; then the groups sorted by path and the
+  // objects placed group by group (a counting sort: no list per group).
+  PathGroups groups;
+  std::vector<uint32_t> dim_group(header.dims.size()), var_group(header.vars.size());
   for (size_t pos = 0; pos < header.dims.size(); ++pos) {
     const size_t i = order.dims.empty() ? pos : size_t(order.dims[pos]);
-    std::string_view path, local;
-    split_name(header.dims[i].name, &path, &local);
-    auto& ids = group(path).first;
-    if (bad_path || !is_valid_full_name(header.dims[i].name))
-      return {NC_EBADNAME, "dimension name '" + header.dims[i].name + "' is not a valid path and name"};
-    ids.push_back(int(i));
+    EXA_RETURN_IF_ERROR(groups.add(header.dims[i].name, "dimension", &dim_group[pos]));
   }
   for (size_t pos = 0; pos < header.vars.size(); ++pos) {
     const size_t i = order.vars.empty() ? pos : size_t(order.vars[pos]);
-    std::string_view path, local;
-    split_name(header.vars[i].name, &path, &local);
-    auto& ids = group(path).second;
-    if (bad_path || !is_valid_full_name(header.vars[i].name))
-      return {NC_EBADNAME, "variable name '" + header.vars[i].name + "' is not a valid path and name"};
-    ids.push_back(int(i));
+    EXA_RETURN_IF_ERROR(groups.add(header.vars[i].name, "variable", &var_group[pos]));
   }
-  std::sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  img.first_dim.push_back(0);
-  img.first_var.push_back(0);
-  for (const auto& [path, ids] : groups) {
-    img.dim_order.insert(img.dim_order.end(), ids.first.begin(), ids.first.end());
-    img.var_order.insert(img.var_order.end(), ids.second.begin(), ids.second.end());
-    img.first_dim.push_back(int64_t(img.dim_order.size()));
-    img.first_var.push_back(int64_t(img.var_order.size()));
-    BlockEntry e;
-    e.path = std::string(path);
-    e.natts = path == "/" ? uint32_t(header.gatts.size()) : 0;
-    e.ndims = ids.first.size();
-    e.nvars = ids.second.size();
-    img.index.blocks.push_back(std::move(e));
+  const std::vector<std::string_view>& paths = groups.paths();
+  std::vector<uint32_t> sorted(paths.size()), rank(paths.size());
+  for (size_t g = 0; g < paths.size(); ++g) sorted[g] = uint32_t(g);
+  std::sort(sorted.begin(), sorted.end(), [&](uint32_t a, uint32_t b) { return paths[a] < paths[b]; });
+  for (size_t k = 0; k < sorted.size(); ++k) rank[sorted[k]] = uint32_t(k);
+  Image img;
+  place_by_group(dim_group, order.dims, rank, &img.dim_order, &img.first_dim);
+  place_by_group(var_group, order.vars, rank, &img.var_order, &img.first_var);
+  dim_group = {};
+  var_group = {};
+  img.index.blocks.resize(sorted.size());
+  for (size_t k = 0; k < sorted.size(); ++k) {
+    BlockEntry& e = img.index.blocks[k];
+    e.path = std::string(paths[sorted[k]]);
+    e.natts = e.path == "/" ? uint32_t(header.gatts.size()) : 0;
+    e.ndims = uint64_t(img.first_dim[k + 1] - img.first_dim[k]);
+    e.nvars = uint64_t(img.first_var[k + 1] - img.first_var[k]);
   }
   img.dim_pos.resize(header.dims.size());
   for (size_t pos = 0; pos < img.dim_order.size(); ++pos) img.dim_pos[size_t(img.dim_order[pos])] = int(pos);

@@ -113,6 +113,12 @@ Status plan_redef_image(Header& header, const OnDisk& old, const std::vector<uin
 Block make_block(const Header& header, const Image& image, size_t b);
 std::vector<Block> make_blocks(const Header& header, const Image& image);
 
+// make_block(header, image, b) encoded and appended to *out, without
+// making the Block: the same bytes as append_encoded_block of it.
+void append_image_block(const Header& header, const Image& image, size_t b, std::vector<uint8_t>* out);
+// Whether block b holds a compact variable.
+bool image_block_has_compact(const Image& image, size_t b);
+
 // Exact size of encode_block(make_block(header, image, b)) once compact
 // data is filled in.
 int64_t encoded_block_size(const Header& header, const Image& image, size_t b);

@@ -34,16 +34,6 @@ Status write_superblock(MpiFile& file, const pf::Superblock& sb) {
   return agree(file.comm(), file.sync_all());
 }
 
-namespace {
-
-bool has_compact(const pf::Block& b) {
-  for (const auto& bv : b.vars)
-    if (bv.flags & pf::kVarCompact) return true;
-  return false;
-}
-
-}  // namespace
-
 Status write_blocks_and_index(MpiFile& file, const format::Header& header, const pf::Image& image,
                               const std::vector<int>& writer, const CompleteBlockFn& complete,
                               pf::Superblock* sb, pf::IndexTable* index_out) {
@@ -56,11 +46,15 @@ Status write_blocks_and_index(MpiFile& file, const format::Header& header, const
   Status st;
   for (size_t i = 0; i < nblocks && st.is_ok(); ++i) {
     if ((!image.reused.empty() && image.reused[i]) || writer[i] != r) continue;
-    pf::Block block = pf::make_block(header, image, i);
-    if (complete && has_compact(block)) st = complete(i, &block);
-    mine.push_back(pf::encode_block(block));
+    if (complete && pf::image_block_has_compact(image, i)) {
+      pf::Block block = pf::make_block(header, image, i);
+      st = complete(i, &block);
+      mine.push_back(pf::encode_block(block));
+    } else {  // straight from the header: no copy of every name
+      pf::append_image_block(header, image, i, &mine.emplace_back());
+    }
     if (st.is_ok() && mine.back().size() != image.index.blocks[i].size)
-      st = {NC_EINTERNAL, "block '" + block.path + "' encoded to an unplanned size"};
+      st = {NC_EINTERNAL, "block '" + image.index.blocks[i].path + "' encoded to an unplanned size"};
     crcs.push_back(uint32_t(i));
     crcs.push_back(crc32c(mine.back().data(), mine.back().size()));
   }

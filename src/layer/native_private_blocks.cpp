@@ -57,7 +57,7 @@ Status assemble_on_rank0(NativeFile& nf, const std::vector<pf::BlockSummary>& mi
     std::vector<std::vector<pf::BlockSummary>> per_rank(segments.size());
     for (size_t r = 0; r < segments.size() && st.is_ok(); ++r) st = pf::decode_summaries(segments[r], &per_rank[r]);
     all = {};
-    if (st.is_ok()) st = pf::assemble(per_rank, nf.ds.header().gatts, align, a);
+    if (st.is_ok()) st = pf::assemble(std::move(per_rank), nf.ds.header().gatts, align, a);
     words[kCode] = uint64_t(int64_t(st.code()));
     words[kShared] = a->shared_path.empty() ? 0 : 1;
     words[kNdims] = a->ndims;
@@ -141,7 +141,7 @@ Status write_blocks(NativeFile& nf, const pf::Image& image, const std::vector<si
       run.reserve(std::max(kWriteChunk, size_t(summaries[i].size)));
     }
     const size_t at = run.size();
-    pf::append_encoded_block(pf::make_block(nf.ds.header(), image, blocks[i]), &run);
+    pf::append_image_block(nf.ds.header(), image, blocks[i], &run);
     if (run.size() - at != summaries[i].size)
       st = {NC_EINTERNAL, "block '" + summaries[i].path + "' encoded to an unplanned size"};
     crcs.push_back(crc32c(run.data() + at, run.size() - at));
@@ -172,6 +172,8 @@ Status write_blocks(NativeFile& nf, const pf::Image& image, const std::vector<si
     for (int r = 0; r < p; ++r)
       for (size_t k = 0; k < a.placements[size_t(r)].size(); ++k)
         a.index.blocks[a.placements[size_t(r)][k].block].crc = all[size_t(displs[size_t(r)]) + k];
+    all = {};  // (rank 0's per-block memory: only the index entries while the table is encoded)
+    a.placements = {};
     out->table = pf::encode_index(a.index, pf::kIndexPageEntries, &head[0]);
     head[1] = crc32c(out->table.data(), size_t(head[0]));
     st = nf.file.write_at(a.index_offset, out->table.data(), int64_t(out->table.size()));
@@ -232,7 +234,11 @@ Status write_private_blocks(NativeFile& nf, const format::LayoutHints& hints, bo
   sb.file_end = std::max(words[kDataEnd], words[kIndexOffset] + words[kIndexSize]);
   Written written;
   EXA_RETURN_IF_ERROR(write_blocks(nf, image, blocks, summaries, placed, a, &sb, &written));
+  // The plan is spent: its memory goes before the dataset's id maps are made.
   a = {};
+  image = {};
+  summaries = {};
+  blocks = {};
   // Fill values of own variables (a sync only if some rank has any: the
   // superblock's commit syncs anyway).
   const auto regions = fill_regions_for_new_vars(nf, 0);

@@ -46,9 +46,15 @@ Status Dataset::check_object_name(std::string_view name) const {
   std::string_view path, local;
   format::partitioned::split_name(name, &path, &local);
   EXA_RETURN_IF_ERROR(check_name(local));  // (its length: NC_EMAXNAME)
-  if (!format::partitioned::is_valid_full_name(name))
-    return {NC_EBADNAME, "not a valid name or '/group/name' path (no empty part, no '/' alone before a root name)"};
-  return Status::ok();
+  if (local.size() == name.size()) return Status::ok();  // a root block name: no '/'
+  // As format::partitioned::is_valid_full_name, whose name part was just
+  // checked: a group's objects are defined one after the other, so the path
+  // checked last is compared before it is checked again.
+  if (path != "/" && (path == last_valid_path_ || format::partitioned::is_valid_path(path))) {
+    if (path != last_valid_path_) last_valid_path_.assign(path);
+    return Status::ok();
+  }
+  return {NC_EBADNAME, "not a valid name or '/group/name' path (no empty part, no '/' alone before a root name)"};
 }
 
 Dataset::Dataset(format::Header header) : header_(std::move(header)) { rebuild_indexes(); }
@@ -395,7 +401,7 @@ Status Dataset::def_var(std::string_view name, nc_type type, int ndims, const in
   }
   EXA_RETURN_IF_ERROR(check_var_size(type, std::span<const int>(dimids, size_t(ndims))));
   const int new_id = nvars();
-  if (!var_index_.insert_new(name, new_id, var_name_of())) return {NC_ENAMEINUSE, "variable name in use"};
+  var_index_.insert(name, new_id);  // find_var found no such name
   format::Variable& var = header_.vars.emplace_back();
   var.name = std::string(name);
   var.type = type;

@@ -269,6 +269,7 @@ class Dataset {
   int unlimited_dim_ = -1;
   bool partitioned_ = false;
   Status check_object_name(std::string_view name) const;
+  mutable std::string last_valid_path_;  // the group path check_object_name accepted last
 };
 
 }  // namespace exa::model

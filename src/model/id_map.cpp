@@ -1,49 +1,65 @@
 #include "model/id_map.hpp"
 
 #include <algorithm>
-#include <numeric>
 
 namespace exa::model {
 
-IdMap::IdMap(std::vector<int64_t> own) : own_(std::move(own)) {
-  if (std::is_sorted(own_.begin(), own_.end())) {  // defined in file order
-    sorted_ = own_;
-    sorted_local_.resize(own_.size());
-    std::iota(sorted_local_.begin(), sorted_local_.end(), int64_t(0));
-    return;
+IdMap::IdMap(const std::vector<int64_t>& own) : own_(int64_t(own.size())) {
+  for (size_t l = 0; l < own.size(); ++l) {
+    if (!runs_.empty()) {
+      Run& last = runs_.back();
+      if (own[l] == last.global + last.length) {
+        ++last.length;
+        continue;
+      }
+    }
+    runs_.push_back({int64_t(l), own[l], 1});
   }
-  std::vector<std::pair<int64_t, int64_t>> pairs(own_.size());  // (global, local)
-  for (size_t l = 0; l < own_.size(); ++l) pairs[l] = {own_[l], int64_t(l)};
-  std::sort(pairs.begin(), pairs.end());
-  sorted_.resize(pairs.size());
-  sorted_local_.resize(pairs.size());
-  for (size_t i = 0; i < pairs.size(); ++i) {
-    sorted_[i] = pairs[i].first;
-    sorted_local_[i] = pairs[i].second;
+  runs_.shrink_to_fit();
+  by_global_.resize(runs_.size());
+  for (size_t i = 0; i < runs_.size(); ++i) by_global_[i] = uint32_t(i);
+  std::sort(by_global_.begin(), by_global_.end(),
+            [this](uint32_t a, uint32_t b) { return runs_[a].global < runs_[b].global; });
+  own_below_.resize(runs_.size());
+  int64_t below = 0;
+  for (size_t i = 0; i < runs_.size(); ++i) {
+    own_below_[i] = below;
+    below += g_run(i).length;
   }
 }
 
 int64_t IdMap::global(int64_t local) const {
-  const int64_t k = own();
-  if (local < k) return own_[size_t(local)];
-  // The j-th global id that is not an own one: j + i, where i own ids lie
-  // below it (the first i with sorted_[i] - i > j; that difference never
-  // decreases).
-  const int64_t j = local - k;
-  int64_t lo = 0, hi = k;
-  while (lo < hi) {
-    const int64_t mid = lo + (hi - lo) / 2;
-    if (sorted_[size_t(mid)] - mid > j) hi = mid;
-    else lo = mid + 1;
+  if (local < own_) {  // the run holding it, in local order
+    const auto it = std::upper_bound(runs_.begin(), runs_.end(), local,
+                                     [](int64_t l, const Run& r) { return l < r.local; });
+    const Run& r = *(it - 1);
+    return r.global + (local - r.local);
   }
-  return j + lo;
+  // The j-th global id that is not an own one: j plus the own ids of the runs
+  // below it, which are the runs with at most j other ids before their start
+  // (that count never decreases in global order).
+  const int64_t j = local - own_;
+  size_t lo = 0, hi = runs_.size();
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (g_run(mid).global - own_below_[mid] <= j) lo = mid + 1;
+    else hi = mid;
+  }
+  return j + (lo == 0 ? 0 : own_below_[lo - 1] + g_run(lo - 1).length);
 }
 
 int64_t IdMap::local(int64_t global) const {
-  const auto it = std::lower_bound(sorted_.begin(), sorted_.end(), global);
-  const int64_t i = it - sorted_.begin();
-  if (it != sorted_.end() && *it == global) return sorted_local_[size_t(i)];
-  return own() + (global - i);
+  // The runs that start at or below `global`, in global order.
+  size_t lo = 0, hi = runs_.size();
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (g_run(mid).global <= global) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo == 0) return own_ + global;
+  const Run& r = g_run(lo - 1);
+  if (global < r.global + r.length) return r.local + (global - r.global);
+  return own_ + (global - (own_below_[lo - 1] + r.length));
 }
 
 std::vector<int> IdMap::order(int64_t total) const {
