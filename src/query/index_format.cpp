@@ -71,10 +71,6 @@ uint64_t IndexHeader::bounded_chunks() const {
   return n;
 }
 
-namespace {
-
-constexpr uint32_t kUnknownMinmax = kStale | kNoBounds | kNoBitmaps;
-
 PutBounds unite_bounds(const PutBounds& a, const PutBounds& b) {
   if (!a.bounded || !b.bounded) return {};
   PutBounds u = a;
@@ -86,6 +82,10 @@ PutBounds unite_bounds(const PutBounds& a, const PutBounds& b) {
   u.nan = a.nan || b.nan;
   return u;
 }
+
+namespace {
+
+constexpr uint32_t kUnknownMinmax = kStale | kNoBounds | kNoBitmaps;
 
 // Chunks every row of which the whole-row records wrote get the union of
 // the bounds of every record touching them.

@@ -80,6 +80,8 @@ struct PutBounds {
   bool any = false, nan = false;
   double lo = 0, hi = 0;
 };
+// The bounds of both sets of values (unbounded when either is).
+PutBounds unite_bounds(const PutBounds& a, const PutBounds& b);
 // Marks the entry stale and widens its bounds by the values put.
 void mark_stale(ChunkEntry* e, const PutBounds& put);
 

@@ -65,17 +65,6 @@ bool ranges_wanted(int ncid, int varid, const std::function<std::string()>& path
   g_indexed[{ncid, varid}] = found;
   return found;
 }
-PutBounds unite(const PutBounds& a, const PutBounds& b) {
-  if (!a.bounded || !b.bounded) return {};
-  PutBounds u = a;
-  if (b.any) {
-    u.lo = a.any ? std::min(a.lo, b.lo) : b.lo;
-    u.hi = a.any ? std::max(a.hi, b.hi) : b.hi;
-    u.any = true;
-  }
-  u.nan = a.nan || b.nan;
-  return u;
-}
 
 // Records of overlapping rows merge (rows written whole by both stay whole:
 // their union has no gap). Records that only adjoin stay apart, so that a
@@ -89,7 +78,7 @@ void add(int ncid, int varid, PutRecord r) {
   if (!v.empty() && v.back().row0 < r.row1 && r.row0 < v.back().row1) {  // overlaps
     v.back().row0 = std::min(v.back().row0, r.row0);
     v.back().row1 = std::max(v.back().row1, r.row1);
-    v.back().bounds = unite(v.back().bounds, r.bounds);
+    v.back().bounds = unite_bounds(v.back().bounds, r.bounds);
     v.back().whole_rows = v.back().whole_rows && r.whole_rows;
     return;
   }
@@ -103,7 +92,7 @@ void add(int ncid, int varid, PutRecord r) {
       const PutRecord& n = v[i + 1];
       m.whole_rows = m.whole_rows && n.whole_rows && n.row0 <= m.row1;
       m.row1 = std::max(m.row1, n.row1);
-      m.bounds = unite(m.bounds, n.bounds);
+      m.bounds = unite_bounds(m.bounds, n.bounds);
     }
     halved.push_back(m);
   }
