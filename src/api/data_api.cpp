@@ -44,7 +44,7 @@ int data_call(const char* fn, int ncid, int varid, Kind kind, const MPI_Offset* 
     // when the I/O failed (it may have written part); its rows count as
     // written whole only when it succeeded.
     if (put && checked.is_ok())
-      exa::api::note_query_put(ncid, f, a, done.is_ok() && exa::api::stack_writes_at_once(f));
+      exa::api::note_query_put(ncid, f, a, done.is_ok() && f.stack->writes_at_once());
     return checked.is_ok() ? done : checked;
   });
 }

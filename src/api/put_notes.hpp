@@ -4,8 +4,6 @@
 // shape comes from the file's own dataset (no ncmpi_inq_* call per put).
 #pragma once
 
-#include <algorithm>
-#include <string>
 
 #include "api/handles.hpp"
 #include "api/request_builder.hpp"
@@ -23,21 +21,6 @@ inline bool query_var_shape(OpenFile& f, int varid, exa::query::PutVarShape* sha
   shape->vtype = var.type;
   for (int d : var.dimids) shape->dims.push_back(d == ds.unlimited_dim() ? ds.numrecs() : ds.dim(d).length);
   shape->path = [&f] { return f.connector->facts(*f.state).path; };
-  return true;
-}
-
-// Whether a put that returned success has its values in the file: every
-// connector of the stack writes at once (async and cache defer writes that
-// may still fail; a plugin is not known).
-inline bool stack_writes_at_once(const OpenFile& f) {
-  const std::string& names = f.stack->names();
-  size_t at = 0;
-  while (at <= names.size()) {
-    const size_t end = std::min(names.find(',', at), names.size());
-    const std::string name = names.substr(at, end - at);
-    if (name != "native" && name != "passthrough" && name != "safe" && name != "trace") return false;
-    at = end + 1;
-  }
   return true;
 }
 

@@ -106,7 +106,10 @@ Status build_connector_stack(MPI_Comm comm, MPI_Info info, AgreedMode* mode, std
     stack->top_ = made.get();
     stack->owned_.push_back(std::move(made));
   }
-  for (const ConnectorEntry& e : entries) stack->names_ += e.name + ",";
+  for (const ConnectorEntry& e : entries) {
+    stack->names_ += e.name + ",";
+    if (e.name != "passthrough" && e.name != "safe" && e.name != "trace") stack->writes_at_once_ = false;
+  }
   stack->names_ += "native";
   int nprocs = 1, rank = 0;
   EXA_RETURN_IF_ERROR(io::from_mpi(MPI_Comm_size(comm, &nprocs), io::MpiOp::kOther, "MPI_Comm_size"));

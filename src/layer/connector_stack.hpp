@@ -37,6 +37,10 @@ class ConnectorStack {
   Connector* top() const { return top_; }
   // The stack as a list, top first, native last ("passthrough,safe,native").
   const std::string& names() const { return names_; }
+  // Whether every connector writes when the call is made (native, passthrough,
+  // safe, trace): a put that returned success has its values in the file.
+  // async and cache defer writes that may still fail; a plugin is not known.
+  bool writes_at_once() const { return writes_at_once_; }
 
  private:
   friend Status build_connector_stack(MPI_Comm comm, MPI_Info info, AgreedMode* mode,
@@ -44,6 +48,7 @@ class ConnectorStack {
   std::vector<std::unique_ptr<Connector>> owned_;  // bottom (just above native) first
   Connector* top_ = nullptr;
   std::string names_;
+  bool writes_at_once_ = true;
 };
 
 // Makes the stack a create/open on `comm` asks for. Collective: the ranks
