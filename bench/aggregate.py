@@ -358,6 +358,15 @@ def render_md(meta, rows, png):
              "file view + `write_all` per variable (flash). HDF5 writes native little-endian (HDF5 1.10 "
              "drops collective I/O when it has to convert types) with fill time NEVER (as NC_NOFILL); its "
              "files are therefore not the same bytes, only the same amount of data.")
+    L.append("- **Random stalls of this machine, in every variant.** The machine is a virtual machine whose "
+             "kernel returns freed guest pages to the host (virtio-balloon free page reporting, "
+             "`/sys/module/page_reporting/parameters/min_free_ms` = 0; `reported_kib` grows by gigabytes "
+             "during a run). Touching such a page again costs a host-side fault, so a write into the page "
+             "cache, or a new buffer, sometimes stalls. Measured 2026-11-24, 1 rank, 6 launches of each of "
+             "exacdf, PnetCDF and pwrite, patterns Z,Z,Y at 64 MiB: 5 of 54 writes took 0.08-0.14 s instead "
+             "of 0.019-0.036 s, pwrite among them; at 1 GiB, pwrite's Z write took 1.37-1.68 s in 3 of 3 "
+             "launches against 0.29 s without a stall (that test ran with min_free_ms raised to 60000, which did not stop them). A cell whose median drew two stalls shows a ratio far "
+             "from 1 in either direction; read ratios across neighbouring cells, not one cell.")
     L.append("- pwrite, the physical ceiling (bench/posix/): the same bytes as the MPI-IO writer (checked "
              "identical) in the same decomposition and the same file system, written with plain `pwrite` by "
              "every rank into one shared file -- rank 0 creates it, the others open it after a barrier -- one "
