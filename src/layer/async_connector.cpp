@@ -132,6 +132,10 @@ class AsyncFile final : public WrappedState {
     // Numbered: the file's puts that passed their checks (1 = first).
     if (op->req.args_error == NC_NOERR) op->seq = ++sequence_;
     used_ += op->bytes;
+    while (!spare_.empty() && used_ + spare_bytes_ > mem_cap_) {  // kept buffers yield to queued puts
+      spare_bytes_ -= spare_.back().capacity();
+      spare_.pop_back();
+    }
     peak_ = std::max(peak_, used_);
     if (op->record) ++pending_records_;
     queue_.push_back(std::move(op));
@@ -196,6 +200,23 @@ class AsyncFile final : public WrappedState {
     return peak_;
   }
 
+  // A buffer for a put's copy of `bytes`: one that an earlier put of this
+  // file used, when one is big enough, so its pages are already mapped (a
+  // new one faults every page in when it is filled, which costs as much as
+  // the write it defers).
+  std::vector<uint8_t> take_buffer(size_t bytes) {
+    std::lock_guard<std::mutex> lock(mu_);
+    size_t best = spare_.size();
+    for (size_t k = 0; k < spare_.size(); ++k)
+      if (spare_[k].capacity() >= bytes && (best == spare_.size() || spare_[k].capacity() < spare_[best].capacity()))
+        best = k;
+    if (best == spare_.size()) return {};
+    std::vector<uint8_t> b = std::move(spare_[best]);
+    spare_bytes_ -= b.capacity();
+    spare_.erase(spare_.begin() + static_cast<std::ptrdiff_t>(best));
+    return b;
+  }
+
   // Requests this connector keeps (deferred iputs), by id, with their region;
   // the program's thread only. An id leaves when a wait or cancel completed it.
   std::map<int, Region>& kept() { return kept_; }
@@ -253,13 +274,22 @@ class AsyncFile final : public WrappedState {
     }
   }
 
-  void finish(const Op& op) {
+  void finish(Op& op) {
     std::lock_guard<std::mutex> lock(mu_);
+    keep_buffer(std::move(op.data));
     used_ -= op.bytes;
     if (op.record) --pending_records_;
     busy_ = false;
     space_.notify_all();
     if (queue_.empty()) idle_.notify_all();
+  }
+
+  // Keeps a finished put's buffer for the next put (mu_ held). What is kept
+  // and what is queued together stay within the mem= bound.
+  void keep_buffer(std::vector<uint8_t> b) {
+    if (b.capacity() == 0 || spare_bytes_ + used_ + b.capacity() > mem_cap_ || spare_.size() >= 64) return;
+    spare_bytes_ += b.capacity();
+    spare_.push_back(std::move(b));
   }
 
   // One operation through the layers below. An operation whose region
@@ -363,6 +393,8 @@ class AsyncFile final : public WrappedState {
   std::mutex mu_;
   std::condition_variable work_, space_, idle_;
   std::deque<std::unique_ptr<Op>> queue_;
+  std::vector<std::vector<uint8_t>> spare_;  // finished puts' buffers, for reuse
+  size_t spare_bytes_ = 0;
   bool busy_ = false, stopping_ = false;
   size_t used_ = 0, peak_ = 0;
   int pending_records_ = 0;
@@ -648,6 +680,7 @@ std::unique_ptr<Op> AsyncConnector::copy_of(FileState& f, const DataRequest& req
   op->req.stride = req.stride ? op->stride.data() : nullptr;
   if (bytes > 0) {
     const auto* from = static_cast<const uint8_t*>(req.buf);
+    op->data = state(f).take_buffer(static_cast<size_t>(bytes));
     op->data.assign(from, from + bytes);
   }
   // The copy is contiguous elements of the resolved memory type: queued as a
