@@ -34,6 +34,7 @@ int open_or_create(const char* fn, MPI_Comm comm, const char* path, int mode, MP
     if (!file->state) return st;
     if (st.is_ok()) st = agreed.mismatch;
     const exa::layer::FileFacts facts = file->connector->facts(*file->state);
+    file->path = facts.path;
     if (!facts.generation_problem.empty()) exa::api::warn(fn, path + std::string(": ") + facts.generation_problem);
     *ncidp = exa::api::add_file(std::move(file));
     return st;

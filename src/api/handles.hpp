@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "layer/connector.hpp"
@@ -14,6 +15,10 @@ struct OpenFile {
   std::unique_ptr<layer::ConnectorStack> stack;  // declared first: outlives `state`
   layer::Connector* connector = nullptr;         // stack->top()
   std::unique_ptr<layer::FileState> state;
+  // The file's path as the connectors report it, kept at create/open: asking
+  // the stack later (facts) would make a connector that defers work (async)
+  // finish it first.
+  std::string path;
 };
 
 // Registers an open file and returns its ncid.

@@ -73,7 +73,9 @@ template <typename PostFn>
 int blocking_via_requests(const char* fn, int ncid, bool collective, bool post_checks_mode,
                           PostFn&& post_all) {
   return with_file(fn, ncid, [&](OpenFile& f) -> Status {
-    auto facts = f.connector->facts(*f.state);
+    // modes(), not facts(): a connector that defers work (async) would
+    // finish it first to report facts.
+    const exa::layer::CallModes facts = f.connector->modes(*f.state);
     if (!post_checks_mode) {
       if (facts.define_mode) return {NC_EINDEFINE, "in define mode"};
       if (collective && facts.indep_mode) return {NC_EINDEP, "collective call in independent mode"};
@@ -158,7 +160,7 @@ namespace {
 // NC_EINDEFINE).
 int wait_in_mode(const char* fn, int ncid, int count, int* reqs, int* statuses, bool collective) {
   return with_file(fn, ncid, [&](OpenFile& f) -> Status {
-    const auto facts = f.connector->facts(*f.state);
+    const exa::layer::CallModes facts = f.connector->modes(*f.state);  // not facts(): see above
     if (!facts.define_mode && collective && facts.indep_mode)
       return {NC_EINDEP, "ncmpi_wait_all in independent data mode"};
     if (!facts.define_mode && !collective && !facts.indep_mode)

@@ -20,7 +20,7 @@ inline bool query_var_shape(OpenFile& f, int varid, exa::query::PutVarShape* sha
   shape->ndims = static_cast<int>(var.dimids.size());
   shape->vtype = var.type;
   for (int d : var.dimids) shape->dims.push_back(d == ds.unlimited_dim() ? ds.numrecs() : ds.dim(d).length);
-  shape->path = [&f] { return f.connector->facts(*f.state).path; };
+  shape->path = [&f] { return f.path; };  // not facts(): async would drain its queue for it
   return true;
 }
 
