@@ -53,7 +53,7 @@ struct Hints {
   // exa_redef_records=split|copy: how a redef of a partitioned file that
   // changes the record layout treats the records already written: split
   // keeps them where they are (record sections, docs/format.md), copy lays
-  // them out again. Empty: split for an SWMR writer, else copy.
+  // them out again. Empty: split (classic files never split).
   std::string redef_records;
   // exa_compact_max (bytes, 0 disables): in a partitioned file without
   // record variables, fixed-size variables of at most this size keep their

@@ -13,6 +13,7 @@
 #include "io/header_io.hpp"
 #include "io/mpi_errors.hpp"
 #include "io/partitioned_io.hpp"
+#include "io/reopen_space.hpp"
 #include "layer/data_checks.hpp"
 #include "layer/native_connector.hpp"
 #include "layer/native_internal.hpp"
@@ -180,6 +181,44 @@ Status adopt_swmr(NativeFile& nf, int mode) {
   return Status::ok();
 }
 
+// Collective. An SWMR writer with a refresh bound that opens a partitioned
+// file: the space neither the opened generation nor its predecessor
+// references is released now, as if by the generation before the opened
+// one (so the next commit, which overwrites the predecessor's slot, may
+// write it) at this moment (so only 2Δt from now, whenever it was really
+// released: a reader may still view an older generation). Rank 0 finds it
+// (io::unreferenced_space) and broadcasts it. Reuse is an optimization:
+// when anything is in doubt the list stays empty, and the open goes on.
+void rebuild_reusable(NativeFile& nf) {
+  namespace pf = format::partitioned;
+  if (nf.swmr != NativeFile::Swmr::kWrite || !nf.partitioned || !nf.reusable.enabled()) return;
+  // count (-1: none), rank 0's clock, then (offset, size) pairs
+  std::vector<int64_t> flat(2, -1);
+  double now = 0;
+  std::vector<pf::Span> spans;
+  Status st;
+  if (nf.file.rank() == 0) {
+    st = open_indep_handle(nf);
+    if (st.is_ok()) st = io::unreferenced_space(nf.indep, nf.superblock, &spans);
+    if (st.is_ok() && spans.size() <= size_t(1) << 24) {  // (one broadcast of them)
+      now = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+      flat[0] = int64_t(spans.size());
+      std::memcpy(&flat[1], &now, sizeof now);
+      for (const pf::Span& span : spans) flat.insert(flat.end(), {span.offset, span.size});
+    }
+  }
+  // A failed broadcast only costs the reuse, on every rank alike.
+  if (!io::agree(nf.comm(), EXA_MPI(MPI_Bcast(flat.data(), 2, MPI_INT64_T, 0, nf.comm()))).is_ok()) return;
+  if (flat[0] <= 0) return;  // nothing free, or in doubt: only what this writer's commits release
+  flat.resize(size_t(2 + 2 * flat[0]));
+  if (!io::agree(nf.comm(), EXA_MPI(MPI_Bcast(flat.data() + 2, int(2 * flat[0]), MPI_INT64_T, 0, nf.comm())))
+           .is_ok())
+    return;
+  std::memcpy(&now, &flat[1], sizeof now);
+  const uint64_t gen = nf.superblock.generation > 0 ? nf.superblock.generation - 1 : 0;
+  for (int64_t k = 0; k < flat[0]; ++k) nf.reusable.release(flat[size_t(2 + 2 * k)], flat[size_t(3 + 2 * k)], gen, now);
+}
+
 }  // namespace
 
 Status NativeConnector::create(MPI_Comm comm, const std::string& path, int cmode, MPI_Info info,
@@ -282,6 +321,7 @@ Status NativeConnector::open(MPI_Comm comm, const std::string& path, int omode, 
   nf->safe_mode = safe_mode_requested();
   nf->independent_define = (omode & EXA_INDEP_DEFINE) != 0 || nf->hints.independent_define;
   EXA_RETURN_IF_ERROR(adopt_swmr(*nf, omode));
+  rebuild_reusable(*nf);
   nf->refreshed_at = std::chrono::steady_clock::now();
   *out = std::move(nf);
   return Status::ok();
@@ -589,13 +629,11 @@ Status block_writers(NativeFile& nf, const format::partitioned::Image& image, st
   return Status::ok();
 }
 
-// Whether a redef keeps the records where they are (record sections): the
-// hint exa_redef_records, else for an SWMR writer only.
-bool split_records_at_redef(const NativeFile& nf) {
-  if (nf.hints.redef_records == "split") return true;
-  if (nf.hints.redef_records == "copy") return false;
-  return nf.swmr == NativeFile::Swmr::kWrite;
-}
+// Whether a redef keeps the records where they are (record sections): yes
+// unless the hint exa_redef_records=copy asks to lay them out again (issue
+// 19: a new record variable must not copy the whole record section). Only
+// partitioned files come here; classic files keep PnetCDF's layout.
+bool split_records_at_redef(const NativeFile& nf) { return nf.hints.redef_records != "copy"; }
 
 // Rank 0's steady clock in seconds, the same on every rank (one broadcast),
 // when a redef of this writer may reuse space; else -1 (no broadcast).

@@ -22,6 +22,11 @@
  *              filled, not copied), one of its old records written, a
  *              second such redef; every variable read in one call across
  *              the sections, old records exactly the fill value.
+ *  reopen   -- compact variables under a refresh bound of 1 µs: two
+ *              commits and a close, then the writer opens the file again
+ *              (its reusable space rebuilt from the file) and commits into
+ *              the space of the first generations, adds a variable by a
+ *              redef, commits and closes.
  * Usage: swmr_crash write SCENARIO FILE [LOG]
  *        swmr_crash check SCENARIO LOG K:FILE ...
  *        (K = 0: not killed, the whole run; K = -1: killed at an unknown point)
@@ -171,6 +176,48 @@ static void write_compact(const char *path) {
   OK(ncmpi_sync(ncid));
   log_step(ncid, 5);
   close_and_log(ncid, path, 5);
+}
+
+/* ---- the reopen scenario: steps 0..9 ---- */
+static void write_reopen(const char *path) {
+  int ncid, d, p, q, r, v;
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "exa_swmr_refresh_bound", "0.000001");
+  OK(ncmpi_create(MPI_COMM_WORLD, path, NC_CLOBBER | EXA_FORMAT_PARTITIONED | EXA_SWMR_WRITE, info, &ncid));
+  OK(ncmpi_def_dim(ncid, "n", X, &d));
+  OK(ncmpi_def_var(ncid, "p", NC_INT, 1, &d, &p));
+  OK(ncmpi_def_var(ncid, "/g/q", NC_INT, 1, &d, &q));
+  OK(ncmpi_enddef(ncid));
+  log_step(ncid, 0);
+  put_fixed(ncid, p, 0, 1);
+  OK(ncmpi_sync(ncid));
+  log_step(ncid, 1);
+  put_fixed(ncid, p, 0, 2);
+  OK(ncmpi_sync(ncid));
+  log_step(ncid, 2);
+  close_and_log(ncid, path, 3);
+  OK(ncmpi_open(MPI_COMM_WORLD, path, NC_WRITE | EXA_SWMR_WRITE, info, &ncid));
+  log_step(ncid, 4);
+  OK(ncmpi_inq_varid(ncid, "p", &p));
+  OK(ncmpi_inq_varid(ncid, "/g/q", &q));
+  put_fixed(ncid, q, 1, 5);
+  put_fixed(ncid, p, 0, 5);
+  OK(ncmpi_sync(ncid));
+  log_step(ncid, 5);
+  OK(ncmpi_redef(ncid));
+  log_step(ncid, 6);
+  OK(ncmpi_def_var(ncid, "/g/r", NC_INT, 1, &d, &r));
+  v = 7;
+  OK(ncmpi_put_att_int(ncid, r, "kind", NC_INT, 1, &v));
+  OK(ncmpi_enddef(ncid));
+  log_step(ncid, 7);
+  put_fixed(ncid, r, 2, 8);
+  put_fixed(ncid, p, 0, 8);
+  OK(ncmpi_sync(ncid));
+  log_step(ncid, 8);
+  MPI_Info_free(&info);
+  close_and_log(ncid, path, 9);
 }
 
 /* ---- the sections scenario: steps 0..7 ---- */
@@ -353,6 +400,22 @@ static int compact_state(int ncid, int step) {
   return 1;
 }
 
+static int reopen_state(int ncid, int step) {
+  const int nvars = step >= 7 ? 3 : 2;
+  int n = 0, v = 0;
+  WANT(ncmpi_inq_nvars(ncid, &n) == NC_NOERR && n == nvars, "nvars %d, want %d", n, nvars);
+  const int p_at = step >= 8 ? 8 : step >= 5 ? 5 : step >= 2 ? 2 : step >= 1 ? 1 : -1;
+  if (!fixed_is(ncid, "p", 0, p_at, 0)) return 0;
+  if (!fixed_is(ncid, "/g/q", 1, step >= 5 ? 5 : -1, 0)) return 0;
+  if (nvars >= 3) {
+    int r;
+    WANT(ncmpi_inq_varid(ncid, "/g/r", &r) == NC_NOERR, "no /g/r");
+    WANT(att_int(ncid, r, "kind", &v) == 1 && v == 7, "/g/r:kind");
+    if (!fixed_is(ncid, "/g/r", 2, step >= 8 ? 8 : -1, 0)) return 0;
+  }
+  return 1;
+}
+
 struct logged {
   int step;
   long long gen, events;
@@ -385,6 +448,7 @@ static int check_file(const char *scenario, const struct logged *log, int nlog, 
       if (log[i].gen != gen) continue;
       ok = strncmp(scenario, "records", 7) == 0   ? records_state(ncid, log[i].step)
            : strcmp(scenario, "sections") == 0    ? sections_state(ncid, log[i].step)
+           : strcmp(scenario, "reopen") == 0      ? reopen_state(ncid, log[i].step)
                                                   : compact_state(ncid, log[i].step);
     }
     if (!ok && why[0] == 0) snprintf(why, sizeof why, "generation %lld was never logged", gen);
@@ -404,6 +468,7 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[2], "records_full") == 0) write_records(argv[3], 1);
     else if (strcmp(argv[2], "compact") == 0) write_compact(argv[3]);
     else if (strcmp(argv[2], "sections") == 0) write_sections(argv[3]);
+    else if (strcmp(argv[2], "reopen") == 0) write_reopen(argv[3]);
     else die("unknown scenario", NC_EINVAL);
     if (log_out) fclose(log_out);
     MPI_Finalize();
