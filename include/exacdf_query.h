@@ -87,8 +87,10 @@ extern int exa_query_hits(int ncid, int qid, MPI_Offset max, MPI_Offset *coords)
  *  collective read. Collective. */
 extern int exa_query_get(int ncid, int qid, int varid, void *buf, nc_type memtype);
 
-/** Builds the bitmap index of varid and stores it (classic and partitioned
- *  files alike: in the sidecar FILE.exaidx.<varid>, docs/format.md).
+/** Builds the bitmap index of varid and stores it: inside a partitioned
+ *  file without a record dimension opened for writing (index blocks,
+ *  committed with a new generation, docs/format.md "Index blocks"), else in
+ *  the sidecar FILE.exaidx.<varid> (docs/format.md).
  *  Collective. spec: NULL or "" (= "bins=64"), "bins=N" (N equal-weight
  *  bins, 1..4096, from a sample of the values gathered over the ranks),
  *  "edges=a,b,c" (bins on these increasing edges); optionally ";chunk=R"
@@ -105,14 +107,15 @@ extern int exa_query_get(int ncid, int qid, int varid, void *buf, nc_type memtyp
  *  and widens their min/max by the values put (typed calls; other puts
  *  leave the chunk without bounds), so queries still skip chunks by min/max.
  *  The marks are taken at the next collective index call or query and
- *  written into the sidecar then. */
+ *  written into the sidecar (or committed into the index block) then. */
 extern int exa_index_create(int ncid, int varid, const char *spec);
 /** Removes varid's index (no error when there is none). Collective. */
 extern int exa_index_drop(int ncid, int varid);
 /** Whether varid has an index (*present), whether it is current (*current:
  *  0 when the file changed since it was built by writes this process did
  *  not see: queries then scan; stale chunks of a current index are
- *  scanned), its number of bins and the sidecar's size in bytes. NULL
+ *  scanned), its number of bins and its size in bytes (the sidecar's, or
+ *  the index block's and its chunk pieces'). NULL
  *  outputs are skipped. Collective. */
 extern int exa_index_inq(int ncid, int varid, int *present, int *current, int *nbins,
                          MPI_Offset *bytes);

@@ -1,5 +1,6 @@
 // `exacdf index build|drop|info FILE VAR [SPEC]`: the bitmap index of a
-// variable (exa_index_create/_drop/_inq), kept in the sidecar FILE.exaidx.<varid>.
+// variable (exa_index_create/_drop/_inq), kept in the sidecar FILE.exaidx.<varid>, or
+// inside a partitioned file without records (opened for writing to build or drop it).
 #include <exacdf.h>
 
 #include <cstdio>
@@ -59,6 +60,13 @@ int index_main(int argc, char** argv) {
   mpi_check(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
   try {
     nc_check(ncmpi_open(MPI_COMM_WORLD, path.c_str(), NC_NOWRITE, MPI_INFO_NULL, &ncid), "ncmpi_open " + path);
+    // A partitioned file keeps its indexes inside: opened for writing to build or drop one.
+    int format = 0;
+    nc_check(ncmpi_inq_format(ncid, &format), "ncmpi_inq_format");
+    if (format == EXA_FORMAT_PARTITIONED_V1 && action != "info") {
+      nc_check(ncmpi_close(ncid), "ncmpi_close");
+      nc_check(ncmpi_open(MPI_COMM_WORLD, path.c_str(), NC_WRITE, MPI_INFO_NULL, &ncid), "ncmpi_open " + path);
+    }
     int varid = -1;
     nc_check(ncmpi_inq_varid(ncid, var.c_str(), &varid), "variable " + var);
     if (action == "build") {

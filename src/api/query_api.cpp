@@ -11,6 +11,7 @@
 #include "pnetcdf.h"
 #include "query/expr.hpp"
 #include "query/mpi/engine.hpp"
+#include "query/mpi/in_file.hpp"
 #include "query/mpi/index_store.hpp"
 #include "query/mpi/put_epoch.hpp"
 #include "api/query_close.hpp"
@@ -308,7 +309,9 @@ int exa::api::close_with_query_stamp(const char* fn, int ncid, const std::functi
   // Only a file whose sidecars this process trusts (no inquiry otherwise),
   // in data mode (a close in define mode ends it first: those sidecars are
   // then not re-stamped, so a later process does not trust them).
-  if (exa::query::has_sessions(ncid))
+  // (Also the writer of index blocks: it gives them its puts, so the close
+  // may mark them trusted again.)
+  if (exa::query::has_sessions(ncid) || exa::query::index_blocks_writer(ncid))
     prep = exa::api::with_file(fn, ncid, [&](exa::api::OpenFile& f) -> Status {
       if (f.connector->modes(*f.state).define_mode) return Status::ok();
       exa::query::FileCtx ctx;

@@ -143,7 +143,8 @@ std::array<uint8_t, kSuperblockSize> encode_superblock(const Superblock& sb) {
   xdr::Writer w(out);
   w.bytes(std::span<const uint8_t>(kMagic));
   w.u32(kVersion);
-  w.u32((sb.heartbeat_us != 0 ? kFlagHeartbeat : 0) | (sb.record_sections ? kFlagRecordSections : 0));  // flags
+  w.u32((sb.heartbeat_us != 0 ? kFlagHeartbeat : 0) | (sb.record_sections ? kFlagRecordSections : 0) |
+        (sb.index_blocks ? kFlagIndexBlocks : 0) | (sb.index_blocks && sb.writer_open ? kFlagWriterOpen : 0));  // flags
   for (uint64_t v : {sb.generation, sb.index_offset, sb.index_size}) w.u64(v);
   w.u32(sb.index_crc);
   w.u32(uint32_t(sb.heartbeat_us >> 32));  // reserved without the heartbeat flag
@@ -180,8 +181,13 @@ Status decode_superblock(std::span<const uint8_t> bytes, Superblock* out) {
     r.u64(v);
   r.u32(&reserved2);
   if (version != kVersion) return corrupt("unsupported partitioned format version " + std::to_string(version));
-  if ((flags & ~(kFlagHeartbeat | kFlagRecordSections)) != 0) return corrupt("unknown superblock flags set");
+  if ((flags & ~(kFlagHeartbeat | kFlagRecordSections | kFlagIndexBlocks | kFlagWriterOpen)) != 0)
+    return corrupt("unknown superblock flags set");
+  if ((flags & kFlagWriterOpen) && !(flags & kFlagIndexBlocks))
+    return corrupt("superblock writer-open flag without index blocks");
   sb.record_sections = (flags & kFlagRecordSections) != 0;
+  sb.index_blocks = (flags & kFlagIndexBlocks) != 0;
+  sb.writer_open = (flags & kFlagWriterOpen) != 0;
   // Bytes 44 and 120: the heartbeat with flag 1, else reserved (zero).
   if (flags & kFlagHeartbeat) {
     sb.heartbeat_us = (uint64_t(reserved) << 32) | reserved2;
@@ -275,6 +281,32 @@ bool is_valid_path(std::string_view path) {
 }
 
 namespace {
+constexpr std::string_view kIndexBlockPrefix = "/\xFF" "exaidx/";
+}  // namespace
+
+std::string index_block_path(uint64_t varid) { return std::string(kIndexBlockPrefix) + std::to_string(varid); }
+
+bool parse_index_block_path(std::string_view path, uint64_t* varid) {
+  if (path.substr(0, kIndexBlockPrefix.size()) != kIndexBlockPrefix) return false;
+  const std::string_view digits = path.substr(kIndexBlockPrefix.size());
+  if (digits.empty() || digits.size() > 10 || (digits.size() > 1 && digits[0] == '0')) return false;
+  uint64_t v = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + uint64_t(c - '0');
+  }
+  if (v > uint64_t(INT32_MAX)) return false;
+  *varid = v;
+  return true;
+}
+
+namespace {
+
+// An entry's path as its flags want it: a netCDF path, or a reserved index-block path.
+bool entry_path_ok(std::string_view path, uint32_t flags) {
+  uint64_t varid = 0;
+  return flags == kEntryIndexBlock ? parse_index_block_path(path, &varid) : is_valid_path(path);
+}
 
 // Entries [first, first + count) of the table, the path area after them.
 void put_page(xdr::Writer& w, std::span<const BlockEntry> entries) {
@@ -287,7 +319,7 @@ void put_page(xdr::Writer& w, std::span<const BlockEntry> entries) {
   for (const BlockEntry& e : entries) {
     w.u64(at);
     w.u32(uint32_t(e.path.size()));
-    w.u32(0);  // flags
+    w.u32(e.flags);
     w.u64(e.offset);
     w.u64(e.size);
     w.u32(e.crc);
@@ -472,7 +504,9 @@ Status decode_index_head(std::span<const uint8_t> bytes, const Superblock& sb, u
     if (path_at != next_path || path_len > paths - path_at) return corrupt("page path outside its place in the head");
     next_path += path_len;
     p.first_path.assign(reinterpret_cast<const char*>(path_area + path_at), path_len);
-    if (!is_valid_path(p.first_path)) return corrupt("invalid page path '" + p.first_path + "'");
+    uint64_t varid = 0;
+    if (!is_valid_path(p.first_path) && !parse_index_block_path(p.first_path, &varid))
+      return corrupt("invalid page path '" + p.first_path + "'");
     const PageRef* prev = k > 0 ? &head.pages[k - 1] : nullptr;
     if (prev ? !(prev->first_path < p.first_path) : p.first_dim != 0 || p.first_var != 0)
       return corrupt("index directory not sorted at '" + p.first_path + "'");
@@ -525,13 +559,19 @@ Status decode_index_page(std::span<const uint8_t> bytes, const Superblock& sb, c
     r.u64(&e.ndims);
     r.u64(&e.nvars);
     r.u64(&reserved);
-    if (flags != 0 || reserved != 0) return corrupt("unknown block flags in the index table");
+    if ((flags != 0 && flags != kEntryIndexBlock) || reserved != 0)
+      return corrupt("unknown block flags in the index table");
+    e.flags = flags;
     // Paths are packed in entry order: each starts where the previous ended.
     if (path_at != next_path || path_len > strings - path_at)
       return corrupt("block path outside its place in the index table");
     next_path += path_len;
     e.path.assign(reinterpret_cast<const char*>(string_area + path_at), path_len);
-    if (!is_valid_path(e.path)) return corrupt("invalid block path '" + e.path + "'");
+    if (!entry_path_ok(e.path, flags)) return corrupt("invalid block path '" + e.path + "'");
+    if (flags == kEntryIndexBlock && (e.natts != 0 || e.ndims != 0 || e.nvars != 0))
+      return corrupt("index block '" + e.path + "' lists objects");
+    if (flags == kEntryIndexBlock && !sb.index_blocks)
+      return corrupt("index block '" + e.path + "' without the superblock's index-blocks flag");
     if (i == 0 ? e.path != p.first_path : !(entries[i - 1].path < e.path))
       return corrupt("index table not sorted by path at '" + e.path + "'");
     if (e.offset < uint64_t(kFirstRegion) || e.size < uint64_t(kMinBlock))

@@ -27,6 +27,13 @@ inline constexpr uint32_t kFlagHeartbeat = 1;
 // size describe the current section, which holds the records from the
 // table's current_first on.
 inline constexpr uint32_t kFlagRecordSections = 2;
+// Superblock flag 4: the index table lists index blocks (query indexes,
+// index-table entry flag 1). Flag 8 (only with 4): a writer opened the file
+// at this generation and has not closed it yet: the index blocks may not
+// describe the data (fixed-size data is written in place before any
+// commit), so nobody but that writer uses them (docs/format.md "Index blocks").
+inline constexpr uint32_t kFlagIndexBlocks = 4;
+inline constexpr uint32_t kFlagWriterOpen = 8;
 inline constexpr int64_t kSuperblockSize = 128;
 inline constexpr std::array<int64_t, 2> kSuperblockSlots = {0, 512};
 // Blocks, index tables and data live at or after this offset.
@@ -63,6 +70,8 @@ struct Superblock {
   // Unix epoch when it committed this generation; 0: no flag (no SWMR writer).
   uint64_t heartbeat_us = 0;
   bool record_sections = false;  // flag 2: the index head carries the record sections
+  bool index_blocks = false;     // flag 4: the table lists index blocks
+  bool writer_open = false;      // flag 8: a writer has the file open (index blocks not trusted)
   bool operator==(const Superblock&) const = default;
 };
 
@@ -87,6 +96,17 @@ struct SlotScan {
 };
 Status scan_superblocks(std::span<const uint8_t> slot0, std::span<const uint8_t> slot1, SlotScan* out);
 
+// Index-table entry flag 1: an index block (the query index of one
+// variable: docs/format.md "Index blocks"), under a reserved path no netCDF
+// name can take (index_block_path), holding no objects (counts 0); never
+// decoded as a metadata block. The reserved paths sort after every netCDF
+// path, so index blocks come last and never move the metadata blocks.
+inline constexpr uint32_t kEntryIndexBlock = 1;
+// "/\xFFexaidx/<varid>" (0xFF is never in a UTF-8 name).
+std::string index_block_path(uint64_t varid);
+// Whether path is a reserved index-block path; *varid its variable.
+bool parse_index_block_path(std::string_view path, uint64_t* varid);
+
 // One metadata block as the index table lists it.
 struct BlockEntry {
   std::string path;   // "/" or "/a/b": netCDF names joined by '/'
@@ -96,6 +116,7 @@ struct BlockEntry {
   uint32_t natts = 0;
   uint64_t ndims = 0;
   uint64_t nvars = 0;
+  uint32_t flags = 0;  // kEntryIndexBlock, or 0: a metadata block (last: positional initializers)
   bool operator==(const BlockEntry&) const = default;
 };
 

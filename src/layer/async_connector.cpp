@@ -874,6 +874,9 @@ Status AsyncConnector::extension(FileState& f, const char* name, void* args) {
     *static_cast<size_t*>(args) = af.peak();
     return Status::ok();
   }
+  // The query engine's index blocks (layer/index_blocks.hpp) use the file
+  // below: not while the background thread does.
+  if (std::strcmp(name, "index_blocks") == 0) af.drain();
   return next()->extension(below(f), name, args);
 }
 

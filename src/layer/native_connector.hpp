@@ -105,6 +105,14 @@ class NativeFile : public FileState {
   // dataset of a lazily opened file shares it.
   std::shared_ptr<format::partitioned::PagedIndex> index;
   CompactStore compact;  // data of compact variables: reads kept, writes until committed
+  // Index blocks (layer/index_blocks.hpp): this handle set the superblock's
+  // writer-open flag (at its open, or by committing index blocks) and clears
+  // it at close once the query engine has applied this process's puts to
+  // them (index_marks_applied); pieces stored for the next index commit end
+  // at index_store_end (0: none).
+  bool index_writer = false;
+  bool index_marks_applied = false;
+  uint64_t index_store_end = 0;
   EnddefStats last_enddef;   // of the last successful enddef
   EnddefStats enddef_now;    // being measured
   int fill_mode = NC_NOFILL;
@@ -186,6 +194,8 @@ class NativeConnector final : public Connector {
   Status buffer_attach(FileState& f, MPI_Offset bufsize) override;
   Status buffer_detach(FileState& f) override;
   Status buffer_usage(FileState& f, MPI_Offset* usage, MPI_Offset* size) override;
+  // "index_blocks" (layer/index_blocks.hpp; layer/native_index_blocks.cpp).
+  Status extension(FileState& f, const char* name, void* args) override;
 };
 
 // Default format of ncmpi_create when cmode names none (ncmpi_set_default_format).

@@ -192,6 +192,9 @@ Status adopt_swmr(NativeFile& nf, int mode) {
 void rebuild_reusable(NativeFile& nf) {
   namespace pf = format::partitioned;
   if (nf.swmr != NativeFile::Swmr::kWrite || !nf.partitioned || !nf.reusable.enabled()) return;
+  // Index blocks' chunk pieces are referenced by their header blocks, not
+  // by the index table: space that looks unreferenced may hold them.
+  if (nf.superblock.index_blocks) return;
   // count (-1: none), rank 0's clock, then (offset, size) pairs
   std::vector<int64_t> flat(2, -1);
   double now = 0;
@@ -322,6 +325,14 @@ Status NativeConnector::open(MPI_Comm comm, const std::string& path, int omode, 
   nf->independent_define = (omode & EXA_INDEP_DEFINE) != 0 || nf->hints.independent_define;
   EXA_RETURN_IF_ERROR(adopt_swmr(*nf, omode));
   rebuild_reusable(*nf);
+  if (nf->partitioned) {
+    st = adopt_index_blocks(*nf);
+    if (!st.is_ok()) {
+      nf->indep.close().set_aside("open failed: the index blocks' error is reported");
+      nf->file.close().set_aside("open failed: the index blocks' error is reported");
+      return st;
+    }
+  }
   nf->refreshed_at = std::chrono::steady_clock::now();
   *out = std::move(nf);
   return Status::ok();
@@ -1065,6 +1076,7 @@ Status NativeConnector::close(FileState& f) {
   if (st.is_ok() && numrecs_may_grow(nf)) st = agree_numrecs(nf, /*ordered=*/true);
   if (st.is_ok()) st = indep_synced;
   if (st.is_ok() && nf.partitioned && nf.file.writable()) st = nf.compact.commit(nf);
+  if (st.is_ok() && nf.partitioned) st = release_index_blocks(nf);
   Status closed = nf.indep.close();
   Status closed_all = nf.file.close();
   if (st.is_ok()) st = closed.is_ok() ? closed_all : closed;

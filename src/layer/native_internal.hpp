@@ -97,4 +97,14 @@ Status check_same_definitions(NativeFile& nf);
 // caller merges instead.
 Status enddef_private_blocks(NativeFile& nf, const format::LayoutHints& hints, bool* done);
 
+// Index blocks of a partitioned file (layer/native_index_blocks.cpp). At a
+// writable open of a file that has them: the superblock's writer-open flag
+// set by a new generation -- or, when a writer that had it open never closed
+// it (the flag already set), the index blocks dropped, since data may have
+// changed under them. Collective.
+Status adopt_index_blocks(NativeFile& nf);
+// At close, after the other commits: the writer-open flag cleared when this
+// handle set it and the query engine applied its puts. Collective.
+Status release_index_blocks(NativeFile& nf);
+
 }  // namespace exa::layer

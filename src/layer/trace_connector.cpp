@@ -195,6 +195,10 @@ class TraceConnector final : public Connector {
     return next_->facts(*tf.inner);
   }
   MPI_Offset io_calls(FileState& f) override { return next_->io_calls(*traced(f).inner); }
+  // Extension calls (exa_async_*, the query engine's index blocks) pass through, not counted.
+  Status extension(FileState& f, const char* name, void* args) override {
+    return next_->extension(*traced(f).inner, name, args);
+  }
   Status get_att(FileState& f, int varid, const char* name, void* values, nc_type memtype) override {
     return meta(f, kGetAtt, [&](FileState& in) { return next_->get_att(in, varid, name, values, memtype); });
   }

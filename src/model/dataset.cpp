@@ -233,6 +233,10 @@ bool Dataset::load_block(size_t b) const {
     const format::partitioned::BlockEntry* e = nullptr;
     format::partitioned::Block block;
     st = z.index->entry(b, &e);
+    if (st.is_ok() && (e->flags & format::partitioned::kEntryIndexBlock)) {
+      z.blocks[b];  // an index block (the query engine's): no objects
+      return true;
+    }
     if (st.is_ok()) st = z.read(*e, &block);
     if (st.is_ok()) st = apply_block(b, std::move(block));
   }
@@ -320,6 +324,10 @@ Status Dataset::supply_block(size_t b, std::span<const uint8_t> bytes) {
   const format::partitioned::BlockEntry* e = nullptr;
   format::partitioned::Block block;
   Status st = lazy_->index->entry(b, &e);
+  if (st.is_ok() && (e->flags & format::partitioned::kEntryIndexBlock)) {
+    lazy_->blocks[b];  // an index block (the query engine's): no objects
+    return Status::ok();
+  }
   if (st.is_ok()) st = format::partitioned::decode_block(bytes, *e, uint64_t(ndims()), &block);
   if (st.is_ok()) st = apply_block(b, std::move(block));
   if (!st.is_ok()) {

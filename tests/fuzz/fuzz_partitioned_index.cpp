@@ -62,7 +62,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // head's path area, checked against a record section of 8-byte records
   // from 4096 and 2^20 records in a 2^24-byte file.
   sb.record_sections = (sb.index_head_size >> 63) != 0;
-  sb.index_head_size &= ~(uint64_t(1) << 63);
+  // Bit 62: superblock flag 4, the table may list index blocks (entry flag 1).
+  sb.index_blocks = ((sb.index_head_size >> 62) & 1) != 0;
+  sb.index_head_size &= ~(uint64_t(3) << 62);
   if (sb.record_sections) {
     sb.numrecs = uint64_t(1) << 20;
     sb.record_begin = uint64_t(pf::kFirstRegion);

@@ -82,6 +82,44 @@ int main(int argc, char** argv) {
   auto s3 = pf::encode_superblock(sb);
   write(dir + "/partitioned_superblock/record_sections", std::vector<uint8_t>(s3.begin(), s3.end()));
 
+  {  // flag 4: index blocks in the table; flag 8: a writer has the file open
+    pf::Superblock ib = sb;
+    ib.record_sections = false;
+    ib.numrecs = 0;
+    ib.record_begin = 0;
+    ib.record_size = 0;
+    ib.index_blocks = true;
+    auto s4 = pf::encode_superblock(ib);
+    write(dir + "/partitioned_superblock/index_blocks", std::vector<uint8_t>(s4.begin(), s4.end()));
+    ib.writer_open = true;
+    auto s5 = pf::encode_superblock(ib);
+    write(dir + "/partitioned_superblock/writer_open", std::vector<uint8_t>(s5.begin(), s5.end()));
+  }
+
+  {  // index blocks (entry flag 1, reserved paths, no objects) after the metadata blocks
+    pf::IndexTable idx;
+    idx.blocks.push_back({"/", uint64_t(1) << 20, 200, 0x1234u, 1, 2, 1});
+    idx.blocks.push_back({"/event1", (uint64_t(1) << 20) + 200, 200, 0x1235u, 1, 2, 2});
+    for (uint64_t varid : {0, 12}) {
+      pf::BlockEntry e;
+      e.path = pf::index_block_path(varid);
+      e.offset = (uint64_t(1) << 20) + 400 + 300 * varid;
+      e.size = 300;
+      e.crc = 0x4321u;
+      e.flags = pf::kEntryIndexBlock;
+      idx.blocks.push_back(e);
+    }
+    std::vector<uint8_t> in;
+    exa::fuzz::put_u64(in, idx.blocks.size());
+    exa::fuzz::put_u64(in, 4);
+    exa::fuzz::put_u64(in, 3);
+    uint64_t head = 0;
+    std::vector<uint8_t> table = pf::encode_index(idx, 2, &head);  // two pages: the second all index blocks
+    exa::fuzz::put_u64(in, head | uint64_t(1) << 62);  // (bit 62: superblock flag 4 in the harness)
+    in.insert(in.end(), table.begin(), table.end());
+    write(dir + "/partitioned_index/index_blocks", in);
+  }
+
   // index tables
   for (int n : {1, 3, 5, 2}) {
     pf::IndexTable idx;

@@ -20,6 +20,7 @@
 
 #include "io/collective.hpp"
 #include "io/mpi_errors.hpp"
+#include "query/mpi/in_file.hpp"
 #include "query/mpi/nc_status.hpp"
 #include "pnetcdf.h"
 #include "query/mpi/put_epoch.hpp"
@@ -149,26 +150,52 @@ Status write_all_at(int fd, const unsigned char* buf, uint64_t n, uint64_t off) 
   return Status::ok();
 }
 
-// Rank 0: the sidecar's header bytes. *present: it decodes; *matches: it
+// Rank 0: varid's index block inside the data file (a partitioned file's).
+// *found: the file has one (a damaged one too: *bytes then empty, and no
+// sidecar is looked for); *trusted: no other writer has the file open.
+void read_index_block(const FileCtx& ctx, int varid, std::vector<unsigned char>* bytes, bool* found,
+                      bool* trusted) {
+  *found = *trusted = false;
+  const layer::IndexBlocksArgs info = index_blocks_info(ctx.ncid);
+  if (!info.inside) return;
+  layer::IndexBlocksArgs a;
+  a.op = layer::IndexBlocksArgs::Op::kRead;
+  a.varid = varid;
+  Status st = index_blocks(ctx.ncid, &a);
+  if (st.is_ok() && a.bytes.empty()) return;  // none: an old sidecar may still be there
+  *found = true;
+  *trusted = info.trusted;
+  bytes->assign(a.bytes.begin(), a.bytes.end());
+  if (!st.is_ok()) bytes->clear();  // damaged (its CRC): not used
+}
+
+// Rank 0: the index header bytes: varid's index block inside the data file
+// (*in_file), else its sidecar. *present: it decodes; *matches: it
 // describes v as it is (id, name, type, shape; rows appended since are not
 // covered); *fp_ok: the data file is the one it was built from (size,
-// modification time, digest of the first bytes).
+// modification time, digest of the first bytes; an index block: no other
+// writer has the file open).
 Status read_header(const FileCtx& ctx, const VarShape& v, std::vector<unsigned char>* bytes,
-                   bool* present, bool* matches, bool* fp_ok, bool* minmax) {
+                   bool* present, bool* matches, bool* fp_ok, bool* minmax, bool* in_file) {
   *present = *matches = *fp_ok = *minmax = false;
-  const std::string path = sidecar_path(ctx.path, v.varid);
-  int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0) return Status::ok();
-  unsigned char prefix[kIndexPrefixBytes];
-  uint64_t hlen = 0;
-  Status st = read_all_at(fd, prefix, sizeof prefix, 0);
-  if (st.is_ok()) st = header_length(prefix, sizeof prefix, &hlen);
-  if (st.is_ok() && hlen > kMaxHeaderBytes) st = {NC_EINVAL, "index sidecar: header too large"};
-  if (st.is_ok()) {
-    bytes->resize(hlen);
-    st = read_all_at(fd, bytes->data(), hlen, 0);
+  bool trusted = false;
+  read_index_block(ctx, v.varid, bytes, in_file, &trusted);
+  Status st;
+  if (!*in_file) {
+    const std::string path = sidecar_path(ctx.path, v.varid);
+    int fd = ::open(path.c_str(), O_RDONLY);
+    if (fd < 0) return Status::ok();
+    unsigned char prefix[kIndexPrefixBytes];
+    uint64_t hlen = 0;
+    st = read_all_at(fd, prefix, sizeof prefix, 0);
+    if (st.is_ok()) st = header_length(prefix, sizeof prefix, &hlen);
+    if (st.is_ok() && hlen > kMaxHeaderBytes) st = {NC_EINVAL, "index sidecar: header too large"};
+    if (st.is_ok()) {
+      bytes->resize(hlen);
+      st = read_all_at(fd, bytes->data(), hlen, 0);
+    }
+    ::close(fd);
   }
-  ::close(fd);
   IndexHeader h;
   if (st.is_ok()) st = decode_header(bytes->data(), bytes->size(), &h);
   if (!st.is_ok()) return Status::ok();  // damaged: not used
@@ -179,6 +206,10 @@ Status read_header(const FileCtx& ctx, const VarShape& v, std::vector<unsigned c
   *matches = h.varid == static_cast<uint32_t>(v.varid) && h.var_name == v.name &&
              h.var_type == static_cast<uint32_t>(v.type) && h.ndims == v.dims.size() &&
              !v.dims.empty() && h.nrows <= static_cast<uint64_t>(v.dims[0]) && h.row_elems == row;
+  if (*in_file) {
+    *fp_ok = trusted;
+    return Status::ok();
+  }
   Fingerprint fp;
   if (!fingerprint(ctx.path, &fp).is_ok()) return Status::ok();
   *fp_ok = fp.size == h.data_size && fp.mtime_ns == h.data_mtime_ns && fp.digest == h.data_digest;
@@ -205,6 +236,7 @@ uint32_t data_crc(int type, const void* values, uint64_t n) {
 struct BuiltChunk {
   std::vector<unsigned char> block;
   ChunkEntry entry;
+  bool in_place = false;  // kept where it is in the data file (an update of index blocks)
 };
 
 // One chunk's bitmaps and min/max from its values.
@@ -340,8 +372,28 @@ std::string sidecar_path(const std::string& data_path, int varid) {
   return data_path + ".exaidx." + std::to_string(varid);
 }
 
+namespace {
+
+// n bytes of an index piece at offset of the data file.
+Status read_piece(int ncid, uint64_t offset, uint64_t n, std::vector<unsigned char>* out) {
+  layer::IndexBlocksArgs a;
+  a.op = layer::IndexBlocksArgs::Op::kReadAt;
+  a.offset = offset;
+  a.size = n;
+  EXA_RETURN_IF_ERROR(index_blocks(ncid, &a));
+  out->assign(a.bytes.begin(), a.bytes.end());
+  return Status::ok();
+}
+
+}  // namespace
+
 Status LoadedIndex::load_block(uint64_t c, std::vector<unsigned char>* block) const {
   const ChunkEntry& e = header.chunks[c];
+  if (in_file) {
+    EXA_RETURN_IF_ERROR(read_piece(ncid, e.offset, e.length, block));
+    if (crc32c(block->data(), block->size()) != e.crc) return {NC_EINVAL, "index block: chunk checksum"};
+    return Status::ok();
+  }
   int fd = ::open(path.c_str(), O_RDONLY);
   if (fd < 0) return {NC_EREAD, "index sidecar vanished"};
   block->resize(e.length);
@@ -355,6 +407,7 @@ Status LoadedIndex::load_block(uint64_t c, std::vector<unsigned char>* block) co
 Status LoadedIndex::load_block_head(uint64_t c, uint64_t n, std::vector<unsigned char>* head) const {
   const ChunkEntry& e = header.chunks[c];
   if (n > e.length) return {NC_EINVAL, "index sidecar: chunk block too short"};
+  if (in_file) return read_piece(ncid, e.offset, n, head);
   int fd = ::open(path.c_str(), O_RDONLY);
   if (fd < 0) return {NC_EREAD, "index sidecar vanished"};
   head->resize(n);
@@ -441,11 +494,28 @@ bool disk_header_crc(const std::string& path, uint32_t* crc) {
   return ok;
 }
 
+// An index block's header: committed (with a new generation) after the
+// data is synced, so the marks are durable with the data they describe.
+// Fingerprint fields 0. Collective.
+Status commit_index_block(const FileCtx& ctx, IndexHeader* h, uint32_t* disk_crc) {
+  EXA_RETURN_IF_ERROR(io::agree(ctx.comm, nc(ncmpi_sync(ctx.ncid), "ncmpi_sync")));
+  h->data_size = 0;
+  h->data_mtime_ns = 0;
+  h->data_digest = 0;
+  layer::IndexBlocksArgs a;
+  a.op = layer::IndexBlocksArgs::Op::kCommit;
+  a.headers.emplace_back(static_cast<int>(h->varid), encode_header(*h));
+  *disk_crc = stored_crc(a.headers.back().second);
+  return index_blocks(ctx.ncid, &a);
+}
+
 // Writes h back over the sidecar's header (same length: only entries and
 // the fingerprint change) after the data file is synced, with the data
-// file's fingerprint now; a version-1 sidecar is left alone. Collective.
+// file's fingerprint now; a version-1 sidecar is left alone. An index block
+// (in_file) is committed anew instead. Collective.
 // *disk_crc: the stored CRC of the header on disk afterwards.
-Status write_back_header(const FileCtx& ctx, IndexHeader* h, uint32_t* disk_crc) {
+Status write_back_header(const FileCtx& ctx, IndexHeader* h, uint32_t* disk_crc, bool in_file = false) {
+  if (in_file) return commit_index_block(ctx, h, disk_crc);
   if (h->version == kIndexVersionV1) return Status::ok();
   EXA_RETURN_IF_ERROR(io::agree(ctx.comm, nc(ncmpi_sync(ctx.ncid), "ncmpi_sync")));
   unsigned long long fp[3] = {0, 0, 0};
@@ -511,11 +581,14 @@ Status load_index(const FileCtx& ctx, const VarShape& v, LoadedIndex* out, Index
   *state = IndexState{};
   note_indexed(ctx.ncid, v.varid, true);  // queried: this process's later puts keep min/max
   std::vector<unsigned char> bytes;
-  bool present = false, matches = false, fp_ok = false, minmax = false;
-  if (ctx.rank == 0) EXA_RETURN_IF_ERROR(read_header(ctx, v, &bytes, &present, &matches, &fp_ok, &minmax));
-  unsigned long long info[4] = {present ? 1ull : 0ull, matches ? bytes.size() : 0ull, fp_ok ? 1ull : 0ull,
-                                minmax ? 1ull : 0ull};
-  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(info, 4, MPI_UNSIGNED_LONG_LONG, 0, ctx.comm)));
+  bool present = false, matches = false, fp_ok = false, minmax = false, in_file = false;
+  if (ctx.rank == 0)
+    EXA_RETURN_IF_ERROR(read_header(ctx, v, &bytes, &present, &matches, &fp_ok, &minmax, &in_file));
+  unsigned long long info[5] = {present ? 1ull : 0ull, matches ? bytes.size() : 0ull, fp_ok ? 1ull : 0ull,
+                                minmax ? 1ull : 0ull, in_file ? 1ull : 0ull};
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(info, 5, MPI_UNSIGNED_LONG_LONG, 0, ctx.comm)));
+  out->in_file = info[4] != 0;
+  out->ncid = ctx.ncid;
   // A min/max record is not a bitmap index (exa_index_inq says none).
   state->present = info[0] != 0 && info[3] == 0;
   // This communicator's puts since the last look: they go into the index
@@ -558,7 +631,11 @@ Status load_index(const FileCtx& ctx, const VarShape& v, LoadedIndex* out, Index
   if (state->minmax) grow_minmax(&h, static_cast<uint64_t>(v.dims[0]));  // records appended since
   const bool changed = apply_puts(puts, &h) || h.nrows != rows_before;
   uint32_t new_crc = disk_crc;
-  if (changed || info[2] == 0) EXA_RETURN_IF_ERROR(write_back_header(ctx, &h, &new_crc));
+  // (An index block is written back only by a handle that may write: one
+  // that may not has put nothing, and keeps what it knows in its session.)
+  const bool may_write = !out->in_file || index_blocks_info(ctx.ncid).writable;
+  if ((changed || info[2] == 0) && may_write)
+    EXA_RETURN_IF_ERROR(write_back_header(ctx, &h, &new_crc, out->in_file));
   set_session(ctx.ncid, v.varid, new_crc, h, puts_now);
   out->header = std::move(h);
   out->path = sidecar_path(ctx.path, v.varid);
@@ -579,18 +656,41 @@ Status prepare_close(const FileCtx& ctx, CloseStamp* out) {
     for (const auto& [key, session] : g_sessions)
       if (key.first == ctx.ncid) vars.push_back(key.second);
   }
+  // The writer of index blocks gives every one of them its puts (also those
+  // of variables it never queried), then lets the close clear the
+  // writer-open flag (docs/format.md "Index blocks").
+  const bool writer = index_blocks_writer(ctx.ncid);  // (the same on every rank)
+  std::vector<int> with_blocks;
+  if (writer) {
+    layer::IndexBlocksArgs a;
+    a.op = layer::IndexBlocksArgs::Op::kList;
+    EXA_RETURN_IF_ERROR(index_blocks(ctx.ncid, &a));
+    with_blocks = a.varids;
+    vars.insert(vars.end(), a.varids.begin(), a.varids.end());
+    std::sort(vars.begin(), vars.end());
+    vars.erase(std::unique(vars.begin(), vars.end()), vars.end());
+  }
   if (vars.empty()) return Status::ok();  // (the same on every rank: sessions change collectively)
   for (int varid : vars) {
     VarShape v;
+    // (An index block's variable that is gone: its block says nothing of any variable.)
+    const bool listed = std::find(with_blocks.begin(), with_blocks.end(), varid) != with_blocks.end();
+    if (listed && !var_shape(ctx.ncid, varid, &v).is_ok()) continue;
     EXA_RETURN_IF_ERROR(io::agree(ctx.comm, var_shape(ctx.ncid, varid, &v)));
     LoadedIndex idx;
     IndexState state;
     EXA_RETURN_IF_ERROR(load_index(ctx, v, &idx, &state));  // this communicator's last puts go in
+    if (idx.in_file) continue;  // (committed with the data: no fingerprint to give)
     std::lock_guard<std::mutex> lock(g_mutex);
     auto it = g_sessions.find({ctx.ncid, varid});
     if (it == g_sessions.end()) continue;
     out->headers.push_back(it->second.header);
     out->crcs.push_back(it->second.disk_crc);
+  }
+  if (writer) {
+    layer::IndexBlocksArgs a;
+    a.op = layer::IndexBlocksArgs::Op::kApplied;
+    EXA_RETURN_IF_ERROR(index_blocks(ctx.ncid, &a));
   }
   if (out->headers.empty()) return Status::ok();
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_dup(ctx.comm, &out->comm)));
@@ -639,10 +739,31 @@ namespace {
 // What a rebuild does with each chunk of this rank.
 enum class ChunkPlan { kBuild, kKeep, kKeepIfSameData };
 
-// The new sidecar from this rank's built chunks: blocks after the header,
-// in chunk order; rank 0 writes the header and renames it into place.
+// This rank's new chunk pieces written past the data file's space in use
+// (kept ones stay where they are), at or after offset at_least (the
+// header's length: chunk offsets lie past it, as in a sidecar). Collective.
+Status store_pieces(const FileCtx& ctx, uint64_t at_least, std::vector<BuiltChunk>* built) {
+  layer::IndexBlocksArgs a;
+  a.op = layer::IndexBlocksArgs::Op::kStore;
+  a.at_least = at_least;
+  for (BuiltChunk& c : *built) {
+    if (c.in_place) continue;
+    c.entry.offset = a.bytes.size();
+    a.bytes.insert(a.bytes.end(), c.block.begin(), c.block.end());
+    std::vector<unsigned char>().swap(c.block);
+  }
+  EXA_RETURN_IF_ERROR(index_blocks(ctx.ncid, &a));
+  for (BuiltChunk& c : *built)
+    if (!c.in_place) c.entry.offset += a.offset;
+  return Status::ok();
+}
+
+// The new index from this rank's built chunks: a sidecar (blocks after the
+// header, in chunk order; rank 0 writes the header and renames it into
+// place), or index blocks in the data file (in_file: pieces past the space
+// in use, then the header block committed with a new generation).
 Status store_sidecar(const FileCtx& ctx, const BuildPlan& p, const std::vector<double>& edges,
-                     std::vector<BuiltChunk>* built) {
+                     std::vector<BuiltChunk>* built, bool in_file) {
   IndexHeader h;
   h.varid = static_cast<uint32_t>(p.var.varid);
   h.var_type = static_cast<uint32_t>(p.var.type);
@@ -660,7 +781,8 @@ Status store_sidecar(const FileCtx& ctx, const BuildPlan& p, const std::vector<d
   if (ctx.rank == 0) before = 0;
   const std::string final_path = sidecar_path(ctx.path, p.var.varid);
   const std::string tmp = final_path + ".tmp";
-  EXA_RETURN_IF_ERROR(write_blocks(ctx, tmp, header_len + before, built));
+  if (in_file) EXA_RETURN_IF_ERROR(store_pieces(ctx, header_len, built));
+  else EXA_RETURN_IF_ERROR(write_blocks(ctx, tmp, header_len + before, built));
   // The directory to rank 0, which writes the header and renames.
   constexpr int kWords = 6;
   std::vector<unsigned long long> entries;
@@ -698,6 +820,10 @@ Status store_sidecar(const FileCtx& ctx, const BuildPlan& p, const std::vector<d
         e.flags = static_cast<uint32_t>(x[4] >> 32);
         e.data_crc = static_cast<uint32_t>(x[5]);
       }
+      if (in_file) {  // (fingerprint fields 0: the commit ties it to the data)
+        head = encode_header(h);
+        return Status::ok();
+      }
       Fingerprint fp1;
       EXA_RETURN_IF_ERROR(fingerprint(ctx.path, &fp1));
       if (fp1.size != p.fp0.size || fp1.mtime_ns != p.fp0.mtime_ns || fp1.digest != p.fp0.digest)
@@ -715,7 +841,7 @@ Status store_sidecar(const FileCtx& ctx, const BuildPlan& p, const std::vector<d
       if (std::rename(tmp.c_str(), final_path.c_str()) != 0) return {NC_EWRITE, "cannot rename the index sidecar"};
       return Status::ok();
     }();
-    if (!st.is_ok()) ::unlink(tmp.c_str());
+    if (!st.is_ok() && !in_file) ::unlink(tmp.c_str());
   }
   EXA_RETURN_IF_ERROR(io::agree(ctx.comm, st));
   // Every rank gets the header: the session's state (current, nothing stale).
@@ -723,6 +849,14 @@ Status store_sidecar(const FileCtx& ctx, const BuildPlan& p, const std::vector<d
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(&len, 1, MPI_UNSIGNED_LONG_LONG, 0, ctx.comm)));
   head.resize(len);
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(head.data(), static_cast<int>(len), MPI_BYTE, 0, ctx.comm)));
+  if (in_file) {
+    layer::IndexBlocksArgs a;
+    a.op = layer::IndexBlocksArgs::Op::kCommit;
+    a.headers.emplace_back(p.var.varid, std::vector<uint8_t>(head.begin(), head.end()));
+    EXA_RETURN_IF_ERROR(index_blocks(ctx.ncid, &a));
+    // An old sidecar (or min/max record) of the variable is replaced.
+    if (ctx.rank == 0) ::unlink(final_path.c_str());
+  }
   IndexHeader written;
   EXA_RETURN_IF_ERROR(decode_header(head.data(), head.size(), &written));
   uint64_t puts_now = 0;
@@ -737,6 +871,9 @@ Status index_create(const FileCtx& ctx, int varid, const char* spec) {
   BuildPlan p;
   Status st = plan_build(ctx, varid, spec, &p);
   EXA_RETURN_IF_ERROR(io::agree(ctx.comm, st));
+  // A partitioned file this process may write keeps the index inside.
+  const layer::IndexBlocksArgs where = index_blocks_info(ctx.ncid);
+  const bool in_file = where.inside && where.writable;
   // An update keeps the sidecar's bins and chunks and the chunks whose data
   // did not change: known from the stale marks when this process trusts
   // the sidecar, else from the chunks' data CRCs.
@@ -757,7 +894,7 @@ Status index_create(const FileCtx& ctx, int varid, const char* spec) {
   }
   // Everything written so far reaches the file before the fingerprint.
   EXA_RETURN_IF_ERROR(io::agree(ctx.comm, nc(ncmpi_sync(ctx.ncid), "ncmpi_sync")));
-  if (ctx.rank == 0) {
+  if (ctx.rank == 0 && !in_file) {
     st = fingerprint(ctx.path, &p.fp0);
     if (st.is_ok()) wait_past(p.fp0.mtime_ns);
   }
@@ -785,6 +922,7 @@ Status index_create(const FileCtx& ctx, int varid, const char* spec) {
     if (!old_state.usable && !(e.flags & kHasDataCrc)) continue;  // nothing tells whether it changed
     if (!old.load_block(c, &built[k].block).is_ok()) continue;
     built[k].entry = e;
+    built[k].in_place = old.in_file && in_file;  // (from a sidecar: written into the file)
     plan[k] = old_state.usable ? ChunkPlan::kKeep : ChunkPlan::kKeepIfSameData;
   }
   std::vector<uint64_t> to_read;
@@ -819,7 +957,7 @@ Status index_create(const FileCtx& ctx, int varid, const char* spec) {
     ++rebuilt;
   }
   EXA_RETURN_IF_ERROR(io::agree(ctx.comm, first));
-  EXA_RETURN_IF_ERROR(store_sidecar(ctx, p, edges, &built));
+  EXA_RETURN_IF_ERROR(store_sidecar(ctx, p, edges, &built, in_file));
   unsigned long long counts[2] = {rebuilt, (c_end - c_begin) - rebuilt}, sums[2] = {0, 0};
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(counts, sums, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, ctx.comm)));
   set_rebuilt(ctx.ncid, varid, sums[0], sums[1]);
@@ -830,6 +968,18 @@ Status index_create(const FileCtx& ctx, int varid, const char* spec) {
 Status index_drop(const FileCtx& ctx, int varid) {
   VarShape v;
   Status st = var_shape(ctx.ncid, varid, &v);
+  const layer::IndexBlocksArgs where = index_blocks_info(ctx.ncid);
+  if (st.is_ok() && where.inside && where.writable) {
+    layer::IndexBlocksArgs list;
+    list.op = layer::IndexBlocksArgs::Op::kList;
+    EXA_RETURN_IF_ERROR(index_blocks(ctx.ncid, &list));
+    if (std::find(list.varids.begin(), list.varids.end(), varid) != list.varids.end()) {
+      layer::IndexBlocksArgs a;
+      a.op = layer::IndexBlocksArgs::Op::kCommit;
+      a.headers.emplace_back(varid, std::vector<uint8_t>());
+      EXA_RETURN_IF_ERROR(index_blocks(ctx.ncid, &a));
+    }
+  }
   if (st.is_ok() && ctx.rank == 0) {
     const std::string path = sidecar_path(ctx.path, varid);
     if (::unlink(path.c_str()) != 0 && errno != ENOENT) st = {NC_EWRITE, "cannot remove " + path};
@@ -859,7 +1009,12 @@ Status index_inq(const FileCtx& ctx, int varid, IndexInfo* info) {
   }
   long long bytes = 0;
   struct stat sb {};
-  if (ctx.rank == 0 && state.present && ::stat(sidecar_path(ctx.path, varid).c_str(), &sb) == 0) bytes = sb.st_size;
+  if (idx.in_file && state.matches) {
+    bytes = static_cast<long long>(encode_header(idx.header).size());
+    for (const ChunkEntry& e : idx.header.chunks) bytes += static_cast<long long>(e.length);
+  } else if (ctx.rank == 0 && state.present && ::stat(sidecar_path(ctx.path, varid).c_str(), &sb) == 0) {
+    bytes = sb.st_size;
+  }
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(&bytes, 1, MPI_LONG_LONG, 0, ctx.comm)));
   info->bytes = bytes;
   std::lock_guard<std::mutex> lock(g_mutex);

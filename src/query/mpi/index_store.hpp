@@ -17,6 +17,10 @@ namespace exa::query {
 struct LoadedIndex {
   IndexHeader header;
   std::string path;
+  // Inside the data file (a partitioned file's index blocks: chunk offsets
+  // are offsets in the data file), read through ncid's connector stack.
+  bool in_file = false;
+  int ncid = -1;
   // Chunk c's block, checked against its CRC. Local.
   Status load_block(uint64_t c, std::vector<unsigned char>* out) const;
   // The first n bytes of chunk c's block, unchecked (the bin counts: only
