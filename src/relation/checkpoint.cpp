@@ -139,8 +139,32 @@ Status point_manifest(const std::string& dir, const std::string& file) {
   return fsync_path(dir, true);
 }
 
+// Rank 0 only: the manifest this process made current last, and where: the
+// next commit into the same directory takes it from here instead of opening
+// the checkpoint file again, when MANIFEST still names that file (file
+// names are never reused, so another writer's commit shows as another name).
+struct LastCommit {
+  std::string dir, file;
+  Manifest manifest;
+};
+LastCommit& last_commit() {
+  static LastCommit last;
+  return last;
+}
+
+bool manifest_names(const std::string& dir, const std::string& file) {
+  char target[256];
+  const ssize_t n = ::readlink((dir + "/" + kManifest).c_str(), target, sizeof target - 1);
+  return n > 0 && std::string(target, static_cast<size_t>(n)) == file;
+}
+
 // Rank 0 only: the current manifest, or an empty one when the directory has none.
 Status load_manifest(const std::string& dir, Manifest* m) {
+  const LastCommit& last = last_commit();
+  if (!last.file.empty() && last.dir == dir && manifest_names(dir, last.file)) {
+    *m = last.manifest;
+    return Status::ok();
+  }
   std::string bytes;
   Status st = read_manifest_bytes(dir, &bytes);
   if (st.code() == NC_ENOENT) {
@@ -276,8 +300,14 @@ Status checkpoint_commit(int ckid) {
     if (st) st = written;
     if (st) maybe_kill(ck->written.size());
     if (st) st = point_manifest(ck->dir, ck->file);
-    if (st) collect_garbage(ck->dir, next, ck->file);
-    else (void)::unlink(path.c_str());  // best effort: a later commit collects it anyway
+    if (st) {
+      collect_garbage(ck->dir, next, ck->file);
+      last_commit() = LastCommit{ck->dir, ck->file, next};
+    } else {
+      // The file stays (MANIFEST may name it already if only the directory
+      // fsync failed); the next commit collects it when it is not current.
+      last_commit() = LastCommit{};
+    }
   }
   st = bcast_status(ck->comm, written ? st : written);
   Status freed = release(ckid);
