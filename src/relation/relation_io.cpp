@@ -332,32 +332,28 @@ Status create_checkpoint(MPI_Comm comm, const std::string& path, MPI_Info info,
 }
 
 // This rank's part of every relation (rank is its rank in the checkpoint's
-// communicator: rank 0 holds the gathered ones) as nonblocking puts completed
-// by one ncmpi_wait_all: one collective write for the whole file.
-Status put_staged(int ncid, int rank, const std::vector<StagedRelation>& rels, const std::vector<int>& varids) {
+// communicator: rank 0 holds the gathered ones), one collective put per
+// relation, each relation's rows released after its put: its conversion
+// buffer and rows are freed before the next relation's are allocated (one
+// ncmpi_wait_all for all of them held every buffer at once: 2.3 times the
+// page faults of a TC run, measured).
+Status put_staged(int ncid, int rank, std::vector<StagedRelation>& rels, const std::vector<int>& varids) {
   Status st;
-  std::vector<int> requests;
-  for (size_t i = 0; i < rels.size() && st; ++i) {
-    const StagedRelation& r = rels[i];
+  for (size_t i = 0; i < rels.size(); ++i) {
+    StagedRelation& r = rels[i];
     MPI_Offset start[2] = {0, 0}, count[2] = {0, r.arity + 1};
     if (r.decision.gather) count[0] = rank == 0 ? static_cast<MPI_Offset>(r.shape.total) : 0;
     else {
       start[0] = static_cast<MPI_Offset>(r.shape.offset);
       count[0] = static_cast<MPI_Offset>(r.shape.nlocal);
     }
-    if (count[0] == 0) continue;
-    int request = NC_REQ_NULL;
-    st = nc(ncmpi_iput_vara_ulonglong(ncid, varids[i], start, count, ull(r.rows.data()), &request),
-            "relation write");
-    if (st) requests.push_back(request);
+    // Collective: every rank calls for every relation, even after an error.
+    Status put = nc(ncmpi_put_vara_ulonglong_all(ncid, varids[i], start, count, ull(r.rows.data())),
+                    "relation write");
+    if (st) st = put;
+    std::vector<uint64_t>().swap(r.rows);
   }
-  std::vector<int> statuses(requests.size(), NC_NOERR);
-  // Collective: called even after a failed post, so no rank is left waiting.
-  Status waited = nc(ncmpi_wait_all(ncid, static_cast<int>(requests.size()), requests.data(), statuses.data()),
-                     "relation write");
-  for (int s : statuses)
-    if (waited && s != NC_NOERR) waited = nc(s, "relation write");
-  return st ? waited : st;
+  return st;
 }
 
 Status bcast_text(MPI_Comm comm, std::string* text) {
@@ -370,7 +366,7 @@ Status bcast_text(MPI_Comm comm, std::string* text) {
 
 }  // namespace
 
-Status write_checkpoint_file(MPI_Comm comm, const std::string& path, const std::vector<StagedRelation>& rels,
+Status write_checkpoint_file(MPI_Comm comm, const std::string& path, std::vector<StagedRelation>& rels,
                              std::string manifest, unsigned mask) {
   int rank = 0, size = 1;
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_rank(comm, &rank)));

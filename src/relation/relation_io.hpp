@@ -56,10 +56,11 @@ inline constexpr const char* kManifestAttribute = "exa_checkpoint_manifest";
 
 // Collective: creates path (clobbering) holding every staged relation and
 // the manifest attribute (its text significant on rank 0), written by one
-// ncmpi_wait_all, synced once by each writing rank and closed. When every
+// collective put per relation (each relation's rows released after its
+// put), synced once by each writing rank and closed. When every
 // relation was gathered (O1) rank 0 alone creates and writes the file
 // (MPI_COMM_SELF); else the steps come from the checkpoint's total size.
-Status write_checkpoint_file(MPI_Comm comm, const std::string& path, const std::vector<StagedRelation>& rels,
+Status write_checkpoint_file(MPI_Comm comm, const std::string& path, std::vector<StagedRelation>& rels,
                              std::string manifest, unsigned mask);
 
 // Arity and rows of relation name in ncid (NC_ENOTVAR, NC_EINVAL).
