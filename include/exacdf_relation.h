@@ -9,9 +9,11 @@
  * file must be able to hold NC_UINT64 (CDF-5 or the partitioned format);
  * CDF-1/2 give NC_EBADTYPE.
  *
- * Checkpoints are directories of such files made current atomically by a
- * manifest with a CRC; a crash while one is written leaves the previous one
- * current. A restart may use any number of ranks.
+ * A checkpoint is one such file holding every relation written into it and
+ * its manifest (with a CRC), made current atomically by renaming a symbolic
+ * link DIR/MANIFEST to it; a crash while one is written leaves the previous
+ * one current. A restart may use any number of ranks, and reads checkpoint
+ * directories of the earlier layout too (docs/relations.md).
  *
  * Policy (seed 002 Table 1): where exacdf decides how a relation is written
  * it picks O1..O7 from the total size, the rank count and the skew of the
@@ -69,16 +71,20 @@ extern int exa_checkpoint_begin_info(MPI_Comm comm, const char *dir, long long i
                                      MPI_Info info, int *ckid);
 
 /** Writes relation name into the checkpoint as a full snapshot or a delta
- *  (tuples added since the previous checkpoint). Collective. */
+ *  (tuples added since the previous checkpoint). The rows are kept (with O1
+ *  gathered to rank 0) and written at the commit, all relations of the
+ *  checkpoint in one file. Collective. */
 extern int exa_checkpoint_write(int ckid, const char *name, int kind, int arity,
                                 MPI_Offset nlocal, const unsigned long long *tuples);
 
-/** Makes the checkpoint current: files synced, a barrier, then rank 0
- *  renames a new manifest over the old one (atomic). Frees ckid. Collective. */
+/** Writes the checkpoint's file (every relation written into it and the
+ *  manifest; synced), then rank 0 makes it current by renaming a symbolic
+ *  link MANIFEST -> file over the old one (atomic) and fsyncing dir. Frees
+ *  ckid. Collective. */
 extern int exa_checkpoint_commit(int ckid);
 
-/** Abandons a checkpoint that was begun: its files are removed, the current
- *  one stays. Frees ckid. Collective. */
+/** Abandons a checkpoint that was begun (nothing of it is on disk yet); the
+ *  current one stays. Frees ckid. Collective. */
 extern int exa_checkpoint_abort(int ckid);
 
 /** Opens the current checkpoint of dir for restore: *iteration is its
@@ -101,9 +107,10 @@ extern int exa_checkpoint_read(int ckid, const char *name, int hash_column,
 extern int exa_checkpoint_close(int ckid);
 
 /** Testing hook for crash tests: when > 0, rank 0 raises SIGKILL on itself
- *  after its nth relation file of a checkpoint has been written (before the
- *  commit). The environment variable EXACDF_CHECKPOINT_KILL_AFTER sets it
- *  too. 0 disarms. Local. */
+ *  in the commit of the checkpoint holding its nth relation written, after
+ *  that checkpoint's file is written and synced and before MANIFEST names
+ *  it. The environment variable EXACDF_CHECKPOINT_KILL_AFTER sets it too.
+ *  0 disarms. Local. */
 extern void exa_debug_checkpoint_kill_after(int nth);
 
 /** Testing hook for big counts: the most rows one MPI_Alltoallv of

@@ -297,7 +297,10 @@ Status MpiFile::write_at(int64_t offset, const void* buf, int64_t nbytes) {
 Status MpiFile::sync() {
   note_io_event();
   Status st = from_mpi(MPI_File_sync(fh_), MpiOp::kWrite, "MPI_File_sync");
-  if (st.is_ok()) note_synced();
+  if (st.is_ok()) {
+    note_synced();
+    unsynced_ = false;
+  }
   return st;
 }
 

@@ -134,8 +134,12 @@ class MpiFile {
   void count_written(int64_t n) {
     bytes_written_ += n;
     ++io_calls_;
+    unsynced_ = true;
     note_unsynced_write();
   }
+  // Whether this handle wrote since its last sync (a handle of this rank
+  // alone with nothing unsynced needs no MPI_File_sync).
+  bool has_unsynced_writes() const { return unsynced_; }
   void count_read(int64_t n) { bytes_read_ += n; ++io_calls_; }
   // MPI-IO read/write calls this rank made through this file.
   int64_t io_calls() const { return io_calls_; }
@@ -158,6 +162,7 @@ class MpiFile {
   int nprocs_ = 1;
   bool writable_ = false;
   int64_t bytes_written_ = 0;
+  bool unsynced_ = false;
   int64_t bytes_read_ = 0;
   int64_t io_calls_ = 0;
   int64_t committed_end_ = 0;

@@ -456,10 +456,17 @@ Status share_blocks_of_var(NativeFile& nf, int varid) {
   return share_blocks(nf, distinct(blocks), false);
 }
 
+// This rank's written bytes to storage, then every rank's outcome agreed
+// (the barrier): one MPI_File_sync per rank, as PnetCDF's ncmpi_sync (sync,
+// barrier), plus the independent handle's (opened on MPI_COMM_SELF) when it
+// wrote since its last sync. MpiFile::sync_all's second sync after the
+// barrier (MPI-IO's rule for reading another rank's bytes through this
+// handle) flushes nothing more: every rank's bytes are on storage already.
 Status sync_written(NativeFile& nf) {
   Status st;
-  if (nf.indep.handle() != MPI_FILE_NULL && nf.indep.writable()) st = nf.indep.sync();
-  Status synced = nf.file.sync_all();
+  if (nf.indep.handle() != MPI_FILE_NULL && nf.indep.writable() && nf.indep.has_unsynced_writes())
+    st = nf.indep.sync();
+  Status synced = nf.file.sync();
   return io::agree(nf.comm(), st.is_ok() ? synced : st);
 }
 
@@ -497,7 +504,7 @@ Status write_numrecs_ordered(NativeFile& nf, int64_t numrecs, bool agreed, const
   if (nf.file.rank() == 0) io::note_commit_point();
   EXA_RETURN_IF_ERROR(io::write_numrecs(nf.comm(), nf.file.rank() == 0 ? &nf.file : nullptr, nf.ds.version(),
                                         numrecs, true));
-  return io::agree(nf.comm(), nf.file.sync_all());
+  return sync_written(nf);
 }
 
 // Rank 0's handle for the numrecs field: the collective one while its view

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <pnetcdf.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -31,9 +32,10 @@ struct Checkpoint {
   std::string dir;
   int64_t iteration = 0;
   bool restoring = false;
-  std::string subdir;  // "ck-<iteration>.<nonce>", relative to dir
+  std::string file;  // "ck-<iteration>.<nonce>.nc", relative to dir
   unsigned mask = 0;
   std::vector<ManifestEntry> written;
+  std::vector<StagedRelation> staged;  // written[i]'s rows, until the commit
   Manifest manifest;  // restoring: the current manifest
 };
 
@@ -43,7 +45,7 @@ std::map<int, std::unique_ptr<Checkpoint>>& table() {
 }
 int next_id = 1;
 int kill_after = -1;  // -1: not read from the environment yet
-int files_written = 0;
+int relations_written = 0;
 
 Checkpoint* find(int ckid, bool restoring) {
   auto it = table().find(ckid);
@@ -87,30 +89,84 @@ Status read_file(const std::string& path, std::string* bytes) {
   return Status::ok();
 }
 
-Status write_file_synced(const std::string& path, const std::string& bytes) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) return errno_status(NC_EFILE, "create " + path);
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      ::close(fd);
-      return errno_status(NC_EWRITE, "write " + path);
-    }
-    done += static_cast<size_t>(n);
+// Rank 0 only: the manifest attribute of checkpoint file path (any failure
+// to read it is a damaged checkpoint directory: NC_ENOTNC).
+Status read_manifest_attribute(const std::string& path, std::string* bytes) {
+  int ncid = -1;
+  int rc = ncmpi_open(MPI_COMM_SELF, path.c_str(), NC_NOWRITE, MPI_INFO_NULL, &ncid);
+  if (rc != NC_NOERR) return {NC_ENOTNC, "checkpoint file " + path + ": " + ncmpi_strerror(rc)};
+  MPI_Offset len = 0;
+  rc = ncmpi_inq_attlen(ncid, NC_GLOBAL, kManifestAttribute, &len);
+  if (rc == NC_NOERR && (len < 0 || static_cast<uint64_t>(len) > kMaxManifestBytes)) rc = NC_EINVAL;
+  if (rc == NC_NOERR) {
+    bytes->assign(static_cast<size_t>(len), '\0');
+    rc = ncmpi_get_att_text(ncid, NC_GLOBAL, kManifestAttribute, bytes->data());
   }
-  const int rc = ::fsync(fd);
-  ::close(fd);
-  if (rc != 0) return errno_status(NC_EWRITE, "fsync " + path);
+  const int closed = ncmpi_close(ncid);
+  if (rc == NC_NOERR) rc = closed;
+  if (rc != NC_NOERR) return {NC_ENOTNC, "checkpoint manifest in " + path + ": " + ncmpi_strerror(rc)};
   return Status::ok();
 }
 
+// Rank 0 only: the current manifest's bytes (NC_ENOENT when there is none).
+// MANIFEST is a symbolic link to the current checkpoint file, whose manifest
+// attribute holds them; in the layout before it (a directory per
+// checkpoint) MANIFEST is a text file holding them.
+Status read_manifest_bytes(const std::string& dir, std::string* bytes) {
+  const std::string path = dir + "/" + kManifest;
+  struct stat sb;
+  if (::lstat(path.c_str(), &sb) != 0) return errno_status(errno == ENOENT ? NC_ENOENT : NC_EFILE, "stat " + path);
+  if (!S_ISLNK(sb.st_mode)) return read_file(path, bytes);
+  char target[256];
+  const ssize_t n = ::readlink(path.c_str(), target, sizeof target - 1);
+  if (n < 0) return errno_status(NC_EFILE, "readlink " + path);
+  const std::string file(target, static_cast<size_t>(n));
+  if (file.find('/') != std::string::npos || !valid_entry_file(file))
+    return {NC_ENOTNC, "checkpoint manifest names " + file};
+  return read_manifest_attribute(dir + "/" + file, bytes);
+}
+
+// Rank 0 only: makes file the current checkpoint: a symbolic link
+// MANIFEST.tmp -> file renamed over MANIFEST (atomic in POSIX), then DIR
+// fsynced (the file's own entry, made in the same directory before the
+// link, is durable with it).
+Status point_manifest(const std::string& dir, const std::string& file) {
+  const std::string tmp = dir + "/" + kManifestTmp;
+  if (::unlink(tmp.c_str()) != 0 && errno != ENOENT) return errno_status(NC_EWRITE, "unlink " + tmp);
+  if (::symlink(file.c_str(), tmp.c_str()) != 0) return errno_status(NC_EWRITE, "symlink " + tmp);
+  if (std::rename(tmp.c_str(), (dir + "/" + kManifest).c_str()) != 0)
+    return errno_status(NC_EWRITE, "rename manifest");
+  return fsync_path(dir, true);
+}
+
+// Rank 0 only: the manifest this process made current last, and where: the
+// next commit into the same directory takes it from here instead of opening
+// the checkpoint file again, when MANIFEST still names that file (file
+// names are never reused, so another writer's commit shows as another name).
+struct LastCommit {
+  std::string dir, file;
+  Manifest manifest;
+};
+LastCommit& last_commit() {
+  static LastCommit last;
+  return last;
+}
+
+bool manifest_names(const std::string& dir, const std::string& file) {
+  char target[256];
+  const ssize_t n = ::readlink((dir + "/" + kManifest).c_str(), target, sizeof target - 1);
+  return n > 0 && std::string(target, static_cast<size_t>(n)) == file;
+}
+
 // Rank 0 only: the current manifest, or an empty one when the directory has none.
-Status load_manifest(const std::string& dir, Manifest* m, bool* found) {
+Status load_manifest(const std::string& dir, Manifest* m) {
+  const LastCommit& last = last_commit();
+  if (!last.file.empty() && last.dir == dir && manifest_names(dir, last.file)) {
+    *m = last.manifest;
+    return Status::ok();
+  }
   std::string bytes;
-  Status st = read_file(dir + "/" + kManifest, &bytes);
-  *found = st.is_ok();
+  Status st = read_manifest_bytes(dir, &bytes);
   if (st.code() == NC_ENOENT) {
     *m = Manifest{};
     return Status::ok();
@@ -119,11 +175,12 @@ Status load_manifest(const std::string& dir, Manifest* m, bool* found) {
   return decode_manifest(bytes, m);
 }
 
-// Rank 0 only: removes checkpoint directories the manifest does not name
-// (older checkpoints, and any a crash left half written).
-void collect_garbage(const std::string& dir, const Manifest& m) {
-  std::set<std::string> keep;
-  for (const ManifestEntry& e : m.entries) keep.insert(e.file.substr(0, e.file.find('/')));
+// Rank 0 only: removes the checkpoint files (and old-layout directories)
+// neither the manifest nor the current file names (older checkpoints, and
+// any a crash left unreferenced).
+void collect_garbage(const std::string& dir, const Manifest& m, const std::string& current) {
+  std::set<std::string> keep{current};
+  for (const ManifestEntry& e : m.entries) keep.insert(entry_leaf(e));
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string leaf = it->path().filename().string();
@@ -141,20 +198,23 @@ Status bcast_status(MPI_Comm comm, Status st) {
   return st.is_ok() ? Status{code, "failed on rank 0"} : st;
 }
 
-void maybe_kill() {
+// The crash-test hook: the commit that writes relation kill_after dies
+// after its file is synced, before MANIFEST names it.
+void maybe_kill(size_t relations) {
   if (kill_after < 0) {
     const char* env = std::getenv("EXACDF_CHECKPOINT_KILL_AFTER");
     kill_after = env != nullptr ? std::atoi(env) : 0;
   }
-  ++files_written;
-  if (kill_after > 0 && files_written == kill_after) std::raise(SIGKILL);
+  const int before = relations_written;
+  relations_written += static_cast<int>(relations);
+  if (kill_after > before && kill_after <= relations_written) std::raise(SIGKILL);
 }
 
 }  // namespace
 
 void set_kill_after(int nth) {
   kill_after = nth < 0 ? 0 : nth;
-  files_written = 0;
+  relations_written = 0;
 }
 
 Status checkpoint_begin(MPI_Comm comm, const std::string& dir, int64_t iteration, MPI_Info info, int* ckid) {
@@ -166,27 +226,26 @@ Status checkpoint_begin(MPI_Comm comm, const std::string& dir, int64_t iteration
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_dup(comm, &ck->comm)));
   int rank = 0;
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_rank(ck->comm, &rank)));
-  // A fresh directory name (rank 0's clock) so a checkpoint never writes over
-  // the files of the current one, even for the same iteration.
-  unsigned long long nonce = 0;
-  if (rank == 0)
-    nonce = static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
-            (static_cast<unsigned long long>(::getpid()) << 40);
-  Status st = EXA_MPI(MPI_Bcast(&nonce, 1, MPI_UNSIGNED_LONG_LONG, 0, ck->comm));
-  char sub[64];
-  std::snprintf(sub, sizeof sub, "ck-%lld.%llx", static_cast<long long>(iteration), nonce);
-  ck->subdir = sub;
-  if (st && rank == 0) {
+  // A fresh file name (rank 0's clock) so a checkpoint never writes over
+  // the file of the current one, even for the same iteration. One broadcast
+  // carries the name and whether rank 0 could make the directory.
+  unsigned long long nonce_code[2] = {0, 0};
+  if (rank == 0) {
+    nonce_code[0] = static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
+                    (static_cast<unsigned long long>(::getpid()) << 40);
     std::error_code ec;
     fs::create_directories(dir, ec);
-    if (!ec) fs::create_directory(dir + "/" + ck->subdir, ec);
-    if (ec) st = {NC_EFILE, "checkpoint directory " + dir + ": " + ec.message()};
+    if (ec) nonce_code[1] = 1;
   }
-  st = bcast_status(ck->comm, st);
+  Status st = EXA_MPI(MPI_Bcast(nonce_code, 2, MPI_UNSIGNED_LONG_LONG, 0, ck->comm));
+  if (st && nonce_code[1] != 0) st = {NC_EFILE, "checkpoint directory " + dir + " cannot be created"};
   if (!st) {
     EXA_MPI(MPI_Comm_free(&ck->comm)).set_aside("the directory error is reported");
     return st;
   }
+  char file[64];
+  std::snprintf(file, sizeof file, "ck-%lld.%llx.nc", static_cast<long long>(iteration), nonce_code[0]);
+  ck->file = file;
   *ckid = next_id++;
   table()[*ckid] = std::move(ck);
   return Status::ok();
@@ -207,13 +266,12 @@ Status checkpoint_write(int ckid, const std::string& name, int kind, int arity, 
   e.arity = arity;
   e.delta = kind == 1;
   e.iteration = ck->iteration;
-  e.file = ck->subdir + "/" + name + (e.delta ? "_delta" : "_full") + ".nc";
-  EXA_RETURN_IF_ERROR(
-      write_relation_file(ck->comm, ck->dir + "/" + e.file, name, arity, nlocal, tuples, ck->mask, &e.rows));
+  e.file = ck->file;
+  StagedRelation staged;
+  EXA_RETURN_IF_ERROR(stage_relation(ck->comm, entry_variable(e), arity, nlocal, tuples, ck->mask, &staged));
+  e.rows = staged.shape.total;
   ck->written.push_back(std::move(e));
-  int rank = 0;
-  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_rank(ck->comm, &rank)));
-  if (rank == 0) maybe_kill();
+  ck->staged.push_back(std::move(staged));
   return Status::ok();
 }
 
@@ -223,37 +281,43 @@ Status checkpoint_commit(int ckid) {
   int rank = 0, size = 1;
   Status st = EXA_MPI(MPI_Comm_rank(ck->comm, &rank));
   if (st) st = EXA_MPI(MPI_Comm_size(ck->comm, &size));
-  // Every rank's files are synced (write_relation_file); the barrier makes it so for all.
-  if (st) st = EXA_MPI(MPI_Barrier(ck->comm));
-  if (st && rank == 0) {
+  EXA_RETURN_IF_ERROR(st);
+  // Rank 0 builds the next manifest; a failure to read the current one is
+  // reported after the file is written (it then is never made current).
+  Manifest next;
+  std::string text;
+  if (rank == 0) {
     Manifest old;
-    bool found = false;
-    st = fsync_path(ck->dir + "/" + ck->subdir, true);
-    if (st) st = load_manifest(ck->dir, &old, &found);
-    const Manifest next = next_manifest(old, ck->iteration, size, ck->written);
-    if (st) st = write_file_synced(ck->dir + "/" + kManifestTmp, encode_manifest(next));
-    if (st && std::rename((ck->dir + "/" + kManifestTmp).c_str(), (ck->dir + "/" + kManifest).c_str()) != 0)
-      st = errno_status(NC_EWRITE, "rename manifest");
-    if (st) st = fsync_path(ck->dir, true);
-    if (st) collect_garbage(ck->dir, next);
+    st = load_manifest(ck->dir, &old);
+    next = next_manifest(old, ck->iteration, size, ck->written);
+    if (st) text = encode_manifest(next);
   }
-  st = bcast_status(ck->comm, st);
+  // Every rank's rows written and synced, agreed on every rank.
+  const std::string path = ck->dir + "/" + ck->file;
+  const Status written = write_checkpoint_file(ck->comm, path, ck->staged, text, ck->mask);
+  ck->staged.clear();
+  if (rank == 0) {
+    if (st) st = written;
+    if (st) maybe_kill(ck->written.size());
+    if (st) st = point_manifest(ck->dir, ck->file);
+    if (st) {
+      collect_garbage(ck->dir, next, ck->file);
+      last_commit() = LastCommit{ck->dir, ck->file, next};
+    } else {
+      // The file stays (MANIFEST may name it already if only the directory
+      // fsync failed); the next commit collects it when it is not current.
+      last_commit() = LastCommit{};
+    }
+  }
+  st = bcast_status(ck->comm, written ? st : written);
   Status freed = release(ckid);
   return st ? freed : st;
 }
 
 Status checkpoint_abort(int ckid) {
-  Checkpoint* ck = find(ckid, false);
-  if (ck == nullptr) return {NC_EBADID, "not a checkpoint being written"};
-  int rank = 0;
-  Status st = EXA_MPI(MPI_Barrier(ck->comm));
-  if (st) st = EXA_MPI(MPI_Comm_rank(ck->comm, &rank));
-  if (st && rank == 0) {
-    std::error_code ec;
-    fs::remove_all(ck->dir + "/" + ck->subdir, ec);
-  }
-  Status freed = release(ckid);
-  return st ? freed : st;
+  // Nothing of a checkpoint reaches the disk before its commit.
+  if (find(ckid, false) == nullptr) return {NC_EBADID, "not a checkpoint being written"};
+  return release(ckid);
 }
 
 Status checkpoint_restore(MPI_Comm comm, const std::string& dir, int64_t* iteration, int* nrelations, int* ckid) {
@@ -262,7 +326,7 @@ Status checkpoint_restore(MPI_Comm comm, const std::string& dir, int64_t* iterat
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_rank(comm, &rank)));
   std::string bytes;
   Status st;
-  if (rank == 0) st = read_file(dir + "/" + kManifest, &bytes);
+  if (rank == 0) st = read_manifest_bytes(dir, &bytes);
   EXA_RETURN_IF_ERROR(bcast_status(comm, st));
   unsigned long long n = bytes.size();
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, comm)));
@@ -310,12 +374,12 @@ Status checkpoint_read(int ckid, const std::string& name, int hash_column, std::
     any = true;
     int ncid = -1, arity = 0, varid = -1;
     uint64_t rows = 0;
-    const std::string path = ck->dir + "/" + e.file;
+    const std::string path = ck->dir + "/" + e.file, variable = entry_variable(e);
     const int rc = ncmpi_open(ck->comm, path.c_str(), NC_NOWRITE, MPI_INFO_NULL, &ncid);
     if (rc != NC_NOERR) return {rc, "checkpoint file " + path + ": " + ncmpi_strerror(rc)};
-    Status st = inquire_relation(ncid, name, &varid, &arity, &rows);
+    Status st = inquire_relation(ncid, variable, &varid, &arity, &rows);
     if (st && (arity != e.arity || rows != e.rows)) st = {NC_ENOTNC, "checkpoint file " + path + " does not match the manifest"};
-    if (st) st = read_relation(ncid, ck->comm, name, hash_column, out, &arity);
+    if (st) st = read_relation(ncid, ck->comm, variable, hash_column, out, &arity);
     *arity_out = arity;
     const int closed = ncmpi_close(ncid);
     EXA_RETURN_IF_ERROR(st);

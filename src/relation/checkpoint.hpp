@@ -1,7 +1,9 @@
 // Checkpoints of relations (docs/relations.md, "Checkpoints"): each one a
-// fresh directory of relation files, made current by rank 0 atomically
-// renaming a new manifest (pure/manifest.hpp) over the old one after every
-// file is synced and every rank has passed a barrier.
+// fresh netCDF file holding every relation written into it and the manifest
+// (pure/manifest.hpp), written and synced at the commit, then made current by
+// rank 0 atomically renaming a symbolic link MANIFEST -> file over the old
+// one. Checkpoints of the layout before it (a directory of one-relation
+// files and a text MANIFEST) still restore.
 #pragma once
 
 #include <mpi.h>

@@ -172,16 +172,6 @@ struct InfoGuard {
   }
 };
 
-// Creates path on comm, defines the relation, leaves it in data mode.
-Status create_defined(MPI_Comm comm, const std::string& path, MPI_Info info, const std::string& name, int arity,
-                      uint64_t total, int nranks, const PolicyDecision& d, int* ncid, int* varid) {
-  EXA_RETURN_IF_ERROR(nc(ncmpi_create(comm, path.c_str(), NC_CLOBBER | NC_64BIT_DATA, info, ncid), "ncmpi_create"));
-  Status st = define_relation(*ncid, name, arity, total, d.fixed_rows, nranks, d.no_fill, varid);
-  if (st) st = nc(ncmpi_enddef(*ncid), "ncmpi_enddef");
-  if (!st) nc(ncmpi_abort(*ncid), "abort after error").set_aside("the define error is reported");
-  return st;
-}
-
 Status sync_close(int ncid, Status st) {
   if (st) st = nc(ncmpi_sync(ncid), "ncmpi_sync");
   Status closed = nc(ncmpi_close(ncid), "ncmpi_close");
@@ -265,59 +255,163 @@ Status write_relation(int ncid, MPI_Comm comm, const std::string& name, int arit
   return put_rows(ncid, varid, comm, s, arity + 1, rows, d);
 }
 
-Status write_relation_file(MPI_Comm comm, const std::string& path, const std::string& name, int arity,
-                           uint64_t nlocal, const uint64_t* tuples, unsigned mask, uint64_t* total) {
-  int rank = 0;
+Status stage_relation(MPI_Comm comm, const std::string& variable, int arity, uint64_t nlocal,
+                      const uint64_t* tuples, unsigned mask, StagedRelation* out) {
+  out->variable = variable;
+  out->arity = arity;
+  EXA_RETURN_IF_ERROR(measure(comm, arity, nlocal, &out->shape));
+  out->decision = decide(out->shape.input, mask);
+  log_decision(comm, "checkpoint", variable, out->shape.input, out->decision);
+  std::vector<uint64_t> rows = rows_with_ids(tuples, nlocal, arity, out->shape.offset);
+  if (!out->decision.gather) {
+    out->rows = std::move(rows);
+    return Status::ok();
+  }
+  return gather_rows(comm, std::move(rows), out->shape.total, arity + 1, &out->rows);
+}
+
+namespace {
+
+bool all_gathered(const std::vector<StagedRelation>& rels) {
+  for (const StagedRelation& r : rels)
+    if (!r.decision.gather) return false;
+  return true;
+}
+
+// The file's steps: decide() on the checkpoint's total bytes with the rank
+// count and skew of its largest relation not gathered. When every relation
+// was gathered (O1), rank 0 writes the file alone: only O3, O4 and O6 apply.
+PolicyDecision file_decision(const std::vector<StagedRelation>& rels, unsigned mask, PolicyInput* in) {
+  size_t largest = rels.size();
+  uint64_t total = 0;
+  for (size_t i = 0; i < rels.size(); ++i) {
+    total += rels[i].shape.input.total_bytes;
+    if (!rels[i].decision.gather &&
+        (largest == rels.size() || rels[i].shape.input.total_bytes > rels[largest].shape.input.total_bytes))
+      largest = i;
+  }
+  if (largest < rels.size()) *in = rels[largest].shape.input;
+  else if (!rels.empty()) *in = rels[0].shape.input;
+  in->total_bytes = total;
+  if (largest < rels.size()) return decide(*in, mask & ~kO1Gather);
+  PolicyDecision d = decide(*in, mask);
+  d.gather = true;
+  d.two_phase = false;
+  d.cb_nodes = 0;
+  d.cb_buffer_size = 0;
+  d.phases = 1;
+  return d;
+}
+
+// Defines every staged relation and the manifest attribute, then enddef.
+// CDF has one record dimension per file: without O4 the largest relation is
+// the record variable, the others fixed-size.
+Status define_checkpoint(int ncid, const std::vector<StagedRelation>& rels, const std::string& manifest,
+                         const PolicyDecision& d, std::vector<int>* varids) {
+  size_t record = rels.size();
+  if (!d.fixed_rows)
+    for (size_t i = 0; i < rels.size(); ++i)
+      if (record == rels.size() || rels[i].shape.input.total_bytes > rels[record].shape.input.total_bytes) record = i;
+  varids->assign(rels.size(), -1);
+  for (size_t i = 0; i < rels.size(); ++i)
+    EXA_RETURN_IF_ERROR(define_relation(ncid, rels[i].variable, rels[i].arity, rels[i].shape.total, i != record,
+                                        rels[i].shape.input.nprocs, d.no_fill, &(*varids)[i]));
+  EXA_RETURN_IF_ERROR(nc(ncmpi_put_att_text(ncid, NC_GLOBAL, kManifestAttribute,
+                                            static_cast<MPI_Offset>(manifest.size()), manifest.c_str()),
+                         "checkpoint manifest attribute"));
+  return nc(ncmpi_enddef(ncid), "ncmpi_enddef");
+}
+
+Status create_checkpoint(MPI_Comm comm, const std::string& path, MPI_Info info,
+                         const std::vector<StagedRelation>& rels, const std::string& manifest,
+                         const PolicyDecision& d, int* ncid, std::vector<int>* varids) {
+  EXA_RETURN_IF_ERROR(nc(ncmpi_create(comm, path.c_str(), NC_CLOBBER | NC_64BIT_DATA, info, ncid), "ncmpi_create"));
+  Status st = define_checkpoint(*ncid, rels, manifest, d, varids);
+  if (!st) nc(ncmpi_abort(*ncid), "abort after error").set_aside("the define error is reported");
+  return st;
+}
+
+// This rank's part of every relation (rank is its rank in the checkpoint's
+// communicator: rank 0 holds the gathered ones), one collective put per
+// relation, each relation's rows released after its put: its conversion
+// buffer and rows are freed before the next relation's are allocated (one
+// ncmpi_wait_all for all of them held every buffer at once: 2.3 times the
+// page faults of a TC run, measured).
+Status put_staged(int ncid, int rank, std::vector<StagedRelation>& rels, const std::vector<int>& varids) {
+  Status st;
+  for (size_t i = 0; i < rels.size(); ++i) {
+    StagedRelation& r = rels[i];
+    MPI_Offset start[2] = {0, 0}, count[2] = {0, r.arity + 1};
+    if (r.decision.gather) count[0] = rank == 0 ? static_cast<MPI_Offset>(r.shape.total) : 0;
+    else {
+      start[0] = static_cast<MPI_Offset>(r.shape.offset);
+      count[0] = static_cast<MPI_Offset>(r.shape.nlocal);
+    }
+    // Collective: every rank calls for every relation, even after an error.
+    Status put = nc(ncmpi_put_vara_ulonglong_all(ncid, varids[i], start, count, ull(r.rows.data())),
+                    "relation write");
+    if (st) st = put;
+    std::vector<uint64_t>().swap(r.rows);
+  }
+  return st;
+}
+
+Status bcast_text(MPI_Comm comm, std::string* text) {
+  unsigned long long n = text->size();
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, comm)));
+  if (n > INT_MAX) return {NC_EINTOVERFLOW, "checkpoint manifest too large"};
+  text->resize(n);
+  return EXA_MPI(MPI_Bcast(text->data(), static_cast<int>(n), MPI_CHAR, 0, comm));
+}
+
+}  // namespace
+
+Status write_checkpoint_file(MPI_Comm comm, const std::string& path, std::vector<StagedRelation>& rels,
+                             std::string manifest, unsigned mask) {
+  int rank = 0, size = 1;
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_rank(comm, &rank)));
-  WriteShape s;
-  EXA_RETURN_IF_ERROR(measure(comm, arity, nlocal, &s));
-  *total = s.total;
-  const PolicyDecision d = decide(s.input, mask);
-  log_decision(comm, "checkpoint", name, s.input, d);
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_size(comm, &size)));
+  PolicyInput in;
+  const PolicyDecision d = file_decision(rels, mask, &in);
+  log_decision(comm, "checkpoint file", path, in, d);
   InfoGuard info;
   EXA_RETURN_IF_ERROR(policy_info(d, &info.info));
-  std::vector<uint64_t> rows = rows_with_ids(tuples, nlocal, arity, s.offset);
-  const int cols = arity + 1;
-  const int nranks = s.input.nprocs;
-  int ncid = -1, varid = -1;
+  std::vector<int> varids;
+  int ncid = -1;
 
-  if (d.gather) {  // O1: one rank, one create, one write
-    std::vector<uint64_t> all;
-    Status st = gather_rows(comm, std::move(rows), s.total, cols, &all);
-    if (st && rank == 0) {
-      st = create_defined(MPI_COMM_SELF, path, info.info, name, arity, s.total, nranks, d, &ncid, &varid);
-      if (st) {
-        MPI_Offset start[2] = {0, 0}, count[2] = {static_cast<MPI_Offset>(s.total), cols};
-        st = sync_close(ncid, nc(ncmpi_put_vara_ulonglong_all(ncid, varid, start, count, ull(all.data())),
-                                 "relation write"));
-      }
+  if (all_gathered(rels)) {  // O1: one rank, one create, one write, one sync
+    Status st;
+    if (rank == 0) {
+      st = create_checkpoint(MPI_COMM_SELF, path, info.info, rels, manifest, d, &ncid, &varids);
+      if (st) st = sync_close(ncid, put_staged(ncid, rank, rels, varids));
     }
     return agree(comm, st);
   }
   if (!d.two_phase) {  // every rank creates, defines and writes
-    EXA_RETURN_IF_ERROR(create_defined(comm, path, info.info, name, arity, s.total, nranks, d, &ncid, &varid));
-    return sync_close(ncid, put_rows(ncid, varid, comm, s, cols, rows, d));
+    EXA_RETURN_IF_ERROR(bcast_text(comm, &manifest));
+    EXA_RETURN_IF_ERROR(create_checkpoint(comm, path, info.info, rels, manifest, d, &ncid, &varids));
+    // Agreed: rank 0 makes the file current only if every rank's rows are in it.
+    return agree(comm, sync_close(ncid, put_staged(ncid, rank, rels, varids)));
   }
   // O2: rank 0 creates and defines alone; then all open and write collectively,
   // each O7 phase on its own communicator (MPI_Comm_split), a barrier after each.
   Status st;
   if (rank == 0) {
-    st = create_defined(MPI_COMM_SELF, path, info.info, name, arity, s.total, nranks, d, &ncid, &varid);
+    st = create_checkpoint(MPI_COMM_SELF, path, info.info, rels, manifest, d, &ncid, &varids);
     if (st) st = nc(ncmpi_close(ncid), "ncmpi_close");
   }
   EXA_RETURN_IF_ERROR(agree(comm, st));
-  int size = nranks;
   const int my_phase = static_cast<int>(static_cast<int64_t>(rank) * d.phases / size);
   MPI_Comm phase_comm = MPI_COMM_NULL;
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_split(comm, my_phase, rank, &phase_comm)));
-  PolicyDecision one = d;
-  one.phases = 1;
   for (int p = 0; p < d.phases && st; ++p) {
     if (p == my_phase) {
       ncid = -1;
       st = nc(ncmpi_open(phase_comm, path.c_str(), NC_WRITE, info.info, &ncid), "ncmpi_open");
-      if (st) st = nc(ncmpi_inq_varid(ncid, name.c_str(), &varid), "ncmpi_inq_varid");
-      if (st) st = sync_close(ncid, put_rows(ncid, varid, phase_comm, s, cols, rows, one));
+      varids.assign(rels.size(), -1);
+      for (size_t i = 0; i < rels.size() && st; ++i)
+        st = nc(ncmpi_inq_varid(ncid, rels[i].variable.c_str(), &varids[i]), "ncmpi_inq_varid");
+      if (st) st = sync_close(ncid, put_staged(ncid, rank, rels, varids));
       else if (ncid >= 0) nc(ncmpi_close(ncid), "close after error").set_aside("the open error is reported");
     }
     st = agree(comm, st);  // the barrier of the phase

@@ -2,7 +2,7 @@
 // ncmpi_* API (an application-level store: every format that holds NC_UINT64
 // works, and any netCDF reader sees an ordinary variable). The policy
 // (pure/policy.hpp) is applied here: the steps possible on an open file by
-// write_relation, all of them by write_relation_file, which creates the file.
+// write_relation, all of them by write_checkpoint_file, which creates the file.
 #pragma once
 
 #include <mpi.h>
@@ -35,10 +35,33 @@ Status policy_mask(MPI_Info info, unsigned* mask);
 Status write_relation(int ncid, MPI_Comm comm, const std::string& name, int arity, uint64_t nlocal,
                       const uint64_t* tuples, unsigned mask);
 
-// Creates path (clobbering) holding one relation, with every policy step in
-// mask that applies, synced before it returns. *total gets the row count.
-Status write_relation_file(MPI_Comm comm, const std::string& path, const std::string& name, int arity,
-                           uint64_t nlocal, const uint64_t* tuples, unsigned mask, uint64_t* total);
+// One relation of a checkpoint, held from exa_checkpoint_write to the
+// commit: its shape, its policy decision and its rows with ids (this rank's;
+// with O1 every rank's rows on rank 0 and none elsewhere).
+struct StagedRelation {
+  std::string variable;  // its netCDF variable in the checkpoint file
+  int arity = 0;
+  WriteShape shape;
+  PolicyDecision decision;
+  std::vector<uint64_t> rows;
+};
+
+// Collective: measures the write (one MPI_Exscan, one MPI_Allreduce), decides
+// the policy and, for O1, gathers the rows to rank 0.
+Status stage_relation(MPI_Comm comm, const std::string& variable, int arity, uint64_t nlocal,
+                      const uint64_t* tuples, unsigned mask, StagedRelation* out);
+
+// The global text attribute of a checkpoint file holding its manifest.
+inline constexpr const char* kManifestAttribute = "exa_checkpoint_manifest";
+
+// Collective: creates path (clobbering) holding every staged relation and
+// the manifest attribute (its text significant on rank 0), written by one
+// collective put per relation (each relation's rows released after its
+// put), synced once by each writing rank and closed. When every
+// relation was gathered (O1) rank 0 alone creates and writes the file
+// (MPI_COMM_SELF); else the steps come from the checkpoint's total size.
+Status write_checkpoint_file(MPI_Comm comm, const std::string& path, std::vector<StagedRelation>& rels,
+                             std::string manifest, unsigned mask);
 
 // Arity and rows of relation name in ncid (NC_ENOTVAR, NC_EINVAL).
 Status inquire_relation(int ncid, const std::string& name, int* varid, int* arity, uint64_t* rows);

@@ -169,7 +169,8 @@ int main(int argc, char **argv) {
    * fail with NC_ENOTNC and then free `t` a second time). */
   MPI_Barrier(MPI_COMM_WORLD);
 
-  /* A damaged manifest: one flipped byte. */
+  /* A damaged checkpoint: one flipped byte at offset 22 of what MANIFEST
+   * names (the header of the checkpoint file that holds the manifest). */
   if (mpi_test_rank == 0) {
     char path[1300];
     snprintf(path, sizeof path, "%s/MANIFEST", dir);

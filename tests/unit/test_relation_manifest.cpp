@@ -61,6 +61,32 @@ TEST(RelationManifest, NamesAndFiles) {
   EXPECT_FALSE(valid_entry_file("/abs/T.nc"));
   EXPECT_FALSE(valid_entry_file("a/b/c"));
   EXPECT_FALSE(valid_entry_file("T.nc"));
+  // One file per checkpoint (the layout since the old one above): "ck-*.nc" only.
+  EXPECT_TRUE(valid_entry_file("ck-12.ab.nc"));
+  EXPECT_FALSE(valid_entry_file("ck-12.ab"));
+  EXPECT_FALSE(valid_entry_file("MANIFEST.nc"));
+  EXPECT_FALSE(valid_entry_file("ck-.nc"));
+}
+
+TEST(RelationManifest, EntryVariableAndLeaf) {
+  ManifestEntry old = entry("T", true, 5, 1);  // old layout: one relation per file
+  EXPECT_EQ(entry_variable(old), "T");
+  EXPECT_EQ(entry_leaf(old), "ck-5.ab12");
+  ManifestEntry e = old;
+  e.file = "ck-5.ab12.nc";  // one file per checkpoint: full and delta side by side
+  EXPECT_EQ(entry_variable(e), "T.delta");
+  EXPECT_EQ(entry_leaf(e), "ck-5.ab12.nc");
+  e.delta = false;
+  EXPECT_EQ(entry_variable(e), "T");
+  Manifest m;
+  m.iteration = 5;
+  m.nranks = 2;
+  m.entries = {old, e};
+  m.entries[1].delta = true;
+  m.entries[0].delta = false;
+  Manifest back;
+  ASSERT_TRUE(decode_manifest(encode_manifest(m), &back).is_ok());  // the two layouts mix in one manifest
+  EXPECT_EQ(back.entries[1].file, "ck-5.ab12.nc");
 }
 
 TEST(RelationManifest, NextKeepsLatestFullAndLaterDeltas) {

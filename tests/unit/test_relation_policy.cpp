@@ -43,6 +43,10 @@ TEST(RelationPolicy, TinyOutputsGatherAndSkipParallelSteps) {
   d = decide(in(100, 4), kAllSteps & ~kO1Gather);
   EXPECT_FALSE(d.gather);
   EXPECT_TRUE(d.two_phase);
+  // One rank: no two-phase create (the rank that defines is the only writer).
+  d = decide(in(kTinyBytes, 1), kAllSteps);
+  EXPECT_FALSE(d.gather);
+  EXPECT_FALSE(d.two_phase);
 }
 
 TEST(RelationPolicy, AggregatorTiers) {

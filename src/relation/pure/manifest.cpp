@@ -57,9 +57,19 @@ bool valid_relation_name(std::string_view name) {
 
 bool valid_entry_file(std::string_view file) {
   size_t slash = file.find('/');
-  if (slash == std::string_view::npos || file.find('/', slash + 1) != std::string_view::npos) return false;
+  if (slash == std::string_view::npos)
+    return file_component(file) && file.size() > 6 && file.substr(0, 3) == "ck-" &&
+           file.substr(file.size() - 3) == ".nc";
+  if (file.find('/', slash + 1) != std::string_view::npos) return false;
   return file_component(file.substr(0, slash)) && file_component(file.substr(slash + 1));
 }
+
+std::string entry_variable(const ManifestEntry& e) {
+  if (e.file.find('/') != std::string::npos || !e.delta) return e.relation;
+  return e.relation + ".delta";
+}
+
+std::string entry_leaf(const ManifestEntry& e) { return e.file.substr(0, e.file.find('/')); }
 
 std::string encode_manifest(const Manifest& m) {
   std::string s(kMagic);

@@ -24,8 +24,16 @@ struct ManifestEntry {
   bool delta = false;     // false: a full snapshot
   int64_t iteration = 0;  // the checkpoint that wrote it
   uint64_t rows = 0;
-  std::string file;       // path relative to the checkpoint directory (valid_entry_file)
+  std::string file;       // relative to the checkpoint directory (valid_entry_file)
 };
+
+// Where an entry's rows are: a checkpoint file "ck-<it>.<nonce>.nc" holding
+// every relation of its checkpoint (variable <relation>, or <relation>.delta
+// for a delta), or, in the layout before it, "ck-<it>.<nonce>/<rel>_full.nc"
+// holding one relation (variable <relation>). Both restore.
+std::string entry_variable(const ManifestEntry& e);
+// The directory entry of DIR an entry keeps alive (the file, or the old layout's directory).
+std::string entry_leaf(const ManifestEntry& e);
 
 struct Manifest {
   int64_t iteration = 0;  // the current checkpoint
@@ -36,8 +44,9 @@ struct Manifest {
 // A relation name usable as a netCDF name and in a file name: 1..128 of
 // [A-Za-z0-9_-], not starting with '-'.
 bool valid_relation_name(std::string_view name);
-// A manifest file reference: "<dir>/<file>" of the same characters plus '.',
-// no component starting with '.', exactly one '/'.
+// A manifest file reference of the same characters plus '.', no component
+// starting with '.': "ck-<name>.nc" (one file per checkpoint) or "<dir>/<file>"
+// (the layout before it: a directory per checkpoint).
 bool valid_entry_file(std::string_view file);
 
 std::string encode_manifest(const Manifest& m);

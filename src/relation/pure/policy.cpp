@@ -73,7 +73,8 @@ PolicyDecision decide(const PolicyInput& in, unsigned mask) {
   d.mask = mask;
   const bool tiny = in.total_bytes < kTinyBytes;
   d.gather = (mask & kO1Gather) && tiny;
-  d.two_phase = (mask & kO2TwoPhase) && !d.gather;
+  // One rank defines alone anyway: the create-close-reopen cycle of O2 buys nothing there.
+  d.two_phase = (mask & kO2TwoPhase) && !d.gather && in.nprocs > 1;
   d.no_fill = (mask & kO3NoFill) != 0;
   d.fixed_rows = (mask & kO4Layout) != 0;
   if ((mask & kO5Hints) && !d.gather) {
