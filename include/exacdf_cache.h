@@ -25,6 +25,20 @@ extern int exa_cache_recover(const char *path, const char *dir, char *report, si
 /** How many cache logs of `path` wait in `dir` (NULL: the default tier). */
 extern int exa_cache_pending(const char *path, const char *dir, int *nlogs);
 
+/** What the cache connector's read prefetch (cache{prefetch=N;ghost=...})
+ *  did on this rank for a file so far. */
+typedef struct {
+  long long served_reads;   /**< gets answered from prefetched chunks in the tier */
+  long long direct_reads;   /**< gets prefetch could serve that went to the file */
+  long long fetched_chunks; /**< chunks read into the tier and kept */
+  long long fetched_bytes;  /**< their bytes */
+  long long dropped_chunks; /**< fetched but thrown away (a write came first) */
+} exa_cache_read_info;
+
+/** The counters of `ncid` (all zero when its stack has no cache connector
+ *  or prefetch is off). Local. */
+extern int exa_cache_read_stats(int ncid, exa_cache_read_info *info);
+
 #if defined(__cplusplus)
 }
 #endif

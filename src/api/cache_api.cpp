@@ -4,6 +4,7 @@
 #include <exception>
 #include <string>
 
+#include "api/api_support.hpp"
 #include "exacdf.h"
 #include "layer/cache_files.hpp"
 
@@ -47,4 +48,14 @@ extern "C" int exa_cache_pending(const char* path, const char* dir, int* nlogs) 
   } catch (const std::exception&) {
     return NC_ENOMEM;
   }
+}
+
+extern "C" int exa_cache_read_stats(int ncid, exa_cache_read_info* info) {
+  if (info) *info = exa_cache_read_info{};
+  return exa::api::with_file("exa_cache_read_stats", ncid, [&](exa::api::OpenFile& f) -> exa::Status {
+    if (info == nullptr) return {NC_EINVAL, "null info"};
+    exa::Status st = f.connector->extension(*f.state, "cache_read_stats", info);
+    if (st.code() == NC_ENOTSUPPORT) return exa::Status::ok();  // no cache connector: nothing prefetched
+    return st;
+  });
 }

@@ -25,6 +25,8 @@
 #include "io/mpi_errors.hpp"
 #include "layer/cache_files.hpp"
 #include "layer/cache_log.hpp"
+#include "layer/cache_prefetch.hpp"
+#include "layer/cache_reads.hpp"
 #include "layer/forwarding_connector.hpp"
 
 extern char** environ;
@@ -44,6 +46,8 @@ struct CacheSettings {
   DrainWhen drain = DrainWhen::kEager;
   bool detach = false;             // close=detach: a helper process finishes the drain
   bool recover_auto = false;
+  int prefetch = 4;              // chunks read ahead per variable (0: no prefetch)
+  std::vector<int64_t> ghost;    // ghost zone of prefetched chunks (prefetch::ghost_for)
 };
 
 bool verbose() {
@@ -81,6 +85,10 @@ class CacheFile final : public WrappedState {
  public:
   CacheFile(std::unique_ptr<FileState> lower, const CacheSettings& s) : WrappedState(std::move(lower)), settings(s) {}
   ~CacheFile() override {
+    if (fetcher.joinable()) {
+      reads->stop();
+      fetcher.join();
+    }
     if (mover.joinable()) {  // closed without close/abort (the program ended): stop it
       {
         std::lock_guard<std::mutex> lock(log_mu);
@@ -125,6 +133,13 @@ class CacheFile final : public WrappedState {
   std::thread mover;
   std::condition_variable wake;
   bool stop = false;  // guarded by log_mu
+
+  // Read prefetch (null: off): the chunks in the tier, and the thread that
+  // fetches them (MPI_THREAD_MULTIPLE; else fetched inside the read).
+  std::unique_ptr<ReadCache> reads;
+  std::thread fetcher;
+  bool writable = false;
+  bool erange_keep = false;  // exa_erange_fill=disable: out-of-range reads keep the C cast
 };
 
 CacheFile& own(FileState& f) { return static_cast<CacheFile&>(f); }
@@ -548,6 +563,127 @@ void stop_mover(CacheFile& cf) {
   cf.mover.join();
 }
 
+// Read prefetch. A prefetched chunk is read below by this rank alone, into a
+// file of the tier in the variable's own type: in independent data mode an
+// independent get; in collective data mode a nonblocking get and an
+// independent wait (native's independent handle), only while the program has
+// no request pending (its request ids must stay PnetCDF's). below_mu held.
+Status fetch(Connector* next, CacheFile& cf, const PrefetchJob& job, std::shared_ptr<PrefetchChunk>* out) {
+  FileState& lower = cf.below();
+  const CallModes modes = next->modes(lower);
+  if (modes.define_mode) return Status::ok();
+  int nreqs = 0;
+  if (!modes.indep_mode) EXA_RETURN_IF_ERROR(next->inq_nreqs(lower, &nreqs));
+  if (nreqs != 0) return Status::ok();
+  std::shared_ptr<PrefetchChunk> chunk;
+  EXA_RETURN_IF_ERROR(make_chunk(cf.settings.dir, job.box.elements() * convert::native_size(job.type), &chunk));
+  std::vector<MPI_Offset> start(job.box.start.begin(), job.box.start.end());
+  std::vector<MPI_Offset> count(job.box.count.begin(), job.box.count.end());
+  DataRequest r;
+  r.varid = job.varid;
+  r.start = start.data();
+  r.count = count.data();
+  r.buf = chunk->data;
+  r.memtype = job.type;
+  r.collective = false;
+  if (modes.indep_mode) {  // an independent get (no request: cheaper than a request's segments)
+    EXA_RETURN_IF_ERROR(next->get(lower, r));
+  } else {
+    int id = NC_REQ_NULL;
+    EXA_RETURN_IF_ERROR(next->post(lower, r, PostKind::kIget, &id));
+    int status = NC_NOERR;
+    EXA_RETURN_IF_ERROR(next->wait(lower, 1, &id, &status, false));
+    if (status != NC_NOERR) return {status, "cache: a prefetch read failed"};
+  }
+  chunk->varid = job.varid;
+  chunk->type = job.type;
+  chunk->box = job.box;
+  *out = std::move(chunk);
+  return Status::ok();
+}
+
+// One scheduled fetch; a failed one is only not kept (the read it was for
+// goes below and reports its own outcome). below_mu held.
+void fetch_one(Connector* next, CacheFile& cf, const PrefetchJob& job) {
+  std::shared_ptr<PrefetchChunk> chunk;
+  Status st = fetch(next, cf, job, &chunk);
+  if (!st.is_ok() && verbose()) std::fprintf(stderr, "exacdf cache: prefetch skipped: %s\n", st.message().c_str());
+  cf.reads->finish(job, st.is_ok() ? std::move(chunk) : nullptr);
+}
+
+// The fetcher thread: the scheduled fetches, one at a time, while the
+// program computes.
+void fetcher_loop(Connector* next, CacheFile* cf) {
+  PrefetchJob job;
+  while (cf->reads->next_job(&job)) {
+    std::lock_guard<std::recursive_mutex> below(cf->below_mu);
+    fetch_one(next, *cf, job);
+  }
+}
+
+// At close: the thread ends and the chunks are freed.
+void stop_fetcher(CacheFile& cf) {
+  if (!cf.reads) return;
+  cf.reads->stop();
+  if (cf.fetcher.joinable()) cf.fetcher.join();
+  cf.reads->invalidate();
+}
+
+// Drops every prefetched chunk: a write (any rank's: a collective put is
+// made by every rank, whatever part each writes), or a point where other
+// ranks' independent writes become visible.
+void invalidate_reads(CacheFile& cf) {
+  if (cf.reads) cf.reads->invalidate();
+}
+
+std::vector<int64_t> as_int64(const MPI_Offset* v, size_t n) {
+  return v ? std::vector<int64_t>(v, v + n) : std::vector<int64_t>();
+}
+
+// The box a typed get of a var1/vara/vars selection reads; false for the
+// reads prefetch does not serve (flexible buffer types, imaps, varn, whole
+// variables, scalars, no element).
+bool served_box(const model::Dataset& ds, const DataRequest& req, prefetch::Box* out) {
+  if (req.varn || req.imap || !req.buf || !req.start || !req.count || req.memtype == NC_NAT) return false;
+  if (!ds.valid_var(req.varid)) return false;
+  const size_t ndims = ds.var(req.varid).dimids.size();
+  if (ndims == 0) return false;
+  const std::vector<int64_t> start = as_int64(req.start, ndims), count = as_int64(req.count, ndims),
+                             stride = as_int64(req.stride, ndims);
+  *out = prefetch::bounding_box(ndims, start.data(), count.data(), req.stride ? stride.data() : nullptr);
+  return !out->empty();
+}
+
+// The variable's shape now (the record dimension: numrecs).
+std::vector<int64_t> shape_of(const model::Dataset& ds, int varid) {
+  std::vector<int64_t> dims;
+  for (int id : ds.var(varid).dimids) dims.push_back(id == ds.unlimited_dim() ? ds.numrecs() : ds.dim(id).length);
+  return dims;
+}
+
+// A get answered from a chunk: the selection copied out, converted to the
+// memory type as native converts what it reads (same range rule and fill).
+Status serve(const model::Dataset& ds, const CacheFile& cf, const DataRequest& req, const PrefetchChunk& chunk) {
+  const size_t ndims = chunk.box.start.size();
+  const std::vector<int64_t> start = as_int64(req.start, ndims), count = as_int64(req.count, ndims),
+                             stride = as_int64(req.stride, ndims);
+  const int64_t elem = convert::native_size(chunk.type);
+  int64_t n = 1;
+  for (int64_t c : count) n *= c;
+  const int64_t* step = req.stride ? stride.data() : nullptr;
+  if (req.memtype == chunk.type) {
+    prefetch::gather(chunk.box, chunk.data, elem, ndims, start.data(), count.data(), step, static_cast<uint8_t*>(req.buf));
+    return Status::ok();
+  }
+  std::vector<uint8_t> values(static_cast<size_t>(n * elem));
+  prefetch::gather(chunk.box, chunk.data, elem, ndims, start.data(), count.data(), step, values.data());
+  EXA_RETURN_IF_ERROR(convert::to_external(values.data(), chunk.type, chunk.type, n, values.data()));  // byte order
+  const bool cdf5 = ds.header().version == format::Version::kCdf5;
+  return convert::from_external(values.data(), chunk.type, req.memtype, n, req.buf, cdf5,
+                                cf.erange_keep ? convert::ErangeFill::keep_converted()
+                                               : convert::ErangeFill::type_default());
+}
+
 // The last index a selection reaches along the record dimension, + 1.
 int64_t records_reached(const DataRequest& req) {
   auto reach = [](const MPI_Offset* s, const MPI_Offset* c, const MPI_Offset* st) -> int64_t {
@@ -641,6 +777,7 @@ class CacheConnector final : public ForwardingConnector {
 
   Status put(FileState& f, const DataRequest& req) override {
     CacheFile& cf = own(f);
+    invalidate_reads(cf);
     if (!cf.active) {
       std::lock_guard<std::recursive_mutex> lock(cf.below_mu);
       return next()->put(below(f), req);
@@ -729,25 +866,36 @@ class CacheConnector final : public ForwardingConnector {
   }
 
   Status get(FileState& f, const DataRequest& req) override {
-    return after_drain(f, [&] { return next()->get(below(f), req); }, req.collective);
+    CacheFile& cf = own(f);
+    if (!cf.reads) return after_drain(f, [&] { return next()->get(below(f), req); }, req.collective);
+    // Read without below_mu, as put does: a fetch on its way is waited for
+    // before the read takes the file (the fetcher needs it).
+    prefetch::Box want;
+    const bool servable = served_box(next()->dataset(below(f)), req, &want);
+    if (servable && serving(cf)) static_cast<void>(cf.reads->await(req.varid, want));
+    return after_drain(f, [&] { return get_through_tier(cf, req, servable ? &want : nullptr); }, req.collective);
   }
   Status vard(FileState& f, int varid, MPI_Datatype filetype, void* buf, MPI_Offset bufcount,
               MPI_Datatype buftype, bool put, bool collective) override {
+    if (put) invalidate_reads(own(f));
     return after_drain(f, [&] { return next()->vard(below(f), varid, filetype, buf, bufcount, buftype, put, collective); },
                        collective);
   }
   // A post does no I/O (the wait does, after draining the log), and it is
   // independent: draining here would order this rank's log alone.
   Status post(FileState& f, const DataRequest& req, PostKind kind, int* reqid) override {
+    if (kind != PostKind::kIget) invalidate_reads(own(f));
     return locked(f, [&] { return next()->post(below(f), req, kind, reqid); });
   }
   Status wait(FileState& f, int num, int* reqids, int* statuses, bool collective) override {
+    invalidate_reads(own(f));  // other ranks' puts complete too
     return after_drain(f, [&] { return next()->wait(below(f), num, reqids, statuses, collective); }, collective);
   }
   Status cancel(FileState& f, int num, int* reqids, int* statuses) override {
     return locked(f, [&] { return next()->cancel(below(f), num, reqids, statuses); });
   }
   Status enddef(FileState& f, const format::LayoutHints* a) override {
+    invalidate_reads(own(f));
     Status st = after_drain(f, [&] { return next()->enddef(below(f), a); });
     if (st.is_ok()) {
       std::lock_guard<std::mutex> lock(own(f).log_mu);
@@ -756,18 +904,30 @@ class CacheConnector final : public ForwardingConnector {
     }
     return st;
   }
-  Status redef(FileState& f) override { return after_drain(f, [&] { return next()->redef(below(f)); }, true); }
-  Status sync(FileState& f) override { return after_drain(f, [&] { return next()->sync(below(f)); }, true); }
-  Status flush(FileState& f) override { return after_drain(f, [&] { return next()->flush(below(f)); }, true); }
+  Status redef(FileState& f) override {
+    invalidate_reads(own(f));
+    return after_drain(f, [&] { return next()->redef(below(f)); }, true);
+  }
+  Status sync(FileState& f) override {
+    invalidate_reads(own(f));
+    return after_drain(f, [&] { return next()->sync(below(f)); }, true);
+  }
+  Status flush(FileState& f) override {
+    invalidate_reads(own(f));
+    return after_drain(f, [&] { return next()->flush(below(f)); }, true);
+  }
   Status sync_numrecs(FileState& f) override {
+    invalidate_reads(own(f));
     return after_drain(f, [&] { return next()->sync_numrecs(below(f)); }, true);
   }
   Status begin_indep(FileState& f) override {
+    invalidate_reads(own(f));
     Status st = after_drain(f, [&] { return next()->begin_indep(below(f)); }, true);
     if (st.is_ok()) own(f).indep = true;
     return st;
   }
   Status end_indep(FileState& f) override {
+    invalidate_reads(own(f));
     Status st = after_drain(f, [&] { return next()->end_indep(below(f)); }, true);
     if (st.is_ok()) own(f).indep = false;
     return st;
@@ -776,9 +936,13 @@ class CacheConnector final : public ForwardingConnector {
     return after_drain(f, [&] { return next()->set_fill(below(f), mode, old); });
   }
   Status fill_var_rec(FileState& f, int varid, MPI_Offset recno) override {
+    invalidate_reads(own(f));
     return after_drain(f, [&] { return next()->fill_var_rec(below(f), varid, recno); });
   }
-  Status refresh(FileState& f) override { return locked(f, [&] { return next()->refresh(below(f)); }); }
+  Status refresh(FileState& f) override {
+    invalidate_reads(own(f));
+    return locked(f, [&] { return next()->refresh(below(f)); });
+  }
   Status file_info(FileState& f, MPI_Info* info) override {
     return locked(f, [&] { return next()->file_info(below(f), info); });
   }
@@ -844,9 +1008,23 @@ class CacheConnector final : public ForwardingConnector {
   Status buffer_usage(FileState& f, MPI_Offset* usage, MPI_Offset* size) override {
     return locked(f, [&] { return next()->buffer_usage(below(f), usage, size); });
   }
+  Status extension(FileState& f, const char* name, void* args) override {
+    if (std::strcmp(name, "cache_read_stats") != 0) return ForwardingConnector::extension(f, name, args);
+    auto* info = static_cast<exa_cache_read_info*>(args);
+    *info = exa_cache_read_info{};
+    if (!own(f).reads) return Status::ok();
+    const ReadCounters c = own(f).reads->counters();
+    info->served_reads = c.served;
+    info->direct_reads = c.direct;
+    info->fetched_chunks = c.fetched;
+    info->fetched_bytes = c.fetched_bytes;
+    info->dropped_chunks = c.dropped;
+    return Status::ok();
+  }
 
   Status close(FileState& f) override {
     CacheFile& cf = own(f);
+    stop_fetcher(cf);
     stop_mover(cf);
     std::lock_guard<std::recursive_mutex> lock(cf.below_mu);
     if (!cf.active) return next()->close(below(f));
@@ -865,6 +1043,7 @@ class CacheConnector final : public ForwardingConnector {
 
   Status abort(FileState& f) override {
     CacheFile& cf = own(f);
+    stop_fetcher(cf);
     stop_mover(cf);
     std::lock_guard<std::recursive_mutex> lock(cf.below_mu);
     Status drained = drain(next(), cf);  // what was put stays written, as without the cache
@@ -913,6 +1092,55 @@ class CacheConnector final : public ForwardingConnector {
     Status mine;
     Status st = drain_locked(next(), cf, UINT64_MAX, &req, &mine);
     return st.is_ok() ? mine : st;
+  }
+
+  // Whether reads may be served from prefetched chunks now: not in
+  // independent data mode of a writable file, where other ranks' writes are
+  // to be seen after an MPI_Barrier the library does not see.
+  static bool serving(const CacheFile& cf) { return !(cf.writable && cf.indep); }
+
+  // A get with prefetch on (below_mu held; the log drained). Served from a
+  // chunk when one holds the selection and the checks pass (else below,
+  // which answers errors as always). A collective get: one allreduce says
+  // whether every rank was served -- then none reads below -- else the
+  // served ranks take part in the collective read with no element. Then the
+  // read is noted and the chunks its stride predicts are scheduled.
+  Status get_through_tier(CacheFile& cf, const DataRequest& req, const prefetch::Box* want) {
+    FileState& lower = cf.below();
+    const bool usable = want && serving(cf);
+    std::shared_ptr<PrefetchChunk> hit;
+    if (usable && next()->check_data(lower, req, false, false).is_ok()) hit = cf.reads->find(req.varid, *want);
+    bool join_empty = false;
+    if (req.collective && cf.nprocs > 1) {
+      int all = hit ? 1 : 0;
+      EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, cf.dup)));
+      join_empty = hit && all == 0;
+    }
+    const model::Dataset& ds = next()->dataset(lower);
+    Status st = hit ? serve(ds, cf, req, *hit) : next()->get(lower, req);
+    if (join_empty) {
+      DataRequest none = req;
+      const std::vector<MPI_Offset> zeros(want->start.size(), 0);
+      none.count = zeros.data();
+      Status part = next()->get(lower, none);
+      if (st.is_ok()) st = part;
+    }
+    if (usable) {
+      cf.reads->count_read(hit != nullptr);
+      schedule(cf, req.varid, *want);
+    }
+    return st;
+  }
+
+  // Notes the read and fetches what its stride predicts: by the fetcher
+  // thread, or here (below_mu held).
+  void schedule(CacheFile& cf, int varid, const prefetch::Box& read) {
+    const model::Dataset& ds = next()->dataset(cf.below());
+    const nc_type type = ds.var(varid).type;
+    const int n = cf.reads->note_and_schedule(varid, type, convert::native_size(type), read, shape_of(ds, varid));
+    if (n == 0 || cf.fetcher.joinable()) return;
+    PrefetchJob job;
+    while (cf.reads->take_job(&job)) fetch_one(next(), cf, job);
   }
 
   void remove_log(CacheFile& cf) {
@@ -994,6 +1222,25 @@ class CacheConnector final : public ForwardingConnector {
     return Status::ok();
   }
 
+  // The chunks' budget is the node's tier size shared by its ranks, as the
+  // logs' (a budget of its own).
+  Status setup_prefetch(CacheFile& cf, int local) {
+    MPI_Info info = MPI_INFO_NULL;
+    EXA_RETURN_IF_ERROR(next()->file_info(cf.below(), &info));
+    char value[32] = {0};
+    int found = 0;
+    Status got = EXA_MPI(MPI_Info_get(info, "exa_erange_fill", sizeof value - 1, value, &found));
+    EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Info_free(&info)));
+    EXA_RETURN_IF_ERROR(got);
+    cf.erange_keep = found && std::strcmp(value, "disable") == 0;
+    EXA_RETURN_IF_ERROR(cache::make_dir(cf.settings.dir));
+    cf.reads = std::make_unique<ReadCache>(cf.settings.prefetch, cf.settings.ghost, cf.settings.size / local);
+    int provided = MPI_THREAD_SINGLE;
+    EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Query_thread(&provided)));
+    if (provided == MPI_THREAD_MULTIPLE) cf.fetcher = std::thread(fetcher_loop, next(), &cf);
+    return Status::ok();
+  }
+
   Status setup(CacheFile& cf, int mode, bool created) {
     EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_dup(cf.comm(), &cf.dup)));
     EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_rank(cf.dup, &cf.rank)));
@@ -1014,9 +1261,13 @@ class CacheConnector final : public ForwardingConnector {
     EXA_RETURN_IF_ERROR(sized);
     // Ranks may have passed different modes (the file is opened with rank 0's,
     // NC_EMULTIDEFINE_OMODE elsewhere): the file is cached on every rank or none.
-    int active = cf.active ? 1 : 0;
-    EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(MPI_IN_PLACE, &active, 1, MPI_INT, MPI_MIN, cf.dup)));
-    cf.active = active == 1;
+    // Prefetch: classic formats (native's independent gets), not in safe mode.
+    const bool prefetch = cf.settings.prefetch > 0 && !partitioned && !cache::recovering() && !safe_mode_requested();
+    int agreed[3] = {cf.active ? 1 : 0, prefetch ? 1 : 0, writable ? 0 : 1};
+    EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(MPI_IN_PLACE, agreed, 3, MPI_INT, MPI_MIN, cf.dup)));
+    cf.active = agreed[0] == 1;
+    cf.writable = agreed[2] == 0;
+    if (agreed[1] == 1) EXA_RETURN_IF_ERROR(setup_prefetch(cf, local));
     if (!cf.active) return Status::ok();
     cf.capacity = std::max<int64_t>(cf.settings.size / local / 8 * 8, 4096);
     EXA_RETURN_IF_ERROR(cache::absolute_path(facts.path, &cf.target));
@@ -1061,6 +1312,22 @@ bool parse_size(const std::string& text, int64_t* out) {
   return true;
 }
 
+// "1" or "1,2,1": non-negative widths.
+bool parse_ghost(const std::string& text, std::vector<int64_t>* out) {
+  out->clear();
+  size_t at = 0;
+  while (true) {
+    const size_t comma = text.find(',', at);
+    const std::string item = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    char* end = nullptr;
+    const long long w = std::strtoll(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || w < 0 || w > (int64_t{1} << 40)) return false;
+    out->push_back(w);
+    if (comma == std::string::npos) return true;
+    at = comma + 1;
+  }
+}
+
 }  // namespace
 
 Status make_cache_connector(Connector* below, const ConnectorSettings& settings,
@@ -1086,11 +1353,18 @@ Status make_cache_connector(Connector* below, const ConnectorSettings& settings,
     } else if (key == "close") {
       if (value != "sync" && value != "detach") return bad(key, value, "sync or detach");
       s.detach = value == "detach";
+    } else if (key == "prefetch") {
+      char* end = nullptr;
+      const long depth = std::strtol(value.c_str(), &end, 10);
+      if (value.empty() || *end != '\0' || depth < 0 || depth > 64) return bad(key, value, "chunks ahead, 0 to 64");
+      s.prefetch = static_cast<int>(depth);
+    } else if (key == "ghost") {
+      if (!parse_ghost(value, &s.ghost)) return bad(key, value, "widths such as 1 or 1,1,1");
     } else if (key == "recover") {
       if (value != "off" && value != "auto") return bad(key, value, "off or auto");
       s.recover_auto = value == "auto";
     } else {
-      return {NC_EINVAL, "cache: unknown setting '" + key + "' (known: dir, size, durable, drain, close, recover)"};
+      return {NC_EINVAL, "cache: unknown setting '" + key + "' (known: dir, size, durable, drain, close, recover, prefetch, ghost)"};
     }
   }
   *out = std::make_unique<CacheConnector>(below, std::move(s));

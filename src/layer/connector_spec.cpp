@@ -38,8 +38,9 @@ Status parse_settings(std::string_view spec, const std::string& name, std::strin
       std::string_view key = trim(item.substr(0, eq));
       std::string_view value = trim(item.substr(eq + 1));
       if (!is_word(key)) return malformed(spec, "bad setting name \"" + std::string(key) + "\" of " + name);
-      if (value.find_first_of(",{}=") != std::string_view::npos)
-        return malformed(spec, "setting " + std::string(key) + " of " + name + " has '{', '}', ',' or '=' in its value");
+      // A ',' inside the braces is part of the value (a list: cache{ghost=1,1,1}).
+      if (value.find_first_of("{}=") != std::string_view::npos)
+        return malformed(spec, "setting " + std::string(key) + " of " + name + " has '{', '}' or '=' in its value");
       if (!out->emplace(std::string(key), std::string(value)).second)
         return malformed(spec, "setting " + std::string(key) + " of " + name + " given twice");
     }

@@ -60,6 +60,12 @@ TEST(ConnectorSpec, Settings) {
   e = parsed("a{path=/tmp/x y.d;empty=}");
   EXPECT_EQ(e[0].settings.at("path"), "/tmp/x y.d");
   EXPECT_EQ(e[0].settings.at("empty"), "");
+  // A list inside the braces: the commas belong to the value.
+  e = parsed("a{ghost=1,2,3;k=v},b");
+  ASSERT_EQ(e.size(), 2u);
+  EXPECT_EQ(e[0].settings.at("ghost"), "1,2,3");
+  EXPECT_EQ(e[1].name, "b");
+  EXPECT_EQ(format_connector_spec(e), "a{ghost=1,2,3;k=v},b");
 }
 
 TEST(ConnectorSpec, Malformed) {
@@ -67,7 +73,7 @@ TEST(ConnectorSpec, Malformed) {
       ",",             "a,",          ",a",          "a,,b",         "a b",       "a{",
       "a{k=v",         "a}",          "a{k=v}x",     "a{k=v}{x=1}",  "a{k}",      "a{=v}",
       "a{k=v;k=w}",    "a{k=v=w}",    "a{k{=v}",     "a{{k=v}}",     "native,a",  "native{x=1}",
-      "bad/name",      "a{k=v,w}",    "a{ ;}",       "{k=v}",
+      "bad/name",      "a{ ;}",       "{k=v}",
   };
   for (const char* spec : bad) EXPECT_EQ(code_of(spec), NC_EINVAL) << spec;
 }

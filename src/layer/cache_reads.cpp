@@ -1,0 +1,180 @@
+#include "layer/cache_reads.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace exa::layer {
+
+PrefetchChunk::~PrefetchChunk() {
+  if (data) ::munmap(data, static_cast<size_t>(bytes));
+}
+
+namespace {
+
+// An unlinked file of the tier directory: nothing is left behind by a crash.
+int tier_file(const std::string& dir) {
+  int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd >= 0) return fd;
+  std::string name = dir + "/prefetch.XXXXXX";
+  fd = ::mkstemp(name.data());
+  if (fd >= 0) ::unlink(name.c_str());
+  return fd;
+}
+
+// Whether the edges leave less than half of the predicted read (its ghost
+// zone aside) along some dimension.
+bool mostly_clipped(const prefetch::Box& predicted, const prefetch::Box& clipped) {
+  for (size_t d = 0; d < predicted.count.size(); ++d)
+    if (clipped.count[d] * 2 < predicted.count[d]) return true;
+  return false;
+}
+
+}  // namespace
+
+Status make_chunk(const std::string& dir, int64_t bytes, std::shared_ptr<PrefetchChunk>* out) {
+  const int fd = tier_file(dir);
+  if (fd < 0) return {NC_EFILE, "cannot make a prefetch file in " + dir + ": " + std::strerror(errno)};
+  // Reserved, so that a full tier is an error here and not a fault on the mapping.
+  const int reserved = ::posix_fallocate(fd, 0, static_cast<off_t>(bytes));
+  void* p = reserved == 0 ? ::mmap(nullptr, static_cast<size_t>(bytes), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+                          : MAP_FAILED;
+  ::close(fd);
+  if (reserved != 0) return {NC_EFILE, "no room for a prefetched chunk in " + dir + ": " + std::strerror(reserved)};
+  if (p == MAP_FAILED) return {NC_EFILE, "cannot map a prefetched chunk: " + std::string(std::strerror(errno))};
+  auto chunk = std::make_shared<PrefetchChunk>();
+  chunk->data = static_cast<uint8_t*>(p);
+  chunk->bytes = bytes;
+  *out = std::move(chunk);
+  return Status::ok();
+}
+
+std::shared_ptr<PrefetchChunk> ReadCache::find_locked(int varid, const prefetch::Box& want) const {
+  for (auto it = chunks_.rbegin(); it != chunks_.rend(); ++it)
+    if ((*it)->varid == varid && prefetch::covers((*it)->box, want)) return *it;
+  return nullptr;
+}
+
+bool ReadCache::scheduled_locked(int varid, const prefetch::Box& want) const {
+  for (const PrefetchJob& j : jobs_)
+    if (j.epoch == epoch_ && j.varid == varid && prefetch::covers(j.box, want)) return true;
+  return false;
+}
+
+std::shared_ptr<PrefetchChunk> ReadCache::find(int varid, const prefetch::Box& want) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return find_locked(varid, want);
+}
+
+std::shared_ptr<PrefetchChunk> ReadCache::await(int varid, const prefetch::Box& want) {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    std::shared_ptr<PrefetchChunk> hit = find_locked(varid, want);
+    if (hit || stopped_ || !scheduled_locked(varid, want)) return hit;
+    changed_.wait(lock);
+  }
+}
+
+int ReadCache::note_and_schedule(int varid, nc_type type, int64_t elem, const prefetch::Box& read,
+                                 const std::vector<int64_t>& dims) {
+  std::lock_guard<std::mutex> lock(mu_);
+  prefetch::History& h = history_[varid];
+  h.note(read);
+  int scheduled = 0;
+  const std::vector<int64_t> ghost = prefetch::ghost_for(ghost_, dims.size());
+  for (const prefetch::Box& next : h.predict(depth_)) {
+    prefetch::Box box = prefetch::grown(next, ghost, dims);
+    if (box.empty() || box.elements() * elem * 2 > budget_) continue;  // past the edge, or too big to keep two
+    if (mostly_clipped(next, box)) continue;  // the loop ends at that edge: a sliver is no chunk
+    // Held already when a chunk or fetch holds the read itself (predictions
+    // made from different reads may differ in their margins).
+    const prefetch::Box core = prefetch::grown(next, {}, dims);
+    if (find_locked(varid, core) || scheduled_locked(varid, core)) continue;
+    PrefetchJob job;
+    job.epoch = epoch_;
+    job.varid = varid;
+    job.type = type;
+    job.box = std::move(box);
+    jobs_.push_back(std::move(job));
+    ++scheduled;
+  }
+  if (scheduled > 0) changed_.notify_all();
+  return scheduled;
+}
+
+void ReadCache::invalidate() {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++epoch_;
+  chunks_.clear();
+  held_ = 0;
+  std::erase_if(jobs_, [](const PrefetchJob& j) { return !j.running; });
+  changed_.notify_all();
+}
+
+bool ReadCache::next_job(PrefetchJob* out) {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    if (stopped_) return false;
+    for (PrefetchJob& j : jobs_)
+      if (!j.running) {
+        j.running = true;
+        *out = j;
+        return true;
+      }
+    changed_.wait(lock);
+  }
+}
+
+bool ReadCache::take_job(PrefetchJob* out) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (PrefetchJob& j : jobs_)
+    if (!j.running) {
+      j.running = true;
+      *out = j;
+      return true;
+    }
+  return false;
+}
+
+void ReadCache::finish(const PrefetchJob& job, std::shared_ptr<PrefetchChunk> chunk) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = jobs_.begin(); it != jobs_.end(); ++it)
+    if (it->running) {  // one job runs at a time
+      jobs_.erase(it);
+      break;
+    }
+  if (chunk && job.epoch != epoch_) counters_.dropped++;
+  if (chunk && job.epoch == epoch_) {
+    counters_.fetched++;
+    counters_.fetched_bytes += chunk->bytes;
+    while (!chunks_.empty() && held_ + chunk->bytes > budget_) {
+      held_ -= chunks_.front()->bytes;
+      chunks_.pop_front();
+    }
+    held_ += chunk->bytes;
+    chunks_.push_back(std::move(chunk));
+  }
+  changed_.notify_all();
+}
+
+void ReadCache::count_read(bool served) {
+  std::lock_guard<std::mutex> lock(mu_);
+  (served ? counters_.served : counters_.direct)++;
+}
+
+ReadCounters ReadCache::counters() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return counters_;
+}
+
+void ReadCache::stop() {
+  std::lock_guard<std::mutex> lock(mu_);
+  stopped_ = true;
+  changed_.notify_all();
+}
+
+}  // namespace exa::layer

@@ -1,0 +1,107 @@
+// The cache connector's prefetched chunks of one open file: boxes of
+// variables copied into the fast tier (a file of the tier's directory each,
+// mapped), the fetches still to make, the access history per variable, and
+// the epoch that every write ends (a fetch started before a write is thrown
+// away). Thread-safe: the program's thread serves reads and schedules
+// fetches, the fetcher thread makes them. The reads below are the
+// connector's (cache_connector.cpp).
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "exacdf_nc_constants.h"
+#include "layer/cache_prefetch.hpp"
+#include "util/status.hpp"
+
+namespace exa::layer {
+
+// One box of one variable in the tier: the variable's values in its own
+// type, native byte order, row-major.
+struct PrefetchChunk {
+  PrefetchChunk() = default;
+  PrefetchChunk(const PrefetchChunk&) = delete;
+  PrefetchChunk& operator=(const PrefetchChunk&) = delete;
+  ~PrefetchChunk();
+  int varid = 0;
+  nc_type type = NC_NAT;
+  prefetch::Box box;
+  uint8_t* data = nullptr;  // mapped
+  int64_t bytes = 0;
+};
+
+// Makes a chunk of `bytes` bytes in the tier directory (an unlinked file,
+// its space reserved so that writing the mapping cannot fault).
+Status make_chunk(const std::string& dir, int64_t bytes, std::shared_ptr<PrefetchChunk>* out);
+
+struct PrefetchJob {
+  uint64_t epoch = 0;
+  int varid = 0;
+  nc_type type = NC_NAT;
+  prefetch::Box box;
+  bool running = false;
+};
+
+// What prefetch did (exa_cache_read_stats).
+struct ReadCounters {
+  int64_t served = 0, direct = 0, fetched = 0, fetched_bytes = 0, dropped = 0;
+};
+
+class ReadCache {
+ public:
+  ReadCache(int depth, std::vector<int64_t> ghost, int64_t budget)
+      : depth_(depth), ghost_(std::move(ghost)), budget_(budget) {}
+
+  int depth() const { return depth_; }
+  const std::vector<int64_t>& ghost() const { return ghost_; }
+
+  // A chunk holding the box, or null.
+  std::shared_ptr<PrefetchChunk> find(int varid, const prefetch::Box& want);
+  // Waits while a fetch scheduled (or running) would bring the box; then find().
+  std::shared_ptr<PrefetchChunk> await(int varid, const prefetch::Box& want);
+  // Notes a read of varid and schedules the boxes its history predicts
+  // (grown by the ghost zone, clipped to dims) that no chunk or fetch holds.
+  // Returns how many were scheduled.
+  int note_and_schedule(int varid, nc_type type, int64_t elem, const prefetch::Box& read,
+                        const std::vector<int64_t>& dims);
+  // Every chunk and scheduled fetch is dropped; fetches running now are
+  // thrown away when they end (a write, or a point where other ranks' writes
+  // become visible).
+  void invalidate();
+
+  // The fetcher: the next job to run (marked running), false when stopped.
+  bool next_job(PrefetchJob* out);
+  // The next scheduled job without waiting (inline fetching), false if none.
+  bool take_job(PrefetchJob* out);
+  // A job ended; chunk null when nothing was fetched. Kept if no write came since.
+  void finish(const PrefetchJob& job, std::shared_ptr<PrefetchChunk> chunk);
+  void stop();
+
+  void count_read(bool served);
+  ReadCounters counters();
+
+ private:
+  std::shared_ptr<PrefetchChunk> find_locked(int varid, const prefetch::Box& want) const;
+  bool scheduled_locked(int varid, const prefetch::Box& want) const;
+
+  const int depth_;
+  const std::vector<int64_t> ghost_;
+  const int64_t budget_;  // bytes of chunks kept (oldest dropped first)
+  std::mutex mu_;
+  std::condition_variable changed_;
+  uint64_t epoch_ = 0;
+  bool stopped_ = false;
+  std::map<int, prefetch::History> history_;
+  std::deque<std::shared_ptr<PrefetchChunk>> chunks_;  // oldest first
+  int64_t held_ = 0;
+  std::deque<PrefetchJob> jobs_;
+  ReadCounters counters_;
+};
+
+}  // namespace exa::layer

@@ -1,0 +1,152 @@
+// The cache connector's read prefetch, MPI-free part: boxes, ghost zones,
+// stride prediction, and copying a selection out of a prefetched box.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "layer/cache_prefetch.hpp"
+
+namespace pf = exa::layer::prefetch;
+
+namespace {
+
+pf::Box box(std::vector<int64_t> start, std::vector<int64_t> count) { return pf::Box{std::move(start), std::move(count)}; }
+
+TEST(CachePrefetch, BoundingBoxAndCover) {
+  const int64_t start[] = {2, 3}, count[] = {3, 4}, stride[] = {2, 1};
+  EXPECT_EQ(pf::bounding_box(2, start, count, stride), box({2, 3}, {5, 4}));
+  EXPECT_EQ(pf::bounding_box(2, start, count, nullptr), box({2, 3}, {3, 4}));
+  const int64_t none[] = {3, 0};
+  EXPECT_TRUE(pf::bounding_box(2, start, none, nullptr).empty());
+  EXPECT_TRUE(pf::covers(box({0, 0}, {10, 10}), box({2, 3}, {5, 4})));
+  EXPECT_TRUE(pf::covers(box({2, 3}, {5, 4}), box({2, 3}, {5, 4})));
+  EXPECT_FALSE(pf::covers(box({2, 3}, {5, 4}), box({2, 3}, {5, 5})));
+  EXPECT_FALSE(pf::covers(box({2, 3}, {5, 4}), box({1, 3}, {1, 1})));
+  EXPECT_FALSE(pf::covers(box({0}, {10}), box({0, 0}, {1, 1})));  // another rank of box
+  EXPECT_FALSE(pf::covers(box({0}, {10}), box({0}, {0})));        // nothing
+}
+
+TEST(CachePrefetch, GhostIsClippedAtTheEdges) {
+  const std::vector<int64_t> dims = {10, 20};
+  EXPECT_EQ(pf::grown(box({0, 5}, {4, 5}), {1, 2}, dims), box({0, 3}, {5, 9}));
+  EXPECT_EQ(pf::grown(box({8, 17}, {2, 3}), {1, 2}, dims), box({7, 15}, {3, 5}));
+  EXPECT_TRUE(pf::grown(box({10, 0}, {2, 3}), {0, 0}, dims).empty());  // past the end
+  EXPECT_EQ(pf::grown(box({9, 0}, {4, 3}), {0, 0}, dims), box({9, 0}, {1, 3}));
+}
+
+TEST(CachePrefetch, GhostSettingAppliesToTheLastDimensions) {
+  EXPECT_EQ(pf::ghost_for({1}, 3), (std::vector<int64_t>{1, 1, 1}));
+  EXPECT_EQ(pf::ghost_for({1, 2}, 3), (std::vector<int64_t>{0, 1, 2}));
+  EXPECT_EQ(pf::ghost_for({1, 2, 3}, 2), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(pf::ghost_for({}, 2), (std::vector<int64_t>{0, 0}));
+}
+
+TEST(CachePrefetch, StrideIsPredictedAfterTwoEqualSteps) {
+  pf::History h;
+  h.note(box({0, 0}, {4, 8}));
+  EXPECT_TRUE(h.predict(2).empty());
+  h.note(box({0, 8}, {4, 8}));
+  EXPECT_TRUE(h.predict(2).empty());  // one step is no stride yet
+  h.note(box({0, 16}, {4, 8}));
+  const std::vector<pf::Box> next = h.predict(2);
+  ASSERT_EQ(next.size(), 2u);
+  EXPECT_EQ(next[0], box({0, 24}, {4, 8}));
+  EXPECT_EQ(next[1], box({0, 32}, {4, 8}));
+}
+
+TEST(CachePrefetch, StrideSurvivesTheWrapToTheNextRow) {
+  pf::History h;
+  for (int64_t k = 0; k < 4; ++k) h.note(box({0, 8 * k}, {4, 8}));
+  h.note(box({4, 0}, {4, 8}));  // the next row of chunks
+  std::vector<pf::Box> next = h.predict(1);
+  ASSERT_EQ(next.size(), 1u);
+  EXPECT_EQ(next[0], box({4, 8}, {4, 8}));
+  h.note(box({4, 8}, {4, 8}));
+  next = h.predict(1);
+  ASSERT_EQ(next.size(), 1u);
+  EXPECT_EQ(next[0], box({4, 16}, {4, 8}));
+}
+
+TEST(CachePrefetch, AReadClippedAtTheLowerEdgePredictsTheFullSize) {
+  // Chunks of 20 read with a ghost zone of 1: [0, 21), [19, 41), [39, 61),
+  // [59, 81), then the next row starts clipped again at 0.
+  pf::History h;
+  h.note(box({0, 0}, {5, 21}));
+  h.note(box({0, 19}, {5, 22}));
+  h.note(box({0, 39}, {5, 22}));
+  h.note(box({0, 59}, {5, 22}));
+  h.note(box({5, 0}, {5, 21}));
+  const std::vector<pf::Box> next = h.predict(2);
+  ASSERT_EQ(next.size(), 2u);
+  EXPECT_EQ(next[0], box({5, 19}, {5, 22}));
+  EXPECT_EQ(next[1], box({5, 39}, {5, 22}));
+}
+
+TEST(CachePrefetch, TheWrapOfAChunkLoopIsPredicted) {
+  // Rows of 4 chunks of 8: (r, 0), (r, 8), (r, 16), (r, 24), then (r + 4, 0).
+  pf::History h;
+  for (int64_t r = 0; r < 8; r += 4)
+    for (int64_t k = 0; k < 4; ++k) h.note(box({r, 8 * k}, {4, 8}));
+  // Two rows seen: after (4, 24) comes (8, 0), then (8, 8).
+  std::vector<pf::Box> next = h.predict(3);
+  ASSERT_EQ(next.size(), 3u);
+  EXPECT_EQ(next[0], box({8, 0}, {4, 8}));
+  EXPECT_EQ(next[1], box({8, 8}, {4, 8}));
+  EXPECT_EQ(next[2], box({8, 16}, {4, 8}));
+  h.note(box({8, 0}, {4, 8}));
+  h.note(box({8, 8}, {4, 8}));
+  next = h.predict(3);
+  ASSERT_EQ(next.size(), 3u);
+  EXPECT_EQ(next[0], box({8, 16}, {4, 8}));
+  EXPECT_EQ(next[1], box({8, 24}, {4, 8}));
+  EXPECT_EQ(next[2], box({12, 0}, {4, 8}));
+}
+
+TEST(CachePrefetch, RepeatedReadsPredictNothing) {
+  pf::History h;
+  for (int i = 0; i < 4; ++i) h.note(box({1, 1}, {2, 2}));
+  EXPECT_TRUE(h.predict(3).empty());
+  h.note(box({1}, {2}));  // another rank: the history starts over
+  EXPECT_TRUE(h.predict(3).empty());
+}
+
+TEST(CachePrefetch, GatherCopiesTheSelection) {
+  // A 4 x 5 box at (1, 2) of int32 values v = 100 * row + column.
+  const pf::Box b = box({1, 2}, {4, 5});
+  std::vector<int32_t> values;
+  for (int r = 1; r < 5; ++r)
+    for (int c = 2; c < 7; ++c) values.push_back(100 * r + c);
+  const auto* bytes = reinterpret_cast<const uint8_t*>(values.data());
+  {
+    const int64_t start[] = {2, 3}, count[] = {2, 3};
+    std::vector<int32_t> out(6);
+    pf::gather(b, bytes, 4, 2, start, count, nullptr, reinterpret_cast<uint8_t*>(out.data()));
+    EXPECT_EQ(out, (std::vector<int32_t>{203, 204, 205, 303, 304, 305}));
+  }
+  {
+    const int64_t start[] = {1, 2}, count[] = {2, 3}, stride[] = {3, 2};
+    std::vector<int32_t> out(6);
+    pf::gather(b, bytes, 4, 2, start, count, stride, reinterpret_cast<uint8_t*>(out.data()));
+    EXPECT_EQ(out, (std::vector<int32_t>{102, 104, 106, 402, 404, 406}));
+  }
+  {
+    const int64_t start[] = {4, 6}, count[] = {1, 1};
+    int32_t one = 0;
+    pf::gather(b, bytes, 4, 2, start, count, nullptr, reinterpret_cast<uint8_t*>(&one));
+    EXPECT_EQ(one, 406);
+  }
+}
+
+TEST(CachePrefetch, GatherInThreeDimensions) {
+  const pf::Box b = box({0, 0, 0}, {3, 4, 5});
+  std::vector<int16_t> values(60);
+  for (int i = 0; i < 60; ++i) values[static_cast<size_t>(i)] = static_cast<int16_t>(i);
+  const int64_t start[] = {1, 1, 1}, count[] = {2, 2, 2};
+  std::vector<int16_t> out(8);
+  pf::gather(b, reinterpret_cast<const uint8_t*>(values.data()), 2, 3, start, count, nullptr,
+             reinterpret_cast<uint8_t*>(out.data()));
+  EXPECT_EQ(out, (std::vector<int16_t>{26, 27, 31, 32, 46, 47, 51, 52}));
+}
+
+}  // namespace
