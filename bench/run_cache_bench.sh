@@ -24,34 +24,11 @@ COMPUTE_S=${COMPUTE_S:-1}
 BPS=${BPS:-20971520}
 TIER=${TIER:-/dev/shm/exacdf-cache-bench}
 mkdir -p "$OUT"
-img="$OUT/slow.img" mnt="$OUT/slow" plain="$OUT/plain"
-mkdir -p "$mnt" "$plain"
-truncate -s 1G "$img"
-loop=$(losetup -f --show "$img")
-cg=""
-cleanup() {
-  set +e
-  [[ -n "$cg" ]] && echo $$ > "$(dirname "$cg")/cgroup.procs" && rmdir "$cg"
-  umount "$mnt"; losetup -d "$loop"; rm -f "$img"
-}
-trap cleanup EXIT
-mkfs.ext4 -q "$loop"
-mount -o sync "$loop" "$mnt"
-devno=$(printf '%d:%d' "0x$(stat -c %t "$loop")" "0x$(stat -c %T "$loop")")
-if [[ -f /sys/fs/cgroup/cgroup.controllers ]] && grep -qw io /sys/fs/cgroup/cgroup.controllers; then
-  cg=/sys/fs/cgroup/exacdf_cache_bench; mkdir -p "$cg"; echo "$devno wbps=$BPS" > "$cg/io.max"
-elif [[ -d /sys/fs/cgroup/blkio ]]; then
-  cg=/sys/fs/cgroup/blkio/exacdf_cache_bench; mkdir -p "$cg"; echo "$devno $BPS" > "$cg/blkio.throttle.write_bps_device"
-else
-  echo "no blkio/io cgroup controller: the slow tier is the sync mount alone"
-fi
-[[ -n "$cg" ]] && echo $$ > "$cg/cgroup.procs"
-# The tier as measured (in the cgroup): 64 MiB streaming, and 4 KiB synced writes.
-bw=$(dd if=/dev/zero of="$mnt/probe" bs=1M count=64 2>&1 | awk '/copied/ {print $(NF-1), $NF}')
-t0=$(date +%s.%N)
-dd if=/dev/zero of="$mnt/probe4k" bs=4k count=200 oflag=dsync 2>/dev/null
-lat=$(echo "$(date +%s.%N) $t0" | awk '{printf "%.3f", $1 - $2}')
-rm -f "$mnt/probe" "$mnt/probe4k"
+plain="$OUT/plain"
+mkdir -p "$plain"
+source "$(dirname "$0")/slow_tier.sh"
+slow_tier_up "$OUT" "$BPS"
+mnt=$SLOW_MNT bw=$SLOW_BW lat=$SLOW_LAT
 echo "slow tier: $bw streaming; 200 x 4 KiB dsync writes in ${lat} s; load $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '{"tier_probe": {"streaming": "%s", "dsync_4k_x200_s": %s, "throttle_bps": %s, "load": "%s"}}\n' \
   "$bw" "$lat" "$BPS" "$(cut -d' ' -f1-3 /proc/loadavg)" > "$OUT/results.jsonl"

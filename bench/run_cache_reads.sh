@@ -30,19 +30,15 @@ BPS=${BPS:-20971520}
 TIER=${TIER:-/dev/shm/exacdf-cache-reads}
 TARGETS=${TARGETS:-"slow plain"}
 mkdir -p "$OUT"
-img="$OUT/slow.img" mnt="$OUT/slow" plain="$OUT/plain"
-mkdir -p "$mnt" "$plain"
-truncate -s 1G "$img"
-loop=$(losetup -f --show "$img")
-cg=""
+plain="$OUT/plain"
+mkdir -p "$plain"
+source "$(dirname "$0")/slow_tier.sh"
+slow_tier_mount "$OUT"
+mnt=$SLOW_MNT
 cleanup() {
-  set +e
-  [[ -n "$cg" ]] && echo $$ > "$(dirname "$cg")/cgroup.procs" && rmdir "$cg"
-  umount "$mnt"; losetup -d "$loop"; rm -f "$img"; rm -rf "$TIER" "$plain"
+  slow_tier_down; rm -rf "$TIER" "$plain"
 }
 trap cleanup EXIT
-mkfs.ext4 -q "$loop"
-mount "$loop" "$mnt"
 ghost_of() { case $1 in conv) echo 0 ;; grad) echo 1 ;; vort) echo 0,1,1 ;; esac; }
 for k in $KERNELS; do
   for target in $TARGETS; do
@@ -51,15 +47,7 @@ for k in $KERNELS; do
   done
 done
 sync
-devno=$(printf '%d:%d' "0x$(stat -c %t "$loop")" "0x$(stat -c %T "$loop")")
-if [[ -f /sys/fs/cgroup/cgroup.controllers ]] && grep -qw io /sys/fs/cgroup/cgroup.controllers; then
-  cg=/sys/fs/cgroup/exacdf_cache_reads; mkdir -p "$cg"; echo "$devno rbps=$BPS" > "$cg/io.max"
-elif [[ -d /sys/fs/cgroup/blkio ]]; then
-  cg=/sys/fs/cgroup/blkio/exacdf_cache_reads; mkdir -p "$cg"; echo "$devno $BPS" > "$cg/blkio.throttle.read_bps_device"
-else
-  echo "no blkio/io cgroup controller: the slow tier is not throttled"
-fi
-[[ -n "$cg" ]] && echo $$ > "$cg/cgroup.procs"
+slow_tier_throttle read "$BPS"
 # The tier as measured (in the cgroup, O_DIRECT): 64 MiB streaming, 200 x 4 KiB reads.
 dd if=/dev/zero of="$mnt/probe" bs=1M count=64 conv=fsync 2>/dev/null
 bw=$(dd if="$mnt/probe" of=/dev/null bs=1M iflag=direct 2>&1 | awk '/copied/ {print $(NF-1), $NF}')
