@@ -108,10 +108,9 @@ class AsyncFile final : public WrappedState {
  public:
   AsyncFile(std::unique_ptr<FileState> lower, Connector* next, size_t mem_cap, bool threaded)
       : WrappedState(std::move(lower)), next_(next), mem_cap_(mem_cap), threaded_(threaded) {
-    if (!threaded_) return;
     // Made before the thread starts: the file's communicator is the thread's from then on.
     if (MPI_Comm_dup(comm(), &agree_comm_) != MPI_SUCCESS) agree_comm_ = MPI_COMM_NULL;
-    worker_ = std::thread([this] { work(); });
+    if (threaded_) worker_ = std::thread([this] { work(); });
   }
   ~AsyncFile() override;
 
@@ -143,7 +142,31 @@ class AsyncFile final : public WrappedState {
     return true;
   }
 
-  // Completes every queued operation (the barrier before any other call).
+  bool threaded() const { return threaded_; }
+
+  // Whether a put of `bytes` fits the bound now (no waiting).
+  bool fits(size_t bytes) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return used_ + bytes <= mem_cap_;
+  }
+
+  // Before a call that not every rank makes (an independent one): with a
+  // thread, waits for the queue (the thread runs collectives with the other
+  // ranks' threads, whatever they do); without one, runs no collective work
+  // -- every queued operation is collective then -- since the other ranks may
+  // be anywhere, e.g. in the program's MPI_Barrier.
+  void settle() {
+    if (threaded_) drain();
+  }
+
+  // Operations queued and not yet run.
+  int pending() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return static_cast<int>(queue_.size()) + (busy_ ? 1 : 0);
+  }
+
+  // Completes every queued operation (the barrier before a collective call:
+  // every rank reaches it in the same order).
   void drain() {
     if (!threaded_) return progress();
     std::unique_lock<std::mutex> lock(mu_);
@@ -239,7 +262,7 @@ class AsyncFile final : public WrappedState {
 
   // A communicator of this connector's own for agreements made on the
   // program's thread while the background thread makes collective calls on
-  // the file's (duplicated when the file was made, with a thread; else null).
+  // the file's (duplicated when the file was made; null if that failed).
   MPI_Comm agreement_comm() const { return agree_comm_; }
 
  private:
@@ -432,13 +455,29 @@ void forget_file(AsyncFile* f) {
   std::lock_guard<std::mutex> lock(open_files().mu);
   open_files().files.erase(f);
 }
-void drain_all() {
+// With threads every file's queue is waited for. Without, a file's queued
+// (collective) work runs only inside a collective call on a communicator of
+// the same group (`collective_on`; MPI_COMM_NULL: an independent call): every
+// rank of that file reaches the call in the same order relative to the
+// file's own collective calls, as a program correct under PnetCDF's blocking
+// calls does.
+void drain_all(MPI_Comm collective_on) {
   std::vector<AsyncFile*> files;
   {
     std::lock_guard<std::mutex> lock(open_files().mu);
     files.assign(open_files().files.begin(), open_files().files.end());
   }
-  for (AsyncFile* f : files) f->drain();
+  for (AsyncFile* f : files) {
+    if (f->threaded()) {
+      f->drain();
+      continue;
+    }
+    int same = MPI_UNEQUAL;
+    if (collective_on == MPI_COMM_NULL || MPI_Comm_compare(collective_on, f->comm(), &same) != MPI_SUCCESS ||
+        same == MPI_UNEQUAL)
+      continue;  // (a failed compare: nothing runs; the file's next collective call runs it)
+    f->drain();
+  }
 }
 
 bool thread_multiple() {
@@ -463,12 +502,12 @@ class AsyncConnector final : public ForwardingConnector {
 
   Status create(MPI_Comm comm, const std::string& path, int cmode, MPI_Info info,
                 std::unique_ptr<FileState>* out) override {
-    drain_all();
+    drain_all(comm);
     return ForwardingConnector::create(comm, path, cmode, info, out);
   }
   Status open(MPI_Comm comm, const std::string& path, int omode, MPI_Info info,
               std::unique_ptr<FileState>* out) override {
-    drain_all();
+    drain_all(comm);
     return ForwardingConnector::open(comm, path, omode, info, out);
   }
 
@@ -513,7 +552,7 @@ class AsyncConnector final : public ForwardingConnector {
     return after(f, [&] { return next()->fill_var_rec(below(f), varid, recno); });
   }
   Status file_info(FileState& f, MPI_Info* info) override {
-    return after(f, [&] { return next()->file_info(below(f), info); });
+    return independent(f, [&] { return next()->file_info(below(f), info); });
   }
   Status def_dim(FileState& f, const char* name, MPI_Offset len, int* id) override {
     return after(f, [&] { return next()->def_dim(below(f), name, len, id); });
@@ -550,7 +589,7 @@ class AsyncConnector final : public ForwardingConnector {
     return next()->dataset(below(f));
   }
   FileFacts facts(FileState& f) override {
-    state(f).drain();
+    state(f).settle();
     return next()->facts(below(f));
   }
   Status get_att(FileState& f, int varid, const char* name, void* values, nc_type memtype) override {
@@ -571,35 +610,36 @@ class AsyncConnector final : public ForwardingConnector {
     }
   }
   Status check_data(FileState& f, const DataRequest& req, bool put, bool call_only) override {
-    return after(f, [&] { return next()->check_data(below(f), req, put, call_only); });
+    return independent(f, [&] { return next()->check_data(below(f), req, put, call_only); });
   }
 
   Status put(FileState& f, const DataRequest& req) override;
   Status get(FileState& f, const DataRequest& req) override {
-    drain_all();
+    state(f).settle();
+    drain_all(req.collective ? f.comm() : MPI_COMM_NULL);
     return next()->get(below(f), req);
   }
   Status vard(FileState& f, int varid, MPI_Datatype filetype, void* buf, MPI_Offset bufcount,
               MPI_Datatype buftype, bool put, bool collective) override {
-    return after(f, [&] { return next()->vard(below(f), varid, filetype, buf, bufcount, buftype, put, collective); });
+    return before(f, collective, [&] { return next()->vard(below(f), varid, filetype, buf, bufcount, buftype, put, collective); });
   }
   Status post(FileState& f, const DataRequest& req, PostKind kind, int* reqid) override;
   Status wait(FileState& f, int num, int* reqids, int* statuses, bool collective) override;
   Status cancel(FileState& f, int num, int* reqids, int* statuses) override {
-    Status st = after(f, [&] { return forwarded_requests(f, num, reqids, statuses, [&](int* ids, int* sts) {
+    Status st = independent(f, [&] { return forwarded_requests(f, num, reqids, statuses, [&](int* ids, int* sts) {
       return next()->cancel(below(f), num, ids, sts);
     }); });
     return st;
   }
   Status inq_nreqs(FileState& f, int* nreqs) override {
-    return after(f, [&] { return next()->inq_nreqs(below(f), nreqs); });
+    return independent(f, [&] { return next()->inq_nreqs(below(f), nreqs); });
   }
   Status buffer_attach(FileState& f, MPI_Offset size) override {
-    return after(f, [&] { return next()->buffer_attach(below(f), size); });
+    return independent(f, [&] { return next()->buffer_attach(below(f), size); });
   }
-  Status buffer_detach(FileState& f) override { return after(f, [&] { return next()->buffer_detach(below(f)); }); }
+  Status buffer_detach(FileState& f) override { return independent(f, [&] { return next()->buffer_detach(below(f)); }); }
   Status buffer_usage(FileState& f, MPI_Offset* usage, MPI_Offset* size) override {
-    return after(f, [&] { return next()->buffer_usage(below(f), usage, size); });
+    return independent(f, [&] { return next()->buffer_usage(below(f), usage, size); });
   }
   Status extension(FileState& f, const char* name, void* args) override;
 
@@ -614,16 +654,34 @@ class AsyncConnector final : public ForwardingConnector {
  private:
   static AsyncFile& state(FileState& f) { return static_cast<AsyncFile&>(f); }
   static void forget(AsyncFile& af) { forget_file(&af); }
+  // A collective call: what came before completes, then the call runs.
   template <typename Fn>
   Status after(FileState& f, Fn&& fn) {
     state(f).drain();
     return fn();
   }
+  // An independent call (not every rank makes it): AsyncFile::settle.
+  template <typename Fn>
+  Status independent(FileState& f, Fn&& fn) {
+    state(f).settle();
+    return fn();
+  }
+  template <typename Fn>
+  Status before(FileState& f, bool collective, Fn&& fn) {
+    return collective ? after(f, fn) : independent(f, fn);
+  }
   // A completing call (wait, sync, flush): also returns the first
   // background error not yet returned.
   template <typename Fn>
   Status completing(FileState& f, Fn&& fn) {
-    state(f).drain();
+    return completing(f, true, fn);
+  }
+  template <typename Fn>
+  Status completing(FileState& f, bool collective, Fn&& fn) {
+    if (collective)
+      state(f).drain();
+    else
+      state(f).settle();
     Status st = fn();
     Status late = state(f).take_unreported();
     if (late.is_ok()) return st;
@@ -635,10 +693,12 @@ class AsyncConnector final : public ForwardingConnector {
   }
   bool partitioned(FileState& f) { return next()->dataset(below(f)).partitioned(); }
   void settle_metadata(FileState& f) {
-    if (state(f).pending_records() || partitioned(f)) state(f).drain();
+    if (state(f).pending_records() || partitioned(f)) state(f).settle();
   }
   std::unique_ptr<Op> copy_of(FileState& f, const DataRequest& req, const CheckedAccess& access,
                               bool* copyable);
+  std::unique_ptr<Op> deferred_copy(FileState& f, const DataRequest& req);
+  Status put_inline(FileState& f, const DataRequest& req, std::unique_ptr<Op> op);
   bool may_keep_wait(AsyncFile& af, int num, const int* reqids);
   Status agree_to_defer(FileState& f, bool mine, bool* all);
   // A wait or cancel made below at once (after a drain): the kept requests
@@ -708,28 +768,57 @@ std::unique_ptr<Op> AsyncConnector::copy_of(FileState& f, const DataRequest& req
 // the bytes from another rank: no library call of ours lies in between).
 Status AsyncConnector::put(FileState& f, const DataRequest& req) {
   auto& af = state(f);
-  auto at_once = [&] { return after(f, [&] { return next()->put(below(f), req); }); };
-  if (!req.collective || req.args_error != NC_NOERR || safe_mode_requested() || partitioned(f))
-    return at_once();
+  auto at_once = [&] { return before(f, req.collective, [&] { return next()->put(below(f), req); }); };
+  // (the same on every rank: an independent put, safe mode, a partitioned file)
+  if (!req.collective || safe_mode_requested() || partitioned(f)) return at_once();
+  std::unique_ptr<Op> op = deferred_copy(f, req);
+  if (!af.threaded()) return put_inline(f, req, std::move(op));
+  if (op == nullptr || !af.enqueue(std::move(op))) return at_once();
+  return Status::ok();
+}
+
+// Without a thread a queued collective put runs inside a later collective
+// call, so whether this put is queued, and whether the queue runs first (no
+// room), must be the same on every rank: one allreduce decides (the ranks'
+// arguments, buffers and bounds may differ). 0: every rank queues it; 1:
+// some rank has no room: every rank runs its queue, then queues it; 2: some
+// rank cannot queue it: every rank runs its queue and the put.
+Status AsyncConnector::put_inline(FileState& f, const DataRequest& req, std::unique_ptr<Op> op) {
+  auto& af = state(f);
+  int need = op == nullptr ? 2 : af.fits(op->bytes) ? 0 : 1;
+  if (af.agreement_comm() == MPI_COMM_NULL) need = 2;  // (the same on every rank: the dup failed)
+  else
+    EXA_RETURN_IF_ERROR(io::from_mpi(MPI_Allreduce(MPI_IN_PLACE, &need, 1, MPI_INT, MPI_MAX, af.agreement_comm()),
+                                     io::MpiOp::kOther, "async: MPI_Allreduce at a collective put"));
+  if (need > 0) af.drain();
+  if (need < 2 && af.enqueue(std::move(op))) return Status::ok();
+  return next()->put(below(f), req);
+}
+
+// The queued copy of a collective put, or null when it runs at once: with bad
+// arguments (it takes part with nothing), of a record variable (numrecs is
+// agreed and written by the call; inquiries must see it), with a conversion
+// (NC_ERANGE is the call's answer), from memory that is not one contiguous
+// run, or bigger than the bound (said once with EXACDF_VERBOSE=1).
+std::unique_ptr<Op> AsyncConnector::deferred_copy(FileState& f, const DataRequest& req) {
+  if (req.args_error != NC_NOERR) return nullptr;
   const model::Dataset& ds = next()->dataset(below(f));
   CheckedAccess access;
   Status checked = check_data_args(ds, next()->modes(below(f)), req, true, true, &access);
   if (!checked.is_ok()) {
     checked.set_aside("the call below answers it");
-    return at_once();
+    return nullptr;
   }
-  if (access.geo.record || access.memtype != ds.var(req.varid).type) return at_once();
+  if (access.geo.record || access.memtype != ds.var(req.varid).type) return nullptr;
   bool copyable = false;
   std::unique_ptr<Op> op = copy_of(f, req, access, &copyable);
-  if (!copyable || !af.enqueue(std::move(op))) {
-    static std::once_flag said;
-    std::call_once(said, [] {
-      if (verbose())
-        std::fprintf(stderr, "exacdf async: a put with a non-contiguous buffer, or bigger than mem=, runs at once\n");
-    });
-    return at_once();
-  }
-  return Status::ok();
+  if (copyable && op->bytes <= mem_cap_) return op;
+  static std::once_flag said;
+  std::call_once(said, [] {
+    if (verbose())
+      std::fprintf(stderr, "exacdf async: a put with a non-contiguous buffer, or bigger than mem=, runs at once\n");
+  });
+  return nullptr;
 }
 
 // Kept (deferred): an iput that passed its checks, in data mode, of a
@@ -739,8 +828,11 @@ Status AsyncConnector::put(FileState& f, const DataRequest& req) {
 // Everything else drains the queue and posts at once.
 Status AsyncConnector::post(FileState& f, const DataRequest& req, PostKind kind, int* reqid) {
   auto& af = state(f);
-  auto at_once = [&] { return after(f, [&] { return next()->post(below(f), req, kind, reqid); }); };
-  if (kind != PostKind::kIput || req.varn || req.blocking || af.agreement_comm() == MPI_COMM_NULL ||
+  // A post is independent (only a blocking varn is made of posts, by every rank).
+  auto at_once = [&] {
+    return before(f, req.blocking && req.collective, [&] { return next()->post(below(f), req, kind, reqid); });
+  };
+  if (kind != PostKind::kIput || req.varn || req.blocking || !af.threaded() || af.agreement_comm() == MPI_COMM_NULL ||
       safe_mode_requested() || partitioned(f))
     return at_once();
   const CallModes modes = next()->modes(below(f));
@@ -831,7 +923,7 @@ Status AsyncConnector::forwarded_requests(FileState& f, int num, int* reqids, in
 Status AsyncConnector::wait(FileState& f, int num, int* reqids, int* statuses, bool collective) {
   auto& af = state(f);
   const CallModes modes = next()->modes(below(f));
-  if (collective && af.agreement_comm() != MPI_COMM_NULL && !modes.define_mode && !modes.indep_mode && !safe_mode_requested() &&
+  if (collective && af.threaded() && af.agreement_comm() != MPI_COMM_NULL && !modes.define_mode && !modes.indep_mode && !safe_mode_requested() &&
       !partitioned(f)) {
     bool all = false;
     EXA_RETURN_IF_ERROR(agree_to_defer(f, may_keep_wait(af, num, reqids), &all));
@@ -852,7 +944,7 @@ Status AsyncConnector::wait(FileState& f, int num, int* reqids, int* statuses, b
       return af.take_unreported();
     }
   }
-  return completing(f, [&] {
+  return completing(f, collective, [&] {
     return forwarded_requests(f, num, reqids, statuses, [&](int* ids, int* sts) {
       return next()->wait(below(f), num, ids, sts, collective);
     });
@@ -863,7 +955,9 @@ Status AsyncConnector::extension(FileState& f, const char* name, void* args) {
   auto& af = state(f);
   if (std::strcmp(name, "async_wait") == 0) {
     auto* a = static_cast<AsyncWaitArgs*>(args);
-    a->pending = af.drain_for(a->timeout_s);
+    // Local: without a thread the queued (collective) work waits for the
+    // file's next collective call.
+    a->pending = af.threaded() ? af.drain_for(a->timeout_s) : af.pending();
     return af.take_unreported();
   }
   if (std::strcmp(name, "async_error") == 0) {
