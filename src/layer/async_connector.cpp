@@ -3,12 +3,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <bit>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -79,6 +82,11 @@ struct Op {
   Region region;
   bool record = false;  // a record variable: numrecs may grow when it runs
   size_t bytes = 0;     // held against the mem bound
+  bool collective = false;  // a collective put or wait (a post is independent)
+  uint64_t ticket = 0;      // collective: its place in the process's program order
+  bool swap = false;        // the copy goes to the file's byte order first (prepare)
+  int64_t elem_size = 1;
+  bool prepared = false;    // (under the file's lock)
 
   std::string args() const {
     if (kind == OpKind::kWait) {
@@ -100,22 +108,126 @@ bool verbose() {
   return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0;
 }
 
-// A file's queue and its background thread.
+// A file's operations and their dependencies; the work runs on the process's
+// pool of threads (or, without MPI_THREAD_MULTIPLE, inside library calls).
 class AsyncFile;
 void forget_file(AsyncFile* f);
+void poke_all();
+
+// The process's pool of background threads, shared by every async file
+// (async{threads=N}: it grows to the largest N a file asked for and keeps its
+// threads until the process ends). A job never waits for another job; a
+// thread blocks only inside a collective call below, and collective calls
+// start in the process's program order (CollectiveOrder), so a program that
+// would not deadlock with PnetCDF's blocking calls does not deadlock here,
+// however few threads there are.
+class Pool {
+ public:
+  static Pool& get() {
+    static Pool* pool = new Pool;  // never destroyed: its threads live until exit
+    return *pool;
+  }
+  void ensure(int n) {
+    std::lock_guard<std::mutex> lock(mu_);
+    while (static_cast<int>(threads_.size()) < n) threads_.emplace_back([this] { work(); });
+  }
+  // first: ahead of the jobs waiting (calls below, the long pole, go before
+  // preparations).
+  void submit(std::function<void()> job, bool first = false) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (first)
+        jobs_.push_front(std::move(job));
+      else
+        jobs_.push_back(std::move(job));
+    }
+    cv_.notify_one();
+  }
+  // Tasks running at once: now, and the most so far (exa_async_concurrency).
+  void enter() {
+    int now = ++active_;
+    if (now >= 2) ++overlaps_;
+    int seen = max_active_.load();
+    while (now > seen && !max_active_.compare_exchange_weak(seen, now)) {
+    }
+  }
+  void leave() { --active_; }
+  int active() const { return active_.load(); }
+  int max_active() const { return max_active_.load(); }
+  // How many times a task started while another ran.
+  long overlaps() const { return overlaps_.load(); }
+
+ private:
+  void work() {
+    for (;;) {
+      std::function<void()> job;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [this] { return !jobs_.empty(); });
+        job = std::move(jobs_.front());
+        jobs_.pop_front();
+      }
+      job();
+    }
+  }
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> jobs_;
+  std::vector<std::thread> threads_;
+  std::atomic<int> active_{0}, max_active_{0};
+  std::atomic<long> overlaps_{0};
+};
+
+// Collective operations of every async file of the process start in program
+// order: a ticket each when queued; the one whose ticket is `started` may
+// start next.
+struct CollectiveOrder {
+  std::mutex mu;
+  uint64_t issued = 0;
+  std::atomic<uint64_t> started{0};
+};
+CollectiveOrder& collective_order() {
+  static CollectiveOrder* order = new CollectiveOrder;
+  return *order;
+}
+
+// Whether b, queued after a, must wait for a to finish: both collective
+// (program order on the file's communicator), a wait after a post (it may
+// name it), or the same variable with overlapping regions (RAW/WAW/WAR; every
+// queued operation writes).
+bool depends(const Op& a, const Op& b) {
+  if (a.collective && b.collective) return true;
+  if (b.kind == OpKind::kWait) {
+    if (a.kind == OpKind::kPost) return true;
+    return std::any_of(b.wait_regions.begin(), b.wait_regions.end(), [&](const Region& r) { return overlaps(a.region, r); });
+  }
+  if (a.kind == OpKind::kWait)
+    return std::any_of(a.wait_regions.begin(), a.wait_regions.end(), [&](const Region& r) { return overlaps(r, b.region); });
+  return overlaps(a.region, b.region);
+}
+
+bool hold_for_overlap() {
+  static const bool hold = [] {
+    const char* v = std::getenv("EXACDF_ASYNC_HOLD");
+    return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0;
+  }();
+  return hold;
+}
 
 class AsyncFile final : public WrappedState {
  public:
   AsyncFile(std::unique_ptr<FileState> lower, Connector* next, size_t mem_cap, bool threaded)
       : WrappedState(std::move(lower)), next_(next), mem_cap_(mem_cap), threaded_(threaded) {
-    // Made before the thread starts: the file's communicator is the thread's from then on.
     if (MPI_Comm_dup(comm(), &agree_comm_) != MPI_SUCCESS) agree_comm_ = MPI_COMM_NULL;
-    if (threaded_) worker_ = std::thread([this] { work(); });
   }
   ~AsyncFile() override;
 
-  // Queues a put (waits for room first: back-pressure); false if it can
-  // never fit (bigger than the bound) and the caller runs it at once.
+  bool threaded() const { return threaded_; }
+
+  // Queues an operation (waits for room first: back-pressure); false if it
+  // can never fit (bigger than the bound) and the caller runs it at once.
+  // Its preparation (the copy's byte order) may start at once on the pool;
+  // its call below starts when every earlier operation it depends on is done.
   bool enqueue(std::unique_ptr<Op> op) {
     std::unique_lock<std::mutex> lock(mu_);
     if (op->bytes > mem_cap_) return false;
@@ -137,12 +249,33 @@ class AsyncFile final : public WrappedState {
     }
     peak_ = std::max(peak_, used_);
     if (op->record) ++pending_records_;
-    queue_.push_back(std::move(op));
-    work_.notify_one();
+    if (op->collective && threaded_) {
+      std::lock_guard<std::mutex> order(collective_order().mu);
+      op->ticket = collective_order().issued++;
+    }
+    Op* queued = op.get();
+    ops_.push_back(std::move(op));
+    if (!threaded_) return true;
+    if (queued->swap) {
+      ++jobs_;
+      Pool::get().submit([this, queued] { prepare(queued); });
+    } else {
+      queued->prepared = true;
+    }
+    bool poke = schedule_locked();
+    lock.unlock();
+    if (poke) poke_all();
     return true;
   }
 
-  bool threaded() const { return threaded_; }
+  // Before a call that not every rank makes (an independent one): with
+  // threads, waits for the file's operations (the pool runs collectives with
+  // the other ranks' pools, whatever they do); without, runs no collective
+  // work -- every queued operation is collective then -- since the other
+  // ranks may be anywhere, e.g. in the program's MPI_Barrier.
+  void settle() {
+    if (threaded_) drain();
+  }
 
   // Whether a put of `bytes` fits the bound now (no waiting).
   bool fits(size_t bytes) {
@@ -150,19 +283,10 @@ class AsyncFile final : public WrappedState {
     return used_ + bytes <= mem_cap_;
   }
 
-  // Before a call that not every rank makes (an independent one): with a
-  // thread, waits for the queue (the thread runs collectives with the other
-  // ranks' threads, whatever they do); without one, runs no collective work
-  // -- every queued operation is collective then -- since the other ranks may
-  // be anywhere, e.g. in the program's MPI_Barrier.
-  void settle() {
-    if (threaded_) drain();
-  }
-
-  // Operations queued and not yet run.
+  // Operations queued and not yet done.
   int pending() {
     std::lock_guard<std::mutex> lock(mu_);
-    return static_cast<int>(queue_.size()) + (busy_ ? 1 : 0);
+    return static_cast<int>(ops_.size());
   }
 
   // Completes every queued operation (the barrier before a collective call:
@@ -170,7 +294,7 @@ class AsyncFile final : public WrappedState {
   void drain() {
     if (!threaded_) return progress();
     std::unique_lock<std::mutex> lock(mu_);
-    idle_.wait(lock, [this] { return queue_.empty() && !busy_; });
+    idle_.wait(lock, [this] { return ops_.empty() && jobs_ == 0; });
   }
 
   // Waits at most timeout_s (< 0: no limit); the operations left.
@@ -180,9 +304,16 @@ class AsyncFile final : public WrappedState {
       return 0;
     }
     std::unique_lock<std::mutex> lock(mu_);
-    idle_.wait_for(lock, std::chrono::duration<double>(timeout_s),
-                   [this] { return queue_.empty() && !busy_; });
-    return static_cast<int>(queue_.size()) + (busy_ ? 1 : 0);
+    idle_.wait_for(lock, std::chrono::duration<double>(timeout_s), [this] { return ops_.empty() && jobs_ == 0; });
+    return static_cast<int>(ops_.size());
+  }
+
+  // Starts what may start now; called by poke_all when a collective started
+  // elsewhere (the next ticket may be this file's). True when a collective
+  // started here.
+  bool schedule_here() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return schedule_locked();
   }
 
   bool pending_records() {
@@ -207,20 +338,22 @@ class AsyncFile final : public WrappedState {
     return Status::ok();
   }
 
-  // Ends the background thread once the queue is done.
-  void stop() {
-    drain();
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stopping_ = true;
-    }
-    work_.notify_all();
-    if (worker_.joinable()) worker_.join();
-  }
+  // Completes the file's operations; none runs afterwards.
+  void stop() { drain(); }
 
   size_t peak() {
     std::lock_guard<std::mutex> lock(mu_);
     return peak_;
+  }
+  // This file's tasks (preparations, calls below) running now, and the most
+  // that ran at once.
+  int active() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return active_;
+  }
+  int max_active() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return max_active_;
   }
 
   // A buffer for a put's copy of `bytes`: one that an earlier put of this
@@ -261,50 +394,122 @@ class AsyncFile final : public WrappedState {
   }
 
   // A communicator of this connector's own for agreements made on the
-  // program's thread while the background thread makes collective calls on
-  // the file's (duplicated when the file was made; null if that failed).
+  // program's thread while the pool makes collective calls on the file's
+  // (duplicated when the file was made; null if that failed).
   MPI_Comm agreement_comm() const { return agree_comm_; }
 
  private:
-  // Without MPI_THREAD_MULTIPLE: runs the queue in the calling thread.
+  // Without MPI_THREAD_MULTIPLE: runs the queue in program order in the
+  // calling thread.
   void progress() {
     for (;;) {
-      std::unique_ptr<Op> op;
+      Op* op = nullptr;
       {
         std::lock_guard<std::mutex> lock(mu_);
-        if (queue_.empty()) return;
-        op = std::move(queue_.front());
-        queue_.pop_front();
+        if (ops_.empty()) return;
+        op = ops_.front().get();
       }
+      if (op->swap) to_file_order(*op);
       run(*op);
-      finish(*op);
+      std::lock_guard<std::mutex> lock(mu_);
+      finish_locked(op);
     }
   }
 
-  void work() {
-    for (;;) {
-      std::unique_ptr<Op> op;
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        work_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-        if (queue_.empty()) return;  // stopping
-        op = std::move(queue_.front());
-        queue_.pop_front();
-        busy_ = true;
-      }
-      run(*op);
-      finish(*op);
+  // The first queued operation that may make its call below now, started on
+  // the pool: prepared, after every earlier one it depends on, and, if
+  // collective, holding the process's next ticket. One call below at a time
+  // per file (the layers below keep per-file state that is not thread-safe).
+  // True when a collective started (other files may hold the next ticket).
+  bool schedule_locked() {
+    if (below_busy_) return false;
+    for (size_t k = 0; k < ops_.size(); ++k) {
+      Op* op = ops_[k].get();
+      if (!op->prepared) continue;
+      bool blocked = false;
+      for (size_t j = 0; j < k && !blocked; ++j) blocked = depends(*ops_[j], *op);
+      if (blocked) continue;
+      if (op->collective && op->ticket != collective_order().started.load()) continue;
+      below_busy_ = true;
+      ++jobs_;
+      if (op->collective) ++collective_order().started;
+      Pool::get().submit([this, op] { call_below(op); }, /*first=*/true);
+      return op->collective;
     }
+    return false;
   }
 
-  void finish(Op& op) {
-    std::lock_guard<std::mutex> lock(mu_);
-    keep_buffer(std::move(op.data));
-    used_ -= op.bytes;
-    if (op.record) --pending_records_;
-    busy_ = false;
+  // A task of the file starts. Testing hook (EXACDF_ASYNC_HOLD=1): the
+  // file's first task holds until another task of the process runs beside it
+  // (at most 10 s), so a test sees the overlap the scheduler allows whatever
+  // the machine's load.
+  void enter_locked(std::unique_lock<std::mutex>& lock) {
+    ++active_;
+    max_active_ = std::max(max_active_, active_);
+    Pool::get().enter();
+    if (!hold_for_overlap() || held_) return;
+    held_ = true;
+    const long before = Pool::get().overlaps();
+    for (int k = 0; k < 1000 && Pool::get().overlaps() == before && Pool::get().active() < 2; ++k)
+      overlap_.wait_for(lock, std::chrono::milliseconds(10));
+  }
+  void leave_locked() {
+    --active_;
+    Pool::get().leave();
+  }
+
+  // On the pool: the copy into the file's byte order (big-endian), so the
+  // call below writes it as it is; runs beside other operations' calls below.
+  void prepare(Op* op) {
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      enter_locked(lock);
+    }
+    to_file_order(*op);
+    bool poke = false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      leave_locked();
+      op->prepared = true;
+      --jobs_;
+      poke = schedule_locked();
+      if (ops_.empty() && jobs_ == 0) idle_.notify_all();
+    }
+    if (poke) poke_all();
+  }
+
+  static void to_file_order(Op& op) {
+    convert::swap_bytes_in_place(op.data.data(), op.elem_size, static_cast<int64_t>(op.data.size()) / op.elem_size);
+    op.req.external_order = true;
+  }
+
+  // On the pool: the operation's call below, then what it unblocked.
+  void call_below(Op* op) {
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      enter_locked(lock);
+    }
+    run(*op);
+    bool poke = false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      leave_locked();
+      below_busy_ = false;
+      --jobs_;
+      finish_locked(op);
+      poke = schedule_locked();
+    }
+    if (poke) poke_all();
+  }
+
+  void finish_locked(Op* op) {
+    keep_buffer(std::move(op->data));
+    used_ -= op->bytes;
+    if (op->record) --pending_records_;
+    auto it = std::find_if(ops_.begin(), ops_.end(), [op](const std::unique_ptr<Op>& o) { return o.get() == op; });
+    if (it != ops_.end()) ops_.erase(it);
     space_.notify_all();
-    if (queue_.empty()) idle_.notify_all();
+    if (ops_.empty() && jobs_ == 0) idle_.notify_all();
   }
 
   // Keeps a finished put's buffer for the next put (mu_ held). What is kept
@@ -317,7 +522,8 @@ class AsyncFile final : public WrappedState {
 
   // One operation through the layers below. An operation whose region
   // overlaps that of an earlier failed one is cancelled (a collective one
-  // still takes part, with nothing, so the other ranks do not hang).
+  // still takes part, with nothing, so the other ranks do not hang). The
+  // calls below of one file never run at once: failed_ needs no lock.
   void run(Op& op) {
     if (op.kind == OpKind::kWait) return run_wait(op);
     bool cancelled = std::any_of(failed_.begin(), failed_.end(),
@@ -414,21 +620,23 @@ class AsyncFile final : public WrappedState {
   const size_t mem_cap_;
   const bool threaded_;
   std::mutex mu_;
-  std::condition_variable work_, space_, idle_;
-  std::deque<std::unique_ptr<Op>> queue_;
+  std::condition_variable space_, idle_, overlap_;
+  std::deque<std::unique_ptr<Op>> ops_;  // queued, not yet done, in program order
+  int jobs_ = 0;             // this file's jobs on the pool
+  bool below_busy_ = false;  // a call below is running
+  int active_ = 0, max_active_ = 0;
+  bool held_ = false;  // EXACDF_ASYNC_HOLD: the first task held
   std::vector<std::vector<uint8_t>> spare_;  // finished puts' buffers, for reuse
   size_t spare_bytes_ = 0;
-  bool busy_ = false, stopping_ = false;
   size_t used_ = 0, peak_ = 0;
   int pending_records_ = 0;
   uint64_t sequence_ = 0;
-  std::vector<Region> failed_;  // the worker's only
+  std::vector<Region> failed_;  // the calls below only (one at a time)
   std::map<int, Region> kept_;
   std::map<int, int> lost_;     // under mu_
   MPI_Comm agree_comm_ = MPI_COMM_NULL;
   std::vector<exa_async_error_info> errors_;
   Status unreported_;
-  std::thread worker_;
 };
 
 AsyncFile::~AsyncFile() {
@@ -461,6 +669,15 @@ void forget_file(AsyncFile* f) {
 // rank of that file reaches the call in the same order relative to the
 // file's own collective calls, as a program correct under PnetCDF's blocking
 // calls does.
+// A collective started: the next ticket may be another file's.
+void poke_all() {
+  for (bool again = true; again;) {
+    again = false;
+    std::lock_guard<std::mutex> lock(open_files().mu);  // (a file leaves only after its work is done)
+    for (AsyncFile* f : open_files().files) again = f->schedule_here() || again;
+  }
+}
+
 void drain_all(MPI_Comm collective_on) {
   std::vector<AsyncFile*> files;
   {
@@ -497,7 +714,11 @@ bool thread_multiple() {
 
 class AsyncConnector final : public ForwardingConnector {
  public:
-  AsyncConnector(Connector* below, size_t mem_cap) : ForwardingConnector(below), mem_cap_(mem_cap) {}
+  AsyncConnector(Connector* below, size_t mem_cap, int threads)
+      : ForwardingConnector(below),
+        mem_cap_(mem_cap),
+        threads_(threads),
+        swap_below_(std::strcmp(below->name(), "native") == 0) {}
   const char* name() const override { return "async"; }
 
   Status create(MPI_Comm comm, const std::string& path, int cmode, MPI_Info info,
@@ -645,7 +866,9 @@ class AsyncConnector final : public ForwardingConnector {
 
  protected:
   std::unique_ptr<FileState> wrap(std::unique_ptr<FileState> lower) override {
-    auto af = std::make_unique<AsyncFile>(std::move(lower), next(), mem_cap_, thread_multiple());
+    const bool threaded = thread_multiple();
+    if (threaded) Pool::get().ensure(threads_);
+    auto af = std::make_unique<AsyncFile>(std::move(lower), next(), mem_cap_, threaded);
     std::lock_guard<std::mutex> lock(open_files().mu);
     open_files().files.insert(af.get());
     return af;
@@ -708,6 +931,8 @@ class AsyncConnector final : public ForwardingConnector {
   Status forwarded_requests(FileState& f, int num, int* reqids, int* statuses, Fn&& below_call);
 
   const size_t mem_cap_;
+  const int threads_;       // the pool's threads (at least)
+  const bool swap_below_;   // native is right below: it takes copies in the file's byte order
 };
 
 // The queued copy of a put, when its memory is one contiguous run of bytes
@@ -753,6 +978,13 @@ std::unique_ptr<Op> AsyncConnector::copy_of(FileState& f, const DataRequest& req
   op->region = region_of(req.varid, access.sel);
   op->record = access.geo.record;
   op->bytes = static_cast<size_t>(bytes);
+  op->collective = req.collective;
+  // The byte swap to the file's order is a task of its own on the pool (it
+  // runs beside other operations' calls below) when native is right below,
+  // which writes such a copy as it is (DataRequest::external_order).
+  op->elem_size = convert::native_size(access.memtype);
+  op->swap = swap_below_ && op->elem_size > 1 && !op->data.empty() &&
+             std::endian::native == std::endian::little;
   *copyable = true;
   return op;
 }
@@ -852,6 +1084,8 @@ Status AsyncConnector::post(FileState& f, const DataRequest& req, PostKind kind,
   if (id < 0) return at_once();
   op->kind = OpKind::kPost;
   op->reqid = id;
+  op->swap = false;  // (native's post converts as usual)
+  op->collective = false;  // a post is independent
   if (req.call == nullptr) op->call = "ncmpi_iput";
   const Region region = op->region;
   if (!af.enqueue(std::move(op))) return {NC_EINTERNAL, "async: a kept iput did not fit its bound"};
@@ -930,6 +1164,7 @@ Status AsyncConnector::wait(FileState& f, int num, int* reqids, int* statuses, b
     if (all) {
       auto op = std::make_unique<Op>();
       op->kind = OpKind::kWait;
+      op->collective = true;
       op->call = "ncmpi_wait_all";
       op->time = MPI_Wtime();
       for (int i = 0; i < num; ++i) {
@@ -963,6 +1198,13 @@ Status AsyncConnector::extension(FileState& f, const char* name, void* args) {
   if (std::strcmp(name, "async_error") == 0) {
     auto* a = static_cast<AsyncErrorArgs*>(args);
     return af.error_at(a->index, a->info);
+  }
+  if (std::strcmp(name, "async_concurrency") == 0) {
+    auto* a = static_cast<AsyncConcurrencyArgs*>(args);
+    a->file_now = af.active();
+    a->file_max = af.max_active();
+    a->process_max = Pool::get().max_active();
+    return Status::ok();
   }
   if (std::strcmp(name, "async_peak") == 0) {
     *static_cast<size_t*>(args) = af.peak();
@@ -1002,15 +1244,22 @@ size_t default_mem_cap() {
 Status make_async_connector(Connector* below, const ConnectorSettings& settings,
                             std::unique_ptr<Connector>* out) {
   size_t mem = default_mem_cap();
+  int threads = 2;
   for (const auto& [key, value] : settings) {
     if (key == "mem") {
       if (!parse_bytes(value, &mem))
         return {NC_EINVAL, "async: mem= takes a byte count (with k, m or g), got '" + value + "'"};
+    } else if (key == "threads") {
+      char* end = nullptr;
+      long n = std::strtol(value.c_str(), &end, 10);
+      if (value.empty() || *end != '\0' || n < 1 || n > 64)
+        return {NC_EINVAL, "async: threads= takes a number from 1 to 64, got '" + value + "'"};
+      threads = static_cast<int>(n);
     } else {
-      return {NC_EINVAL, "async: unknown setting '" + key + "' (known: mem)"};
+      return {NC_EINVAL, "async: unknown setting '" + key + "' (known: mem, threads)"};
     }
   }
-  *out = std::make_unique<AsyncConnector>(below, mem);
+  *out = std::make_unique<AsyncConnector>(below, mem, threads);
   return Status::ok();
 }
 
