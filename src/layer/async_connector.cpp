@@ -206,6 +206,9 @@ bool depends(const Op& a, const Op& b) {
   return overlaps(a.region, b.region);
 }
 
+// How many of a file's queued operations the scheduler looks at, front first.
+constexpr size_t kScheduleWindow = 64;
+
 bool hold_for_overlap() {
   static const bool hold = [] {
     const char* v = std::getenv("EXACDF_ASYNC_HOLD");
@@ -423,7 +426,9 @@ class AsyncFile final : public WrappedState {
   // True when a collective started (other files may hold the next ticket).
   bool schedule_locked() {
     if (below_busy_) return false;
-    for (size_t k = 0; k < ops_.size(); ++k) {
+    // (a window: the dependency checks grow with its square, and the front
+    // operations are the ones that matter)
+    for (size_t k = 0; k < ops_.size() && k < kScheduleWindow; ++k) {
       Op* op = ops_[k].get();
       if (!op->prepared) continue;
       bool blocked = false;
