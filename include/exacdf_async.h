@@ -34,6 +34,13 @@ extern int exa_async_error(int ncid, int index, exa_async_error_info *info);
  *  once (at most its mem= bound); 0 for a stack without async. Local. */
 extern int exa_async_peak_bytes(int ncid, long long *bytes);
 
+/** Debugging: the file's background tasks (a copy's conversion to the file's
+ *  byte order, a call below) running now, the most of them that ran at once so
+ *  far, and the most tasks of the process's thread pool that ran at once (0
+ *  for a stack without async or without MPI_THREAD_MULTIPLE; any pointer may
+ *  be NULL). Local. */
+extern int exa_async_concurrency(int ncid, int *file_now, int *file_max, int *process_max);
+
 #if defined(__cplusplus)
 }
 #endif

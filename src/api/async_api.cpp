@@ -41,3 +41,18 @@ extern "C" int exa_async_peak_bytes(int ncid, long long* bytes) {
     return st;
   });
 }
+
+extern "C" int exa_async_concurrency(int ncid, int* file_now, int* file_max, int* process_max) {
+  if (file_now) *file_now = 0;
+  if (file_max) *file_max = 0;
+  if (process_max) *process_max = 0;
+  return exa::api::with_file("exa_async_concurrency", ncid, [&](OpenFile& f) -> Status {
+    exa::layer::AsyncConcurrencyArgs args;
+    Status st = f.connector->extension(*f.state, "async_concurrency", &args);
+    if (st.code() == NC_ENOTSUPPORT) return Status::ok();
+    if (file_now) *file_now = args.file_now;
+    if (file_max) *file_max = args.file_max;
+    if (process_max) *process_max = args.process_max;
+    return st;
+  });
+}

@@ -3,12 +3,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <bit>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -79,6 +82,11 @@ struct Op {
   Region region;
   bool record = false;  // a record variable: numrecs may grow when it runs
   size_t bytes = 0;     // held against the mem bound
+  bool collective = false;  // a collective put or wait (a post is independent)
+  uint64_t ticket = 0;      // collective: its place in the process's program order
+  bool swap = false;        // the copy goes to the file's byte order first (prepare)
+  int64_t elem_size = 1;
+  bool prepared = false;    // (under the file's lock)
 
   std::string args() const {
     if (kind == OpKind::kWait) {
@@ -100,23 +108,151 @@ bool verbose() {
   return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0;
 }
 
-// A file's queue and its background thread.
+// A file's operations and their dependencies; the work runs on the process's
+// pool of threads (or, without MPI_THREAD_MULTIPLE, inside library calls).
 class AsyncFile;
 void forget_file(AsyncFile* f);
+void poke_all();
+
+// The process's pool of background threads, shared by every async file
+// (async{threads=N}: it grows to the largest N a file asked for and keeps its
+// threads until the process ends). A job never waits for another job; a
+// thread blocks only inside a collective call below, and collective calls
+// start in the process's program order (CollectiveOrder), so a program that
+// would not deadlock with PnetCDF's blocking calls does not deadlock here,
+// however few threads there are.
+class Pool {
+ public:
+  static Pool& get() {
+    static Pool* pool = new Pool;  // never destroyed: its threads live until exit
+    return *pool;
+  }
+  void ensure(int n) {
+    std::lock_guard<std::mutex> lock(mu_);
+    while (static_cast<int>(threads_.size()) < n) threads_.emplace_back([this] { work(); });
+  }
+  // first: ahead of the jobs waiting (calls below, the long pole, go before
+  // preparations).
+  Pool() = default;
+  // A pool of the caller's own (one file's), ended when destroyed; the
+  // process's pool (get) never is.
+  ~Pool() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping_ = true;
+    }
+    cv_.notify_all();
+    for (std::thread& t : threads_) t.join();
+  }
+  void submit(std::function<void()> job, bool first = false) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (first)
+        jobs_.push_front(std::move(job));
+      else
+        jobs_.push_back(std::move(job));
+    }
+    cv_.notify_one();
+  }
+  // Tasks running at once: now, and the most so far (exa_async_concurrency).
+  void enter() {
+    int now = ++active_;
+    if (now >= 2) ++overlaps_;
+    int seen = max_active_.load();
+    while (now > seen && !max_active_.compare_exchange_weak(seen, now)) {
+    }
+  }
+  void leave() { --active_; }
+  int active() const { return active_.load(); }
+  int max_active() const { return max_active_.load(); }
+  // How many times a task started while another ran.
+  long overlaps() const { return overlaps_.load(); }
+
+ private:
+  void work() {
+    for (;;) {
+      std::function<void()> job;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+        if (jobs_.empty()) return;  // stopping
+        job = std::move(jobs_.front());
+        jobs_.pop_front();
+      }
+      job();
+    }
+  }
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> jobs_;
+  std::vector<std::thread> threads_;
+  bool stopping_ = false;
+  std::atomic<int> active_{0}, max_active_{0};
+  std::atomic<long> overlaps_{0};
+};
+
+// Collective operations of every async file of the process start in program
+// order: a ticket each when queued; the one whose ticket is `started` may
+// start next.
+struct CollectiveOrder {
+  std::mutex mu;
+  uint64_t issued = 0;
+  std::atomic<uint64_t> started{0};
+};
+CollectiveOrder& collective_order() {
+  static CollectiveOrder* order = new CollectiveOrder;
+  return *order;
+}
+
+// Whether b, queued after a, must wait for a to finish: both collective
+// (program order on the file's communicator), a wait after a post (it may
+// name it), or the same variable with overlapping regions (RAW/WAW/WAR; every
+// queued operation writes).
+bool depends(const Op& a, const Op& b) {
+  if (a.collective && b.collective) return true;
+  if (b.kind == OpKind::kWait) {
+    if (a.kind == OpKind::kPost) return true;
+    return std::any_of(b.wait_regions.begin(), b.wait_regions.end(), [&](const Region& r) { return overlaps(a.region, r); });
+  }
+  if (a.kind == OpKind::kWait)
+    return std::any_of(a.wait_regions.begin(), a.wait_regions.end(), [&](const Region& r) { return overlaps(r, b.region); });
+  return overlaps(a.region, b.region);
+}
+
+// How many of a file's queued operations the scheduler looks at, front first.
+constexpr size_t kScheduleWindow = 64;
+
+bool hold_for_overlap() {
+  static const bool hold = [] {
+    const char* v = std::getenv("EXACDF_ASYNC_HOLD");
+    return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0;
+  }();
+  return hold;
+}
 
 class AsyncFile final : public WrappedState {
  public:
-  AsyncFile(std::unique_ptr<FileState> lower, Connector* next, size_t mem_cap, bool threaded)
+  // own_thread: the file's work runs on one thread of its own instead of the
+  // process's pool (a layer below that is not native: test_cache_order_mover
+  // at 4 ranks lost the order of async,cache's puts when successive calls
+  // below came from different threads; not understood yet).
+  AsyncFile(std::unique_ptr<FileState> lower, Connector* next, size_t mem_cap, bool threaded, bool own_thread)
       : WrappedState(std::move(lower)), next_(next), mem_cap_(mem_cap), threaded_(threaded) {
-    if (!threaded_) return;
-    // Made before the thread starts: the file's communicator is the thread's from then on.
     if (MPI_Comm_dup(comm(), &agree_comm_) != MPI_SUCCESS) agree_comm_ = MPI_COMM_NULL;
-    worker_ = std::thread([this] { work(); });
+    if (threaded_ && own_thread) {
+      own_pool_ = std::make_unique<Pool>();
+      own_pool_->ensure(1);
+    }
   }
   ~AsyncFile() override;
 
-  // Queues a put (waits for room first: back-pressure); false if it can
-  // never fit (bigger than the bound) and the caller runs it at once.
+  bool threaded() const { return threaded_; }
+  Pool& pool() { return own_pool_ ? *own_pool_ : Pool::get(); }
+
+  // Queues an operation (waits for room first: back-pressure); false if it
+  // can never fit (bigger than the bound) and the caller runs it at once.
+  // Its preparation (the copy's byte order) may start at once on the pool;
+  // its call below starts when every earlier operation it depends on is done.
   bool enqueue(std::unique_ptr<Op> op) {
     std::unique_lock<std::mutex> lock(mu_);
     if (op->bytes > mem_cap_) return false;
@@ -138,16 +274,52 @@ class AsyncFile final : public WrappedState {
     }
     peak_ = std::max(peak_, used_);
     if (op->record) ++pending_records_;
-    queue_.push_back(std::move(op));
-    work_.notify_one();
+    if (op->collective && threaded_) {
+      std::lock_guard<std::mutex> order(collective_order().mu);
+      op->ticket = collective_order().issued++;
+    }
+    Op* queued = op.get();
+    ops_.push_back(std::move(op));
+    if (!threaded_) return true;
+    if (queued->swap) {
+      ++jobs_;
+      pool().submit([this, queued] { prepare(queued); });
+    } else {
+      queued->prepared = true;
+    }
+    bool poke = schedule_locked();
+    lock.unlock();
+    if (poke) poke_all();
     return true;
   }
 
-  // Completes every queued operation (the barrier before any other call).
+  // Before a call that not every rank makes (an independent one): with
+  // threads, waits for the file's operations (the pool runs collectives with
+  // the other ranks' pools, whatever they do); without, runs no collective
+  // work -- every queued operation is collective then -- since the other
+  // ranks may be anywhere, e.g. in the program's MPI_Barrier.
+  void settle() {
+    if (threaded_) drain();
+  }
+
+  // Whether a put of `bytes` fits the bound now (no waiting).
+  bool fits(size_t bytes) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return used_ + bytes <= mem_cap_;
+  }
+
+  // Operations queued and not yet done.
+  int pending() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return static_cast<int>(ops_.size());
+  }
+
+  // Completes every queued operation (the barrier before a collective call:
+  // every rank reaches it in the same order).
   void drain() {
     if (!threaded_) return progress();
     std::unique_lock<std::mutex> lock(mu_);
-    idle_.wait(lock, [this] { return queue_.empty() && !busy_; });
+    idle_.wait(lock, [this] { return ops_.empty() && jobs_ == 0; });
   }
 
   // Waits at most timeout_s (< 0: no limit); the operations left.
@@ -157,9 +329,16 @@ class AsyncFile final : public WrappedState {
       return 0;
     }
     std::unique_lock<std::mutex> lock(mu_);
-    idle_.wait_for(lock, std::chrono::duration<double>(timeout_s),
-                   [this] { return queue_.empty() && !busy_; });
-    return static_cast<int>(queue_.size()) + (busy_ ? 1 : 0);
+    idle_.wait_for(lock, std::chrono::duration<double>(timeout_s), [this] { return ops_.empty() && jobs_ == 0; });
+    return static_cast<int>(ops_.size());
+  }
+
+  // Starts what may start now; called by poke_all when a collective started
+  // elsewhere (the next ticket may be this file's). True when a collective
+  // started here.
+  bool schedule_here() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return schedule_locked();
   }
 
   bool pending_records() {
@@ -184,20 +363,22 @@ class AsyncFile final : public WrappedState {
     return Status::ok();
   }
 
-  // Ends the background thread once the queue is done.
-  void stop() {
-    drain();
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stopping_ = true;
-    }
-    work_.notify_all();
-    if (worker_.joinable()) worker_.join();
-  }
+  // Completes the file's operations; none runs afterwards.
+  void stop() { drain(); }
 
   size_t peak() {
     std::lock_guard<std::mutex> lock(mu_);
     return peak_;
+  }
+  // This file's tasks (preparations, calls below) running now, and the most
+  // that ran at once.
+  int active() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return active_;
+  }
+  int max_active() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return max_active_;
   }
 
   // A buffer for a put's copy of `bytes`: one that an earlier put of this
@@ -238,50 +419,124 @@ class AsyncFile final : public WrappedState {
   }
 
   // A communicator of this connector's own for agreements made on the
-  // program's thread while the background thread makes collective calls on
-  // the file's (duplicated when the file was made, with a thread; else null).
+  // program's thread while the pool makes collective calls on the file's
+  // (duplicated when the file was made; null if that failed).
   MPI_Comm agreement_comm() const { return agree_comm_; }
 
  private:
-  // Without MPI_THREAD_MULTIPLE: runs the queue in the calling thread.
+  // Without MPI_THREAD_MULTIPLE: runs the queue in program order in the
+  // calling thread.
   void progress() {
     for (;;) {
-      std::unique_ptr<Op> op;
+      Op* op = nullptr;
       {
         std::lock_guard<std::mutex> lock(mu_);
-        if (queue_.empty()) return;
-        op = std::move(queue_.front());
-        queue_.pop_front();
+        if (ops_.empty()) return;
+        op = ops_.front().get();
       }
+      if (op->swap) to_file_order(*op);
       run(*op);
-      finish(*op);
+      std::lock_guard<std::mutex> lock(mu_);
+      finish_locked(op);
     }
   }
 
-  void work() {
-    for (;;) {
-      std::unique_ptr<Op> op;
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        work_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-        if (queue_.empty()) return;  // stopping
-        op = std::move(queue_.front());
-        queue_.pop_front();
-        busy_ = true;
-      }
-      run(*op);
-      finish(*op);
+  // The first queued operation that may make its call below now, started on
+  // the pool: prepared, after every earlier one it depends on, and, if
+  // collective, holding the process's next ticket. One call below at a time
+  // per file (the layers below keep per-file state that is not thread-safe).
+  // True when a collective started (other files may hold the next ticket).
+  bool schedule_locked() {
+    if (below_busy_) return false;
+    // (a window: the dependency checks grow with its square, and the front
+    // operations are the ones that matter)
+    for (size_t k = 0; k < ops_.size() && k < kScheduleWindow; ++k) {
+      Op* op = ops_[k].get();
+      if (!op->prepared) continue;
+      bool blocked = false;
+      for (size_t j = 0; j < k && !blocked; ++j) blocked = depends(*ops_[j], *op);
+      if (blocked) continue;
+      if (op->collective && op->ticket != collective_order().started.load()) continue;
+      below_busy_ = true;
+      ++jobs_;
+      if (op->collective) ++collective_order().started;
+      pool().submit([this, op] { call_below(op); }, /*first=*/true);
+      return op->collective;
     }
+    return false;
   }
 
-  void finish(Op& op) {
-    std::lock_guard<std::mutex> lock(mu_);
-    keep_buffer(std::move(op.data));
-    used_ -= op.bytes;
-    if (op.record) --pending_records_;
-    busy_ = false;
+  // A task of the file starts. Testing hook (EXACDF_ASYNC_HOLD=1): the
+  // file's first task holds until another task of the process runs beside it
+  // (at most 10 s), so a test sees the overlap the scheduler allows whatever
+  // the machine's load.
+  void enter_locked(std::unique_lock<std::mutex>& lock) {
+    ++active_;
+    max_active_ = std::max(max_active_, active_);
+    Pool::get().enter();
+    if (!hold_for_overlap() || held_) return;
+    held_ = true;
+    const long before = Pool::get().overlaps();
+    for (int k = 0; k < 1000 && Pool::get().overlaps() == before && Pool::get().active() < 2; ++k)
+      overlap_.wait_for(lock, std::chrono::milliseconds(10));
+  }
+  void leave_locked() {
+    --active_;
+    Pool::get().leave();
+  }
+
+  // On the pool: the copy into the file's byte order (big-endian), so the
+  // call below writes it as it is; runs beside other operations' calls below.
+  void prepare(Op* op) {
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      enter_locked(lock);
+    }
+    to_file_order(*op);
+    bool poke = false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      leave_locked();
+      op->prepared = true;
+      --jobs_;
+      poke = schedule_locked();
+      if (ops_.empty() && jobs_ == 0) idle_.notify_all();
+    }
+    if (poke) poke_all();
+  }
+
+  static void to_file_order(Op& op) {
+    convert::swap_bytes_in_place(op.data.data(), op.elem_size, static_cast<int64_t>(op.data.size()) / op.elem_size);
+    op.req.external_order = true;
+  }
+
+  // On the pool: the operation's call below, then what it unblocked.
+  void call_below(Op* op) {
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      enter_locked(lock);
+    }
+    run(*op);
+    bool poke = false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      leave_locked();
+      below_busy_ = false;
+      --jobs_;
+      finish_locked(op);
+      poke = schedule_locked();
+    }
+    if (poke) poke_all();
+  }
+
+  void finish_locked(Op* op) {
+    keep_buffer(std::move(op->data));
+    used_ -= op->bytes;
+    if (op->record) --pending_records_;
+    auto it = std::find_if(ops_.begin(), ops_.end(), [op](const std::unique_ptr<Op>& o) { return o.get() == op; });
+    if (it != ops_.end()) ops_.erase(it);
     space_.notify_all();
-    if (queue_.empty()) idle_.notify_all();
+    if (ops_.empty() && jobs_ == 0) idle_.notify_all();
   }
 
   // Keeps a finished put's buffer for the next put (mu_ held). What is kept
@@ -294,7 +549,8 @@ class AsyncFile final : public WrappedState {
 
   // One operation through the layers below. An operation whose region
   // overlaps that of an earlier failed one is cancelled (a collective one
-  // still takes part, with nothing, so the other ranks do not hang).
+  // still takes part, with nothing, so the other ranks do not hang). The
+  // calls below of one file never run at once: failed_ needs no lock.
   void run(Op& op) {
     if (op.kind == OpKind::kWait) return run_wait(op);
     bool cancelled = std::any_of(failed_.begin(), failed_.end(),
@@ -391,21 +647,24 @@ class AsyncFile final : public WrappedState {
   const size_t mem_cap_;
   const bool threaded_;
   std::mutex mu_;
-  std::condition_variable work_, space_, idle_;
-  std::deque<std::unique_ptr<Op>> queue_;
+  std::condition_variable space_, idle_, overlap_;
+  std::deque<std::unique_ptr<Op>> ops_;  // queued, not yet done, in program order
+  int jobs_ = 0;             // this file's jobs on the pool
+  bool below_busy_ = false;  // a call below is running
+  int active_ = 0, max_active_ = 0;
+  bool held_ = false;  // EXACDF_ASYNC_HOLD: the first task held
   std::vector<std::vector<uint8_t>> spare_;  // finished puts' buffers, for reuse
   size_t spare_bytes_ = 0;
-  bool busy_ = false, stopping_ = false;
+  std::unique_ptr<Pool> own_pool_;  // declared last: its thread ends first
   size_t used_ = 0, peak_ = 0;
   int pending_records_ = 0;
   uint64_t sequence_ = 0;
-  std::vector<Region> failed_;  // the worker's only
+  std::vector<Region> failed_;  // the calls below only (one at a time)
   std::map<int, Region> kept_;
   std::map<int, int> lost_;     // under mu_
   MPI_Comm agree_comm_ = MPI_COMM_NULL;
   std::vector<exa_async_error_info> errors_;
   Status unreported_;
-  std::thread worker_;
 };
 
 AsyncFile::~AsyncFile() {
@@ -432,13 +691,38 @@ void forget_file(AsyncFile* f) {
   std::lock_guard<std::mutex> lock(open_files().mu);
   open_files().files.erase(f);
 }
-void drain_all() {
+// With threads every file's queue is waited for. Without, a file's queued
+// (collective) work runs only inside a collective call on a communicator of
+// the same group (`collective_on`; MPI_COMM_NULL: an independent call): every
+// rank of that file reaches the call in the same order relative to the
+// file's own collective calls, as a program correct under PnetCDF's blocking
+// calls does.
+// A collective started: the next ticket may be another file's.
+void poke_all() {
+  for (bool again = true; again;) {
+    again = false;
+    std::lock_guard<std::mutex> lock(open_files().mu);  // (a file leaves only after its work is done)
+    for (AsyncFile* f : open_files().files) again = f->schedule_here() || again;
+  }
+}
+
+void drain_all(MPI_Comm collective_on) {
   std::vector<AsyncFile*> files;
   {
     std::lock_guard<std::mutex> lock(open_files().mu);
     files.assign(open_files().files.begin(), open_files().files.end());
   }
-  for (AsyncFile* f : files) f->drain();
+  for (AsyncFile* f : files) {
+    if (f->threaded()) {
+      f->drain();
+      continue;
+    }
+    int same = MPI_UNEQUAL;
+    if (collective_on == MPI_COMM_NULL || MPI_Comm_compare(collective_on, f->comm(), &same) != MPI_SUCCESS ||
+        same == MPI_UNEQUAL)
+      continue;  // (a failed compare: nothing runs; the file's next collective call runs it)
+    f->drain();
+  }
 }
 
 bool thread_multiple() {
@@ -458,17 +742,21 @@ bool thread_multiple() {
 
 class AsyncConnector final : public ForwardingConnector {
  public:
-  AsyncConnector(Connector* below, size_t mem_cap) : ForwardingConnector(below), mem_cap_(mem_cap) {}
+  AsyncConnector(Connector* below, size_t mem_cap, int threads)
+      : ForwardingConnector(below),
+        mem_cap_(mem_cap),
+        threads_(threads),
+        swap_below_(std::strcmp(below->name(), "native") == 0) {}
   const char* name() const override { return "async"; }
 
   Status create(MPI_Comm comm, const std::string& path, int cmode, MPI_Info info,
                 std::unique_ptr<FileState>* out) override {
-    drain_all();
+    drain_all(comm);
     return ForwardingConnector::create(comm, path, cmode, info, out);
   }
   Status open(MPI_Comm comm, const std::string& path, int omode, MPI_Info info,
               std::unique_ptr<FileState>* out) override {
-    drain_all();
+    drain_all(comm);
     return ForwardingConnector::open(comm, path, omode, info, out);
   }
 
@@ -513,7 +801,7 @@ class AsyncConnector final : public ForwardingConnector {
     return after(f, [&] { return next()->fill_var_rec(below(f), varid, recno); });
   }
   Status file_info(FileState& f, MPI_Info* info) override {
-    return after(f, [&] { return next()->file_info(below(f), info); });
+    return independent(f, [&] { return next()->file_info(below(f), info); });
   }
   Status def_dim(FileState& f, const char* name, MPI_Offset len, int* id) override {
     return after(f, [&] { return next()->def_dim(below(f), name, len, id); });
@@ -550,7 +838,7 @@ class AsyncConnector final : public ForwardingConnector {
     return next()->dataset(below(f));
   }
   FileFacts facts(FileState& f) override {
-    state(f).drain();
+    state(f).settle();
     return next()->facts(below(f));
   }
   Status get_att(FileState& f, int varid, const char* name, void* values, nc_type memtype) override {
@@ -571,41 +859,44 @@ class AsyncConnector final : public ForwardingConnector {
     }
   }
   Status check_data(FileState& f, const DataRequest& req, bool put, bool call_only) override {
-    return after(f, [&] { return next()->check_data(below(f), req, put, call_only); });
+    return independent(f, [&] { return next()->check_data(below(f), req, put, call_only); });
   }
 
   Status put(FileState& f, const DataRequest& req) override;
   Status get(FileState& f, const DataRequest& req) override {
-    drain_all();
+    state(f).settle();
+    drain_all(req.collective ? f.comm() : MPI_COMM_NULL);
     return next()->get(below(f), req);
   }
   Status vard(FileState& f, int varid, MPI_Datatype filetype, void* buf, MPI_Offset bufcount,
               MPI_Datatype buftype, bool put, bool collective) override {
-    return after(f, [&] { return next()->vard(below(f), varid, filetype, buf, bufcount, buftype, put, collective); });
+    return before(f, collective, [&] { return next()->vard(below(f), varid, filetype, buf, bufcount, buftype, put, collective); });
   }
   Status post(FileState& f, const DataRequest& req, PostKind kind, int* reqid) override;
   Status wait(FileState& f, int num, int* reqids, int* statuses, bool collective) override;
   Status cancel(FileState& f, int num, int* reqids, int* statuses) override {
-    Status st = after(f, [&] { return forwarded_requests(f, num, reqids, statuses, [&](int* ids, int* sts) {
+    Status st = independent(f, [&] { return forwarded_requests(f, num, reqids, statuses, [&](int* ids, int* sts) {
       return next()->cancel(below(f), num, ids, sts);
     }); });
     return st;
   }
   Status inq_nreqs(FileState& f, int* nreqs) override {
-    return after(f, [&] { return next()->inq_nreqs(below(f), nreqs); });
+    return independent(f, [&] { return next()->inq_nreqs(below(f), nreqs); });
   }
   Status buffer_attach(FileState& f, MPI_Offset size) override {
-    return after(f, [&] { return next()->buffer_attach(below(f), size); });
+    return independent(f, [&] { return next()->buffer_attach(below(f), size); });
   }
-  Status buffer_detach(FileState& f) override { return after(f, [&] { return next()->buffer_detach(below(f)); }); }
+  Status buffer_detach(FileState& f) override { return independent(f, [&] { return next()->buffer_detach(below(f)); }); }
   Status buffer_usage(FileState& f, MPI_Offset* usage, MPI_Offset* size) override {
-    return after(f, [&] { return next()->buffer_usage(below(f), usage, size); });
+    return independent(f, [&] { return next()->buffer_usage(below(f), usage, size); });
   }
   Status extension(FileState& f, const char* name, void* args) override;
 
  protected:
   std::unique_ptr<FileState> wrap(std::unique_ptr<FileState> lower) override {
-    auto af = std::make_unique<AsyncFile>(std::move(lower), next(), mem_cap_, thread_multiple());
+    const bool threaded = thread_multiple();
+    if (threaded) Pool::get().ensure(threads_);
+    auto af = std::make_unique<AsyncFile>(std::move(lower), next(), mem_cap_, threaded, !swap_below_);
     std::lock_guard<std::mutex> lock(open_files().mu);
     open_files().files.insert(af.get());
     return af;
@@ -614,16 +905,34 @@ class AsyncConnector final : public ForwardingConnector {
  private:
   static AsyncFile& state(FileState& f) { return static_cast<AsyncFile&>(f); }
   static void forget(AsyncFile& af) { forget_file(&af); }
+  // A collective call: what came before completes, then the call runs.
   template <typename Fn>
   Status after(FileState& f, Fn&& fn) {
     state(f).drain();
     return fn();
   }
+  // An independent call (not every rank makes it): AsyncFile::settle.
+  template <typename Fn>
+  Status independent(FileState& f, Fn&& fn) {
+    state(f).settle();
+    return fn();
+  }
+  template <typename Fn>
+  Status before(FileState& f, bool collective, Fn&& fn) {
+    return collective ? after(f, fn) : independent(f, fn);
+  }
   // A completing call (wait, sync, flush): also returns the first
   // background error not yet returned.
   template <typename Fn>
   Status completing(FileState& f, Fn&& fn) {
-    state(f).drain();
+    return completing(f, true, fn);
+  }
+  template <typename Fn>
+  Status completing(FileState& f, bool collective, Fn&& fn) {
+    if (collective)
+      state(f).drain();
+    else
+      state(f).settle();
     Status st = fn();
     Status late = state(f).take_unreported();
     if (late.is_ok()) return st;
@@ -635,10 +944,12 @@ class AsyncConnector final : public ForwardingConnector {
   }
   bool partitioned(FileState& f) { return next()->dataset(below(f)).partitioned(); }
   void settle_metadata(FileState& f) {
-    if (state(f).pending_records() || partitioned(f)) state(f).drain();
+    if (state(f).pending_records() || partitioned(f)) state(f).settle();
   }
   std::unique_ptr<Op> copy_of(FileState& f, const DataRequest& req, const CheckedAccess& access,
                               bool* copyable);
+  std::unique_ptr<Op> deferred_copy(FileState& f, const DataRequest& req);
+  Status put_inline(FileState& f, const DataRequest& req, std::unique_ptr<Op> op);
   bool may_keep_wait(AsyncFile& af, int num, const int* reqids);
   Status agree_to_defer(FileState& f, bool mine, bool* all);
   // A wait or cancel made below at once (after a drain): the kept requests
@@ -648,6 +959,8 @@ class AsyncConnector final : public ForwardingConnector {
   Status forwarded_requests(FileState& f, int num, int* reqids, int* statuses, Fn&& below_call);
 
   const size_t mem_cap_;
+  const int threads_;       // the pool's threads (at least)
+  const bool swap_below_;   // native is right below: it takes copies in the file's byte order
 };
 
 // The queued copy of a put, when its memory is one contiguous run of bytes
@@ -693,6 +1006,13 @@ std::unique_ptr<Op> AsyncConnector::copy_of(FileState& f, const DataRequest& req
   op->region = region_of(req.varid, access.sel);
   op->record = access.geo.record;
   op->bytes = static_cast<size_t>(bytes);
+  op->collective = req.collective;
+  // The byte swap to the file's order is a task of its own on the pool (it
+  // runs beside other operations' calls below) when native is right below,
+  // which writes such a copy as it is (DataRequest::external_order).
+  op->elem_size = convert::native_size(access.memtype);
+  op->swap = swap_below_ && op->elem_size > 1 && !op->data.empty() &&
+             std::endian::native == std::endian::little;
   *copyable = true;
   return op;
 }
@@ -708,28 +1028,57 @@ std::unique_ptr<Op> AsyncConnector::copy_of(FileState& f, const DataRequest& req
 // the bytes from another rank: no library call of ours lies in between).
 Status AsyncConnector::put(FileState& f, const DataRequest& req) {
   auto& af = state(f);
-  auto at_once = [&] { return after(f, [&] { return next()->put(below(f), req); }); };
-  if (!req.collective || req.args_error != NC_NOERR || safe_mode_requested() || partitioned(f))
-    return at_once();
+  auto at_once = [&] { return before(f, req.collective, [&] { return next()->put(below(f), req); }); };
+  // (the same on every rank: an independent put, safe mode, a partitioned file)
+  if (!req.collective || safe_mode_requested() || partitioned(f)) return at_once();
+  std::unique_ptr<Op> op = deferred_copy(f, req);
+  if (!af.threaded()) return put_inline(f, req, std::move(op));
+  if (op == nullptr || !af.enqueue(std::move(op))) return at_once();
+  return Status::ok();
+}
+
+// Without a thread a queued collective put runs inside a later collective
+// call, so whether this put is queued, and whether the queue runs first (no
+// room), must be the same on every rank: one allreduce decides (the ranks'
+// arguments, buffers and bounds may differ). 0: every rank queues it; 1:
+// some rank has no room: every rank runs its queue, then queues it; 2: some
+// rank cannot queue it: every rank runs its queue and the put.
+Status AsyncConnector::put_inline(FileState& f, const DataRequest& req, std::unique_ptr<Op> op) {
+  auto& af = state(f);
+  int need = op == nullptr ? 2 : af.fits(op->bytes) ? 0 : 1;
+  if (af.agreement_comm() == MPI_COMM_NULL) need = 2;  // (the same on every rank: the dup failed)
+  else
+    EXA_RETURN_IF_ERROR(io::from_mpi(MPI_Allreduce(MPI_IN_PLACE, &need, 1, MPI_INT, MPI_MAX, af.agreement_comm()),
+                                     io::MpiOp::kOther, "async: MPI_Allreduce at a collective put"));
+  if (need > 0) af.drain();
+  if (need < 2 && af.enqueue(std::move(op))) return Status::ok();
+  return next()->put(below(f), req);
+}
+
+// The queued copy of a collective put, or null when it runs at once: with bad
+// arguments (it takes part with nothing), of a record variable (numrecs is
+// agreed and written by the call; inquiries must see it), with a conversion
+// (NC_ERANGE is the call's answer), from memory that is not one contiguous
+// run, or bigger than the bound (said once with EXACDF_VERBOSE=1).
+std::unique_ptr<Op> AsyncConnector::deferred_copy(FileState& f, const DataRequest& req) {
+  if (req.args_error != NC_NOERR) return nullptr;
   const model::Dataset& ds = next()->dataset(below(f));
   CheckedAccess access;
   Status checked = check_data_args(ds, next()->modes(below(f)), req, true, true, &access);
   if (!checked.is_ok()) {
     checked.set_aside("the call below answers it");
-    return at_once();
+    return nullptr;
   }
-  if (access.geo.record || access.memtype != ds.var(req.varid).type) return at_once();
+  if (access.geo.record || access.memtype != ds.var(req.varid).type) return nullptr;
   bool copyable = false;
   std::unique_ptr<Op> op = copy_of(f, req, access, &copyable);
-  if (!copyable || !af.enqueue(std::move(op))) {
-    static std::once_flag said;
-    std::call_once(said, [] {
-      if (verbose())
-        std::fprintf(stderr, "exacdf async: a put with a non-contiguous buffer, or bigger than mem=, runs at once\n");
-    });
-    return at_once();
-  }
-  return Status::ok();
+  if (copyable && op->bytes <= mem_cap_) return op;
+  static std::once_flag said;
+  std::call_once(said, [] {
+    if (verbose())
+      std::fprintf(stderr, "exacdf async: a put with a non-contiguous buffer, or bigger than mem=, runs at once\n");
+  });
+  return nullptr;
 }
 
 // Kept (deferred): an iput that passed its checks, in data mode, of a
@@ -739,8 +1088,11 @@ Status AsyncConnector::put(FileState& f, const DataRequest& req) {
 // Everything else drains the queue and posts at once.
 Status AsyncConnector::post(FileState& f, const DataRequest& req, PostKind kind, int* reqid) {
   auto& af = state(f);
-  auto at_once = [&] { return after(f, [&] { return next()->post(below(f), req, kind, reqid); }); };
-  if (kind != PostKind::kIput || req.varn || req.blocking || af.agreement_comm() == MPI_COMM_NULL ||
+  // A post is independent (only a blocking varn is made of posts, by every rank).
+  auto at_once = [&] {
+    return before(f, req.blocking && req.collective, [&] { return next()->post(below(f), req, kind, reqid); });
+  };
+  if (kind != PostKind::kIput || req.varn || req.blocking || !af.threaded() || af.agreement_comm() == MPI_COMM_NULL ||
       safe_mode_requested() || partitioned(f))
     return at_once();
   const CallModes modes = next()->modes(below(f));
@@ -760,6 +1112,8 @@ Status AsyncConnector::post(FileState& f, const DataRequest& req, PostKind kind,
   if (id < 0) return at_once();
   op->kind = OpKind::kPost;
   op->reqid = id;
+  op->swap = false;  // (native's post converts as usual)
+  op->collective = false;  // a post is independent
   if (req.call == nullptr) op->call = "ncmpi_iput";
   const Region region = op->region;
   if (!af.enqueue(std::move(op))) return {NC_EINTERNAL, "async: a kept iput did not fit its bound"};
@@ -831,13 +1185,14 @@ Status AsyncConnector::forwarded_requests(FileState& f, int num, int* reqids, in
 Status AsyncConnector::wait(FileState& f, int num, int* reqids, int* statuses, bool collective) {
   auto& af = state(f);
   const CallModes modes = next()->modes(below(f));
-  if (collective && af.agreement_comm() != MPI_COMM_NULL && !modes.define_mode && !modes.indep_mode && !safe_mode_requested() &&
+  if (collective && af.threaded() && af.agreement_comm() != MPI_COMM_NULL && !modes.define_mode && !modes.indep_mode && !safe_mode_requested() &&
       !partitioned(f)) {
     bool all = false;
     EXA_RETURN_IF_ERROR(agree_to_defer(f, may_keep_wait(af, num, reqids), &all));
     if (all) {
       auto op = std::make_unique<Op>();
       op->kind = OpKind::kWait;
+      op->collective = true;
       op->call = "ncmpi_wait_all";
       op->time = MPI_Wtime();
       for (int i = 0; i < num; ++i) {
@@ -852,7 +1207,7 @@ Status AsyncConnector::wait(FileState& f, int num, int* reqids, int* statuses, b
       return af.take_unreported();
     }
   }
-  return completing(f, [&] {
+  return completing(f, collective, [&] {
     return forwarded_requests(f, num, reqids, statuses, [&](int* ids, int* sts) {
       return next()->wait(below(f), num, ids, sts, collective);
     });
@@ -863,12 +1218,21 @@ Status AsyncConnector::extension(FileState& f, const char* name, void* args) {
   auto& af = state(f);
   if (std::strcmp(name, "async_wait") == 0) {
     auto* a = static_cast<AsyncWaitArgs*>(args);
-    a->pending = af.drain_for(a->timeout_s);
+    // Local: without a thread the queued (collective) work waits for the
+    // file's next collective call.
+    a->pending = af.threaded() ? af.drain_for(a->timeout_s) : af.pending();
     return af.take_unreported();
   }
   if (std::strcmp(name, "async_error") == 0) {
     auto* a = static_cast<AsyncErrorArgs*>(args);
     return af.error_at(a->index, a->info);
+  }
+  if (std::strcmp(name, "async_concurrency") == 0) {
+    auto* a = static_cast<AsyncConcurrencyArgs*>(args);
+    a->file_now = af.active();
+    a->file_max = af.max_active();
+    a->process_max = Pool::get().max_active();
+    return Status::ok();
   }
   if (std::strcmp(name, "async_peak") == 0) {
     *static_cast<size_t*>(args) = af.peak();
@@ -908,15 +1272,22 @@ size_t default_mem_cap() {
 Status make_async_connector(Connector* below, const ConnectorSettings& settings,
                             std::unique_ptr<Connector>* out) {
   size_t mem = default_mem_cap();
+  int threads = 2;
   for (const auto& [key, value] : settings) {
     if (key == "mem") {
       if (!parse_bytes(value, &mem))
         return {NC_EINVAL, "async: mem= takes a byte count (with k, m or g), got '" + value + "'"};
+    } else if (key == "threads") {
+      char* end = nullptr;
+      long n = std::strtol(value.c_str(), &end, 10);
+      if (value.empty() || *end != '\0' || n < 1 || n > 64)
+        return {NC_EINVAL, "async: threads= takes a number from 1 to 64, got '" + value + "'"};
+      threads = static_cast<int>(n);
     } else {
-      return {NC_EINVAL, "async: unknown setting '" + key + "' (known: mem)"};
+      return {NC_EINVAL, "async: unknown setting '" + key + "' (known: mem, threads)"};
     }
   }
-  *out = std::make_unique<AsyncConnector>(below, mem);
+  *out = std::make_unique<AsyncConnector>(below, mem, threads);
   return Status::ok();
 }
 

@@ -20,8 +20,9 @@
 namespace exa::layer {
 
 // Settings: mem (bytes of copied data held at most, with an optional k/m/g
-// suffix; default 1/8 of physical memory, at most 1 GiB). Unknown keys and
-// bad values are NC_EINVAL.
+// suffix; default 1/8 of physical memory, at most 1 GiB), threads (the
+// process's pool has at least this many, 1 to 64; default 2). Unknown keys
+// and bad values are NC_EINVAL.
 Status make_async_connector(Connector* below, const ConnectorSettings& settings,
                             std::unique_ptr<Connector>* out);
 
@@ -29,6 +30,12 @@ Status make_async_connector(Connector* below, const ConnectorSettings& settings,
 struct AsyncWaitArgs {
   double timeout_s = -1;  // < 0: no limit
   int pending = 0;        // out: operations left
+};
+// The arguments of Connector::extension(f, "async_concurrency", &args).
+struct AsyncConcurrencyArgs {
+  int file_now = 0;     // out: the file's tasks running now
+  int file_max = 0;     // out: the most of the file's tasks that ran at once
+  int process_max = 0;  // out: the same over the process's pool
 };
 // The arguments of Connector::extension(f, "async_error", &args).
 struct AsyncErrorArgs {

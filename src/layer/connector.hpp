@@ -82,6 +82,10 @@ struct DataRequest {
   int args_error = NC_NOERR;
   // The API call's name (for a connector's messages and error records), or null.
   const char* call = nullptr;
+  // A put whose buffer (contiguous, memtype the variable's type) already holds
+  // the values in the file's byte order: native writes it as it is. Set by a
+  // connector right above native for its own copy (async's pool swaps it).
+  bool external_order = false;
 };
 
 // The modes a data call's checks need (layer/data_checks.hpp); no allocation.

@@ -156,7 +156,7 @@ Status NativeConnector::put(FileState& f, const DataRequest& req) {
   // as they are, wider types are swapped in the caller's buffer and swapped
   // back afterwards (as PnetCDF does; hint nc_in_place_swap).
   bool same_type = st.is_ok() && plan.nelems > 0 && plan.memtype == plan.xtype;
-  bool as_is = same_type && (plan.geo.xsize == 1 || !host_little_endian());
+  bool as_is = same_type && (plan.geo.xsize == 1 || !host_little_endian() || req.external_order);
   bool in_place = same_type && !as_is && swap_in_place(nf, plan.xbytes());
   ScratchLease scratch(nf, as_is || in_place ? 0 : plan.xbytes());
   uint8_t* external = as_is || in_place ? static_cast<uint8_t*>(const_cast<void*>(native_values))

@@ -100,14 +100,15 @@ int main(int argc, char** argv) {
   setenv("MPI_TEST_THREAD_MULTIPLE", "1", 1); /* the background thread calls MPI */
   mpi_test_init(&argc, &argv);
   static int native_values[kOps * kRows * kCols], async_values[kOps * kRows * kCols];
-  const char* settings[] = {"async", "async{mem=512}"}; /* 512 bytes: back-pressure */
+  /* 512 bytes: back-pressure; threads=3: a bigger pool */
+  const char* settings[] = {"async", "async{mem=512}", "async{threads=3}"};
   for (unsigned seed = 1; seed <= kSeeds; ++seed) {
     char native_path[1200], async_path[1200];
     snprintf(native_path, sizeof native_path, "%s", mpi_test_path("random_native.nc"));
     snprintf(async_path, sizeof async_path, "%s", mpi_test_path("random_async.nc"));
     int nn = 0, na = 0;
     run_sequence(native_path, NULL, seed, native_values, &nn);
-    run_sequence(async_path, settings[seed % 2], seed, async_values, &na);
+    run_sequence(async_path, settings[seed % 3], seed, async_values, &na);
     CHECK(nn == na);
     CHECK(memcmp(native_values, async_values, (size_t)nn * sizeof(int)) == 0);
     if (mpi_test_rank == 0) {

@@ -145,14 +145,14 @@ int main(int argc, char **argv) {
   char dir[1200], path[1200], spec[2600];
   snprintf(dir, sizeof dir, "%s", mpi_test_path("tier"));
   snprintf(path, sizeof path, "%s", mpi_test_path("ordered.nc"));
-  /* The last one stacks the async connector above, whose thread makes the puts
-   * (only with MPI_THREAD_MULTIPLE: without it async progresses inside library
-   * calls only, and a rank whose iput post runs its queued collective puts
-   * waits for a rank standing in the program's MPI_Barrier). */
+  /* The last one stacks the async connector above: with MPI_THREAD_MULTIPLE
+   * its pool makes the puts; without, it runs them inside collective calls
+   * only (before, a rank whose independent iput post ran its queued
+   * collective puts waited for a rank standing in the program's MPI_Barrier). */
   const char *above[] = {"", "", "", "", "async,"};
   const char *settings[] = {"size=1M;drain=close", "size=1M;drain=manual", "size=40K", "size=24K;durable=node",
                             "size=40K"};
-  for (int k = 0; k < (CACHE_ORDER_THREADS ? 5 : 4); ++k) {
+  for (int k = 0; k < 5; ++k) {
     snprintf(spec, sizeof spec, "%scache{dir=%s;%s}", above[k], dir, settings[k]);
     write_ordered(path, spec, 1);
     check_file(path, spec);
