@@ -12,6 +12,12 @@ namespace exa::io {
 // Sorting is all it takes when nothing overlaps (the usual case); only then
 // is an interval map built.
 std::vector<Segment> resolve_overlaps(std::vector<Segment> posted) {
+  // Already in file order and disjoint (one request's runs, a rank's unpacked
+  // domain): nothing to sort, nothing to copy.
+  bool in_order = true;
+  for (size_t i = 1; i < posted.size() && in_order; ++i)
+    in_order = posted[i - 1].offset + posted[i - 1].length <= posted[i].offset;
+  if (in_order) return posted;
   std::vector<Segment> sorted = posted;
   std::stable_sort(sorted.begin(), sorted.end(),
                    [](const Segment& x, const Segment& y) { return x.offset < y.offset; });
@@ -191,6 +197,23 @@ void flatten(const VarGeometry& var, const Selection& sel, uint8_t* packed,
     }
     if (outer == 0) return;
   }
+}
+
+int64_t flat_segments(const VarGeometry& var, const Selection& sel) {
+  if (selected_elements(sel) == 0) return 0;
+  if (!var.pieces.empty()) {
+    int64_t n = 0;
+    for (const SelectionPart& part : split_by_pieces(var, sel)) n += flat_segments(part.geo, part.sel);
+    return n;
+  }
+  const size_t n = var.shape.size();
+  if (n == 0) return 1;
+  // As flatten: one run per index of the outer dimensions (all of them when
+  // the innermost one is strided).
+  const size_t outer = stride_of(sel, n - 1) == 1 ? n - 1 : n;
+  int64_t runs = 1;
+  for (size_t k = 0; k < outer; ++k) runs *= sel.count[k];
+  return runs;
 }
 
 Status write_segments(MpiFile& file, std::vector<Segment> segments, bool collective) {

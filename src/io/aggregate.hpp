@@ -24,6 +24,9 @@ struct Segment {
 void flatten(const VarGeometry& var, const Selection& sel, uint8_t* packed,
              std::vector<Segment>* out);
 
+// How many segments flatten() appends for a selection (to reserve them).
+int64_t flat_segments(const VarGeometry& var, const Selection& sel);
+
 // Segments in posting order -> disjoint segments sorted by offset, the later
 // of two overlapping ones winning.
 std::vector<Segment> resolve_overlaps(std::vector<Segment> posted);

@@ -16,8 +16,10 @@ constexpr size_t kSeparateWrites = 8;
 // "Many small pieces": at least this many, smaller than this on average.
 constexpr int64_t kManyPieces = 256;
 constexpr int64_t kSmallPiece = 64 * 1024;
+// Segments of a coalesced write sorted together (a slice of posting order).
+constexpr size_t kSortSlice = size_t{1} << 16;
 // Bytes staged between two writes of a coalesced write.
-constexpr int64_t kStagingChunk = int64_t{1} << 20;
+constexpr int64_t kStagingChunk = int64_t{256} << 10;
 // A segment's description in the exchange: its offset and length.
 constexpr int64_t kPieceHeader = 2 * sizeof(int64_t);
 
@@ -153,35 +155,54 @@ Status flush_runs(MpiFile& file, std::vector<Segment>* runs) {
 
 }  // namespace
 
-Status write_coalesced(MpiFile& file, std::vector<Segment> segments) {
-  std::vector<Segment> disjoint = resolve_overlaps(std::move(segments));
+Status write_coalesced(MpiFile& file, const std::vector<Segment>& segments,
+                       const std::vector<size_t>& request_ends) {
   int64_t total = 0;
-  for (const Segment& s : disjoint) total += s.length;
+  for (const Segment& s : segments) total += std::max<int64_t>(s.length, 0);
   if (total == 0) return Status::ok();
   // Staged a chunk at a time: a chunk the size of a cache is still in it when
   // the kernel copies it into the page cache (one staging buffer of a whole
   // E3SM step -- 20 MB -- made every byte travel through memory twice more).
   const int64_t chunk = std::min(total, kStagingChunk);
   auto staging = uninitialized(chunk);
-  std::vector<Segment> runs;  // contiguous in the file and in staging
+  std::vector<Segment> runs;  // contiguous in the file, in staging order
   int64_t used = 0;
-  for (const Segment& s : disjoint) {
-    if (s.length <= 0) continue;
-    if (used + s.length > chunk) {
-      EXA_RETURN_IF_ERROR(flush_runs(file, &runs));
-      used = 0;
+  // Sorted a slice of posting order at a time: a slice stays in cache while it
+  // is sorted and staged, where sorting a whole E3SM step (600,000 segments)
+  // at once did not. Any cut is right: a later slice's bytes are staged after
+  // an earlier one's and written after them (flush_runs keeps staging order),
+  // so on overlap the later posting still wins. Slices end where requests
+  // do, so a request's runs, sorted together, still join into long ones.
+  size_t next_end = 0;
+  for (size_t first = 0, last = 0; first < segments.size(); first = last) {
+    last = segments.size();
+    while (next_end < request_ends.size() && request_ends[next_end] <= first) ++next_end;
+    for (size_t e = next_end; e < request_ends.size(); ++e) {
+      if (request_ends[e] - first >= kSortSlice) {
+        last = std::min(last, std::max(request_ends[e], first + 1));
+        break;
+      }
     }
-    if (s.length > chunk) {  // large enough to go as it is
-      EXA_RETURN_IF_ERROR(file.write_at(s.offset, s.data, s.length));
-      continue;
+    std::vector<Segment> slice(segments.begin() + static_cast<std::ptrdiff_t>(first),
+                               segments.begin() + static_cast<std::ptrdiff_t>(last));
+    for (const Segment& s : resolve_overlaps(std::move(slice))) {
+      if (s.length <= 0) continue;
+      if (used + s.length > chunk) {
+        EXA_RETURN_IF_ERROR(flush_runs(file, &runs));
+        used = 0;
+      }
+      if (s.length > chunk) {  // large enough to go as it is
+        EXA_RETURN_IF_ERROR(file.write_at(s.offset, s.data, s.length));
+        continue;
+      }
+      uint8_t* at = staging.get() + used;
+      std::memcpy(at, s.data, static_cast<size_t>(s.length));
+      if (!runs.empty() && runs.back().offset + runs.back().length == s.offset)
+        runs.back().length += s.length;
+      else
+        runs.push_back({s.offset, s.length, at});
+      used += s.length;
     }
-    uint8_t* at = staging.get() + used;
-    std::memcpy(at, s.data, static_cast<size_t>(s.length));
-    if (!runs.empty() && runs.back().offset + runs.back().length == s.offset)
-      runs.back().length += s.length;
-    else
-      runs.push_back({s.offset, s.length, at});
-    used += s.length;
   }
   return flush_runs(file, &runs);
 }

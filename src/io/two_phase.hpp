@@ -40,8 +40,11 @@ bool fits_two_phase(int64_t segments, int64_t bytes, int nprocs);
 
 // Independent: segments in posting order (later ones win on overlap), staged
 // in file order; each contiguous run one write_at, or -- past a few runs --
-// one write through an hindexed view of the runs.
-Status write_coalesced(MpiFile& file, std::vector<Segment> segments);
+// one write through an hindexed view of the runs. `request_ends`: where each
+// request's segments end (ascending), so that they are sorted a few whole
+// requests at a time; empty: all at once.
+Status write_coalesced(MpiFile& file, const std::vector<Segment>& segments,
+                       const std::vector<size_t>& request_ends = {});
 
 // Collective over `comm`; every rank calls it, with or without segments, with
 // the same [lo, hi) (the union of every rank's extents). `own` is this rank's

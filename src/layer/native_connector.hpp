@@ -14,6 +14,7 @@
 #include "io/access_plan.hpp"
 #include "io/hints.hpp"
 #include "io/kept_datatype.hpp"
+#include "util/buffer_pool.hpp"
 #include "util/byte_buffer.hpp"
 #include "io/mpi_file.hpp"
 #include "layer/compact_store.hpp"
@@ -135,6 +136,9 @@ class NativeFile : public FileState {
   MPI_Offset attached_size = -1;  // bput buffer size; -1: none attached
   MPI_Offset attached_used = 0;
   ByteBuffer scratch;  // external bytes of blocking calls, reused call to call
+  // The external bytes of completed puts, for the next posts (a step of
+  // nonblocking puts needs the same buffers again; new ones were new pages).
+  BufferPool put_buffers{int64_t{64} << 20};
 };
 
 class NativeConnector final : public Connector {

@@ -31,8 +31,8 @@ Status build_memory(const PendingRequest& r, MPI_Datatype buftype, io::MemoryPla
 }
 
 // Converts a put's values (laid out by the caller's `buftype`) to external
-// form into r.external. Done at post, while the caller's type is alive.
-Status convert_put(PendingRequest& r, MPI_Datatype buftype) {
+// form into r.external (from `pool`). Done at post, while the caller's type is alive.
+Status convert_put(PendingRequest& r, MPI_Datatype buftype, BufferPool& pool) {
   io::MemoryPlan mem;
   EXA_RETURN_IF_ERROR(build_memory(r, buftype, &mem));
   const void* values = r.buf;
@@ -41,7 +41,7 @@ Status convert_put(PendingRequest& r, MPI_Datatype buftype) {
     EXA_RETURN_IF_ERROR(mem.gather(&gathered, r.nelems * convert::native_size(r.memtype)));
     values = gathered.data();
   }
-  r.external.resize(static_cast<size_t>(r.nelems * r.geo.xsize));
+  r.external = pool.take(static_cast<size_t>(r.nelems * r.geo.xsize));
   if (r.nelems == 0) return Status::ok();
   return convert::to_external(values, r.memtype, r.xtype, r.nelems, r.external.data(), r.cdf5,
                               r.erange);
@@ -116,10 +116,10 @@ PutPath choose_put_path(bool collective, int nprocs, int64_t segments, int64_t b
 // Writes a wait's puts by `path`; [lo, hi) is the extent of every rank's puts.
 // Collective paths are taken by every rank, with or without segments.
 Status move_puts(NativeFile& nf, PutPath path, bool collective, std::vector<io::Segment> puts,
-                 int64_t lo, int64_t hi) {
+                 const std::vector<size_t>& request_ends, int64_t lo, int64_t hi) {
   switch (path) {
     case PutPath::kCoalesced:
-      return io::write_coalesced(handle_for(nf, collective), std::move(puts));
+      return io::write_coalesced(handle_for(nf, collective), puts, request_ends);
     case PutPath::kTwoPhase: {
       Status opened = open_indep_handle(nf);  // (local: MPI_COMM_SELF)
       Status st = io::write_two_phase(nf.comm(), opened.is_ok() ? &nf.indep : nullptr,
@@ -138,6 +138,7 @@ Status drop_request(NativeFile& nf, int id) {
   PendingRequest& r = nf.pending.at(id);
   if (r.buffered) nf.attached_used -= static_cast<MPI_Offset>(r.external.size());
   Status freed = r.buftype.release();
+  if (r.put) nf.put_buffers.give(std::move(r.external));
   nf.request_ids.done(r.put);
   nf.pending.erase(id);
   return freed;
@@ -282,7 +283,7 @@ Status NativeConnector::post(FileState& f, const DataRequest& req, PostKind kind
     // Converted now: the external bytes are what wait writes anyway (the
     // same peak memory), and neither the caller's type nor its buffer is
     // needed afterwards (a bput's buffer may be reused at once).
-    converted = convert_put(r, req.buftype);
+    converted = convert_put(r, req.buftype, nf.put_buffers);
     if (!converted.is_ok() && converted.code() != NC_ERANGE) return converted;
     if (r.buffered) nf.attached_used += plan.xbytes();
     r.buf = nullptr;
@@ -334,6 +335,14 @@ Status NativeConnector::wait(FileState& f, int num, int* reqids, int* statuses, 
   std::vector<io::Segment> puts, gets;
   std::set<int> compact_ids;  // requests served by the compact store
   int64_t recs = 0;
+  std::vector<size_t> put_ends;  // where each put request's segments end in `puts`
+  size_t put_segments = 0;  // reserved at once: a step of puts can flatten to 600,000
+  for (int id : ids) {
+    const PendingRequest& r = nf.pending.at(id);
+    if (r.put)
+      for (const io::Selection& sel : r.pieces) put_segments += static_cast<size_t>(io::flat_segments(r.geo, sel));
+  }
+  puts.reserve(put_segments);
   for (int id : ids) {
     PendingRequest& r = nf.pending.at(id);
     // Posted perhaps in define mode: the offsets are those of now.
@@ -350,7 +359,10 @@ Status NativeConnector::wait(FileState& f, int num, int* reqids, int* statuses, 
       continue;
     }
     flatten_request(r, r.put ? &puts : &gets);
-    if (r.put) recs = std::max(recs, reached(r));
+    if (r.put) {
+      recs = std::max(recs, reached(r));
+      put_ends.push_back(puts.size());
+    }
   }
   if (!collective && ids.empty()) return Status::ok();
   if (!collective) EXA_RETURN_IF_ERROR(open_indep_handle(nf));
@@ -378,7 +390,7 @@ Status NativeConnector::wait(FileState& f, int num, int* reqids, int* statuses, 
   Status io_put, io_get;
   if (need[0])
     io_put = move_puts(nf, choose_put_path(collective, file.nprocs(), need[4], need[5]), collective,
-                       std::move(puts), -need[6], need[7]);
+                       std::move(puts), put_ends, -need[6], need[7]);
   if (need[1]) io_get = io::read_segments(file, std::move(gets), collective);
   if (need[2] > nf.ds.numrecs() || (collective && nf.numrecs_dirty)) {
     nf.ds.set_numrecs(need[2]);
