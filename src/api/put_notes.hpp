@@ -48,7 +48,7 @@ inline exa::query::PutCall query_put_call(const RequestArgs& a, bool written) {
 inline bool query_put_takes_range(int ncid, OpenFile& f, const RequestArgs& a,
                                   exa::convert::SegmentedRange* segments) {
   if (!query_put_values_known(a)) return false;
-  if (!exa::query::range_wanted_at_put(ncid, a.varid, [&f] { return f.connector->facts(*f.state).path; }))
+  if (!exa::query::range_wanted_at_put(ncid, a.varid, [&f] { return f.path; }))
     return false;
   exa::query::PutVarShape shape;
   if (!query_var_shape(f, a.varid, &shape)) return false;
