@@ -1,12 +1,14 @@
 // C entry points for blocking data calls. Every typed variant (type x
 // var1/var/vara/vars x put/get x independent/_all) and every flexible form is
 // generated from EXACDF_FOR_EACH_DATA_TYPE; all of them reach data_call().
+#include <optional>
 #include <vector>
 
 #include "api/api_support.hpp"
 #include "api/memtypes.hpp"
 #include "api/request_builder.hpp"
 #include "api/put_notes.hpp"
+#include "layer/put_range.hpp"
 #include "layer/data_checks.hpp"
 #include "pnetcdf.h"
 
@@ -38,13 +40,19 @@ int data_call(const char* fn, int ncid, int varid, Kind kind, const MPI_Offset* 
       if (!exa::layer::reaches_stack_despite_error(req)) return checked;
       req.args_error = checked.code();
     }
+    // A put's conversion pass takes its values' range for the query layer.
+    std::optional<exa::layer::PutRangeScope> range;
+    exa::convert::SegmentedRange segments;
+    if (put && checked.is_ok() && exa::api::query_put_takes_range(ncid, f, a, &segments))
+      range.emplace(varid, buf, segments);
     Status done = put ? f.connector->put(*f.state, req) : f.connector->get(*f.state, req);
     // Index chunks of the rows written go stale: noted once the arguments
     // are known good (the note reads the values by the call's counts), even
     // when the I/O failed (it may have written part); its rows count as
     // written whole only when it succeeded.
     if (put && checked.is_ok())
-      exa::api::note_query_put(ncid, f, a, done.is_ok() && f.stack->writes_at_once());
+      exa::api::note_query_put(ncid, f, a, done.is_ok() && f.stack->writes_at_once(),
+                               range ? range->range() : nullptr);
     return checked.is_ok() ? done : checked;
   });
 }

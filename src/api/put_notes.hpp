@@ -24,10 +24,13 @@ inline bool query_var_shape(OpenFile& f, int varid, exa::query::PutVarShape* sha
   return true;
 }
 
-// written: a blocking put that succeeded (its rows may count as written whole).
-inline void note_query_put(int ncid, OpenFile& f, const RequestArgs& a, bool written) {
-  exa::query::PutVarShape shape;
-  if (!query_var_shape(f, a.varid, &shape)) return;
+// Whether the put's values are in a contiguous buffer of a known memory type
+// (typed vara/vars/var1/var calls): only those have a value range.
+inline bool query_put_values_known(const RequestArgs& a) {
+  return a.kind != Kind::kVarm && a.buftype == MPI_DATATYPE_NULL && a.memtype != NC_NAT;
+}
+
+inline exa::query::PutCall query_put_call(const RequestArgs& a, bool written) {
   exa::query::PutCall pc;
   pc.start = a.start;
   pc.count = a.count;
@@ -35,8 +38,32 @@ inline void note_query_put(int ncid, OpenFile& f, const RequestArgs& a, bool wri
   pc.one = a.kind == Kind::kVar1;
   pc.whole = a.kind == Kind::kVar;
   pc.buf = a.buf;
-  pc.memtype = a.kind == Kind::kVarm || a.buftype != MPI_DATATYPE_NULL ? NC_NAT : a.memtype;
+  pc.memtype = query_put_values_known(a) ? a.memtype : NC_NAT;
   pc.written = written;
+  return pc;
+}
+
+// Whether the put's conversion pass should take its values' range
+// (layer/put_range.hpp), and how its values are segmented (*segments).
+inline bool query_put_takes_range(int ncid, OpenFile& f, const RequestArgs& a,
+                                  exa::convert::SegmentedRange* segments) {
+  if (!query_put_values_known(a)) return false;
+  if (!exa::query::range_wanted_at_put(ncid, a.varid, [&f] { return f.path; }))
+    return false;
+  exa::query::PutVarShape shape;
+  if (!query_var_shape(f, a.varid, &shape)) return false;
+  *segments = exa::query::put_segments(query_put_call(a, false), shape);
+  return true;
+}
+
+// written: a blocking put that succeeded (its rows may count as written
+// whole); seen: the values' ranges its conversion took, or null.
+inline void note_query_put(int ncid, OpenFile& f, const RequestArgs& a, bool written,
+                           const exa::convert::SegmentedRange* seen = nullptr) {
+  exa::query::PutVarShape shape;
+  if (!query_var_shape(f, a.varid, &shape)) return;
+  exa::query::PutCall pc = query_put_call(a, written);
+  pc.seen = seen;
   exa::query::note_put(ncid, a.varid, pc, shape);
 }
 

@@ -1,6 +1,7 @@
 // to_external / from_external: argument checks, the raw-copy cases, and the
 // one dispatch per call from (memory type, external type) to a loop instance
 // of kernels.hpp, generated from the type table.
+#include <algorithm>
 #include <cstring>
 
 #include "convert/external.hpp"
@@ -63,9 +64,20 @@ const unsigned char* native_fill(const ErangeFill& fill, nc_type dst_type, int64
 
 // The shared body of to_external and from_external: src/dst sizes are those
 // of the source and destination elements for this direction.
+// The range of what a put writes (when `range` is not null): taken from
+// each block right after the block is converted, while it is in the cache.
+// Same type: the source values themselves; otherwise the external values
+// written (fill values included: exactly what the file holds).
+void take_range(const unsigned char* src, const unsigned char* dst, nc_type mem_type, nc_type xtype,
+                int64_t m, SegmentedRange* range) {
+  if (mem_type == xtype) range->add_native(src, xtype, m);
+  else range->add_external(dst, xtype, m);
+}
+
 template <Direction dir>
 Status convert(const void* in, nc_type mem_type, nc_type xtype, int64_t n, void* out,
-               bool cdf5, const ErangeFill& fill) {
+               bool cdf5, const ErangeFill& fill, SegmentedRange* range = nullptr) {
+  if constexpr (dir == Direction::get) range = nullptr;
   EXA_RETURN_IF_ERROR(check_convertible(mem_type, xtype));
   if (n < 0) return Status(NC_EINVAL, "convert: negative element count");
   if (n == 0) return Status::ok();
@@ -88,13 +100,14 @@ Status convert(const void* in, nc_type mem_type, nc_type xtype, int64_t n, void*
 
   if (is_raw_copy(mem_type, xtype, cdf5)) {
     if (!same) std::memcpy(dst, src, static_cast<size_t>(n));
+    if (range != nullptr) range->add_native(dst, xtype, n);  // (1-byte values; NC_CHAR: unknown)
     return Status::ok();
   }
   Kernel kernel = kernel_for<dir>(mem_type, xtype);
   // Same type in place: the conversion is the byte order alone. (Out of
   // place, the kernel's one-pass swapping copy beats memcpy + swap.)
   if (mem_type == xtype && same) {
-    if constexpr (std::endian::native == std::endian::little) swap_bytes_in_place(dst, ssize, n);
+    swap_to_external_in_place(dst, xtype, n, range);
     return Status::ok();
   }
 
@@ -102,8 +115,14 @@ Status convert(const void* in, nc_type mem_type, nc_type xtype, int64_t n, void*
   const unsigned char* fill_value =
       native_fill(fill, dir == Direction::put ? xtype : mem_type, dsize, fill_bytes);
   bool bad = false;
-  if (!same) {
+  if (!same && range == nullptr) {
     bad = kernel(src, dst, n, fill_value);
+  } else if (!same) {
+    for (int64_t base = 0; base < n; base += kRangeBlockElements) {
+      const int64_t m = std::min(kRangeBlockElements, n - base);
+      bad |= kernel(src + base * ssize, dst + base * dsize, m, fill_value);
+      take_range(src + base * ssize, dst + base * dsize, mem_type, xtype, m, range);
+    }
   } else {
     // The loops take non-overlapping buffers (so they vectorize without
     // alias checks): stage in-place calls one block at a time.
@@ -111,6 +130,7 @@ Status convert(const void* in, nc_type mem_type, nc_type xtype, int64_t n, void*
     for (int64_t base = 0; base < n; base += kBlockElements) {
       const int64_t m = std::min(kBlockElements, n - base);
       bad |= kernel(src + base * ssize, block, m, fill_value);
+      if (range != nullptr) range->add_external(block, xtype, m);  // (types differ here)
       std::memcpy(dst + base * dsize, block, static_cast<size_t>(m * dsize));
     }
   }
@@ -122,6 +142,11 @@ Status convert(const void* in, nc_type mem_type, nc_type xtype, int64_t n, void*
 Status to_external(const void* in, nc_type mem_type, nc_type xtype, int64_t n, void* out,
                    bool cdf5, const ErangeFill& fill) {
   return convert<Direction::put>(in, mem_type, xtype, n, out, cdf5, fill);
+}
+
+Status to_external(const void* in, nc_type mem_type, nc_type xtype, int64_t n, void* out,
+                   bool cdf5, const ErangeFill& fill, SegmentedRange* range) {
+  return convert<Direction::put>(in, mem_type, xtype, n, out, cdf5, fill, range);
 }
 
 Status to_external(const void* in, nc_type mem_type, nc_type xtype, int64_t n, void* out) {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "convert/value_range.hpp"
 #include "exacdf_nc_constants.h"
 #include "util/status.hpp"
 
@@ -101,6 +102,12 @@ Status to_external(const void* in, nc_type mem_type, nc_type xtype, int64_t n, v
 // and the external type's default fill.
 Status to_external(const void* in, nc_type mem_type, nc_type xtype, int64_t n, void* out);
 
+// As the first to_external, and widens *range (when not null) by the values
+// written to `out` as xtype (fill values included), taken block by block in
+// the same pass (convert/value_range.hpp).
+Status to_external(const void* in, nc_type mem_type, nc_type xtype, int64_t n, void* out,
+                   bool cdf5, const ErangeFill& fill, SegmentedRange* range);
+
 // Converts n external values (xtype, big-endian) to memory (mem_type), with
 // the range rules above; same aliasing rule as to_external. `cdf5` selects
 // the CDF-5 rule for NC_BYTE -> unsigned char; `fill` what an NC_ERANGE
@@ -116,6 +123,10 @@ Status from_external(const void* in, nc_type xtype, nc_type mem_type, int64_t n,
 // size; 2, 4 and 8 are the fast paths, 1 and n <= 0 do nothing). This is the
 // external <-> native step for same-type data on a little-endian host.
 void swap_bytes_in_place(void* buf, int64_t elem_size, int64_t n);
+
+// swap_bytes_in_place for n native values of type xtype (the same-type put),
+// widening *range (when not null) by them, block by block in the same pass.
+void swap_to_external_in_place(void* buf, nc_type xtype, int64_t n, SegmentedRange* range);
 
 // Writes the default fill value of xtype (NC_FILL_*) in external form to out
 // (native_size(xtype) bytes; nothing for an unknown type).

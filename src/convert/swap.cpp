@@ -1,5 +1,6 @@
 // In-place byte reversal: the whole external <-> native step for data whose
 // memory type is its external type, so it must run at memory bandwidth.
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -88,6 +89,22 @@ void swap_bytes_in_place(void* buf, int64_t elem_size, int64_t n) {
     case 4: swap_fast<uint32_t>(p, n); break;
     case 8: swap_fast<uint64_t>(p, n); break;
     default: swap_generic(p, elem_size, n); break;
+  }
+}
+
+void swap_to_external_in_place(void* buf, nc_type xtype, int64_t n, SegmentedRange* range) {
+  const int64_t size = native_size(xtype);
+  auto* p = static_cast<unsigned char*>(buf);
+  if (range == nullptr) {
+    if constexpr (std::endian::native == std::endian::little) swap_bytes_in_place(p, size, n);
+    return;
+  }
+  // A block's range is taken just before the block is swapped: the swap
+  // reads it from the cache.
+  for (int64_t base = 0; base < n; base += kRangeBlockElements) {
+    const int64_t m = std::min(kRangeBlockElements, n - base);
+    range->add_native(p + base * size, xtype, m);
+    if constexpr (std::endian::native == std::endian::little) swap_bytes_in_place(p + base * size, size, m);
   }
 }
 

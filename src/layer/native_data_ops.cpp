@@ -17,6 +17,7 @@
 #include "layer/native_connector.hpp"
 #include "layer/native_internal.hpp"
 #include "layer/native_plan.hpp"
+#include "layer/put_range.hpp"
 
 namespace exa::layer {
 
@@ -162,11 +163,15 @@ Status NativeConnector::put(FileState& f, const DataRequest& req) {
   uint8_t* external = as_is || in_place ? static_cast<uint8_t*>(const_cast<void*>(native_values))
                                         : scratch.data();
   Status converted = Status::ok();
+  // The values' range, in the same pass, when the api layer asks for it.
+  convert::SegmentedRange* range = st.is_ok() && plan.nelems > 0 ? put_range_for(req.varid, native_values) : nullptr;
   if (in_place)
-    convert::swap_bytes_in_place(external, plan.geo.xsize, plan.nelems);
+    convert::swap_to_external_in_place(external, plan.xtype, plan.nelems, range);
   else if (plan.nelems > 0 && !as_is)
     converted = convert::to_external(native_values, plan.memtype, plan.xtype, plan.nelems,
-                                     external, plan.cdf5, plan.erange);
+                                     external, plan.cdf5, plan.erange, range);
+  else if (range != nullptr)
+    range->add_native(native_values, plan.xtype, plan.nelems);  // (bytes, or a big-endian host)
   int64_t xbytes = plan.xbytes();
   if (!converted.is_ok() && converted.code() != NC_ERANGE) {
     st = converted;

@@ -21,6 +21,7 @@
 #include "io/collective.hpp"
 #include "io/mpi_errors.hpp"
 #include "query/mpi/in_file.hpp"
+#include "io/mpi_file.hpp"
 #include "query/mpi/nc_status.hpp"
 #include "pnetcdf.h"
 #include "query/mpi/put_epoch.hpp"
@@ -169,6 +170,99 @@ void read_index_block(const FileCtx& ctx, int varid, std::vector<unsigned char>*
   if (!st.is_ok()) bytes->clear();  // damaged (its CRC): not used
 }
 
+// The header journal beside a sidecar (docs/format.md "Header journal"):
+// the new header of an in-place rewrite, written whole (and renamed into
+// place) before the sidecar's own header is overwritten, removed after. It
+// starts with kJournalMagic and the stored CRC of the header it replaces.
+std::string journal_path(const std::string& sidecar) { return sidecar + ".hdr"; }
+constexpr unsigned char kJournalMagic[8] = {'E', 'X', 'A', 'I', 'D', 'X', 'J', '1'};
+constexpr uint64_t kJournalPrefix = sizeof kJournalMagic + 4;
+
+// The header at off in fd, when it decodes (length, CRC, contents).
+bool read_header_at(int fd, uint64_t off, std::vector<unsigned char>* bytes) {
+  unsigned char prefix[kIndexPrefixBytes];
+  uint64_t hlen = 0;
+  if (!read_all_at(fd, prefix, sizeof prefix, off).is_ok() || !header_length(prefix, sizeof prefix, &hlen).is_ok() ||
+      hlen > kMaxHeaderBytes)
+    return false;
+  bytes->resize(hlen);
+  IndexHeader h;
+  return read_all_at(fd, bytes->data(), hlen, off).is_ok() && decode_header(bytes->data(), bytes->size(), &h).is_ok();
+}
+
+// The sidecar's own header, when it decodes.
+bool read_main_header(const std::string& path, std::vector<unsigned char>* bytes) {
+  int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) return false;
+  const bool ok = read_header_at(fd, 0, bytes);
+  ::close(fd);
+  return ok;
+}
+
+// The sidecar's header as it stands: its own, or the journal's when an
+// in-place rewrite was cut short (the journal is whole and the header is
+// torn or still the one the journal replaces). False: none that decodes.
+bool current_header(const std::string& path, std::vector<unsigned char>* bytes) {
+  const bool main_ok = read_main_header(path, bytes);
+  int fd = ::open(journal_path(path).c_str(), O_RDONLY);
+  if (fd < 0) return main_ok;
+  unsigned char prefix[kJournalPrefix] = {};
+  std::vector<unsigned char> journal;
+  const bool journal_ok = read_all_at(fd, prefix, sizeof prefix, 0).is_ok() &&
+                          std::memcmp(prefix, kJournalMagic, sizeof kJournalMagic) == 0 &&
+                          read_header_at(fd, kJournalPrefix, &journal);
+  ::close(fd);
+  uint32_t replaces = 0;
+  for (int i = 0; i < 4; ++i) replaces |= uint32_t{prefix[sizeof kJournalMagic + static_cast<size_t>(i)]} << (8 * i);
+  if (journal_ok && (!main_ok || stored_crc(*bytes) == replaces)) {
+    *bytes = std::move(journal);
+    return true;
+  }
+  return main_ok;  // (a journal of a rewrite that finished, or of a sidecar since replaced)
+}
+
+// Writes bytes at offset 0 of path (created when `create`) in two halves,
+// each an I/O event of the crash hook (exa_debug_kill_at): a kill between
+// them leaves the file torn, as a crash in the middle of a write would.
+Status write_halves(const std::string& path, const std::vector<unsigned char>& bytes, bool create) {
+  int fd = create ? ::open(path.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644) : ::open(path.c_str(), O_WRONLY);
+  if (fd < 0) return {NC_EWRITE, "cannot write " + path};
+  const uint64_t half = bytes.size() / 2;
+  io::note_io_event();
+  Status st = write_all_at(fd, bytes.data(), half, 0);
+  if (st.is_ok()) io::note_io_event();
+  if (st.is_ok()) st = write_all_at(fd, bytes.data() + half, bytes.size() - half, half);
+  ::close(fd);
+  return st;
+}
+
+// Rank 0: rewrites the sidecar's header in place (same length) so that a
+// crash at any step leaves a header current_header() takes, the old or the
+// new: the journal first (written to a temporary name and renamed, so that
+// an earlier journal stays whole until then), then the header, then the
+// journal goes. Each write, the rename and the removal are I/O events of
+// the crash hook. No fsync, as for the sidecar's other writes: after a
+// machine crash a torn header is refused by its CRC (rebuilt by "update").
+Status rewrite_header_journaled(const std::string& path, const std::vector<unsigned char>& bytes) {
+  std::vector<unsigned char> old;
+  const uint32_t replaces = read_main_header(path, &old) ? stored_crc(old) : 0;
+  std::vector<unsigned char> journal(kJournalMagic, kJournalMagic + sizeof kJournalMagic);
+  for (int i = 0; i < 4; ++i) journal.push_back(static_cast<unsigned char>(replaces >> (8 * i)));
+  journal.insert(journal.end(), bytes.begin(), bytes.end());
+  const std::string jpath = journal_path(path), jtmp = jpath + ".tmp";
+  Status st = write_halves(jtmp, journal, /*create=*/true);
+  if (st.is_ok()) io::note_io_event();
+  if (st.is_ok() && std::rename(jtmp.c_str(), jpath.c_str()) != 0) st = {NC_EWRITE, "cannot rename " + jtmp};
+  if (!st.is_ok()) {
+    ::unlink(jtmp.c_str());
+    return st;
+  }
+  EXA_RETURN_IF_ERROR(write_halves(path, bytes, /*create=*/false));
+  io::note_io_event();
+  if (::unlink(jpath.c_str()) != 0) return {NC_EWRITE, "cannot remove the index header journal " + jpath};
+  return Status::ok();
+}
+
 // Rank 0: the index header bytes: varid's index block inside the data file
 // (*in_file), else its sidecar. *present: it decodes; *matches: it
 // describes v as it is (id, name, type, shape; rows appended since are not
@@ -180,25 +274,9 @@ Status read_header(const FileCtx& ctx, const VarShape& v, std::vector<unsigned c
   *present = *matches = *fp_ok = *minmax = false;
   bool trusted = false;
   read_index_block(ctx, v.varid, bytes, in_file, &trusted);
-  Status st;
-  if (!*in_file) {
-    const std::string path = sidecar_path(ctx.path, v.varid);
-    int fd = ::open(path.c_str(), O_RDONLY);
-    if (fd < 0) return Status::ok();
-    unsigned char prefix[kIndexPrefixBytes];
-    uint64_t hlen = 0;
-    st = read_all_at(fd, prefix, sizeof prefix, 0);
-    if (st.is_ok()) st = header_length(prefix, sizeof prefix, &hlen);
-    if (st.is_ok() && hlen > kMaxHeaderBytes) st = {NC_EINVAL, "index sidecar: header too large"};
-    if (st.is_ok()) {
-      bytes->resize(hlen);
-      st = read_all_at(fd, bytes->data(), hlen, 0);
-    }
-    ::close(fd);
-  }
+  if (!*in_file && !current_header(sidecar_path(ctx.path, v.varid), bytes)) return Status::ok();  // none, or damaged
   IndexHeader h;
-  if (st.is_ok()) st = decode_header(bytes->data(), bytes->size(), &h);
-  if (!st.is_ok()) return Status::ok();  // damaged: not used
+  if (!decode_header(bytes->data(), bytes->size(), &h).is_ok()) return Status::ok();  // damaged: not used
   *present = true;
   *minmax = h.minmax_only();
   uint64_t row = 1;
@@ -470,28 +548,18 @@ Status store_header(const std::string& path, const IndexHeader& h, const std::ve
     ::close(fd);
     if (st.is_ok() && std::rename(tmp.c_str(), path.c_str()) != 0) st = {NC_EWRITE, "cannot rename " + tmp};
     if (!st.is_ok()) ::unlink(tmp.c_str());
+    if (st.is_ok()) ::unlink(journal_path(path).c_str());  // (one left over no longer applies: its CRC)
     return st;
   }
-  int fd = ::open(path.c_str(), O_WRONLY);
-  if (fd < 0) return {NC_EWRITE, "cannot update the index sidecar " + path};
-  // Torn by a crash, the header fails its CRC: the sidecar is not used.
-  st = write_all_at(fd, bytes.data(), bytes.size(), 0);
-  ::close(fd);
-  return st;
+  return rewrite_header_journaled(path, bytes);
 }
 
-// The stored CRC of the sidecar's header on disk (false: none readable).
+// The stored CRC of the sidecar's header as it stands (false: none readable).
 bool disk_header_crc(const std::string& path, uint32_t* crc) {
-  int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0) return false;
-  unsigned char prefix[kIndexPrefixBytes], tail[4];
-  uint64_t hlen = 0;
-  bool ok = read_all_at(fd, prefix, sizeof prefix, 0).is_ok() && header_length(prefix, sizeof prefix, &hlen).is_ok() &&
-            read_all_at(fd, tail, 4, hlen - 4).is_ok();
-  ::close(fd);
-  if (ok) *crc = static_cast<uint32_t>(tail[0]) | static_cast<uint32_t>(tail[1]) << 8 |
-                 static_cast<uint32_t>(tail[2]) << 16 | static_cast<uint32_t>(tail[3]) << 24;
-  return ok;
+  std::vector<unsigned char> bytes;
+  if (!current_header(path, &bytes)) return false;
+  *crc = stored_crc(bytes);
+  return true;
 }
 
 // An index block's header: committed (with a new generation) after the
@@ -540,13 +608,15 @@ Status write_back_header(const FileCtx& ctx, IndexHeader* h, uint32_t* disk_crc,
   return Status::ok();
 }
 
-// Values per chunk of a new min/max record (EXACDF_QUERY_MINMAX_CHUNK
-// overrides it: tests use small chunks).
+}  // namespace
+
 uint64_t minmax_chunk_elems() {
   const char* e = std::getenv("EXACDF_QUERY_MINMAX_CHUNK");
   const uint64_t n = e != nullptr ? std::strtoull(e, nullptr, 10) : 0;
   return n > 0 ? n : kDefaultChunkElems;
 }
+
+namespace {
 
 // A new min/max record of v from the communicator's puts since the last
 // look (no record, or one that is not trusted: the chunks the puts wrote
@@ -839,6 +909,7 @@ Status store_sidecar(const FileCtx& ctx, const BuildPlan& p, const std::vector<d
       ::close(fd);
       EXA_RETURN_IF_ERROR(ws);
       if (std::rename(tmp.c_str(), final_path.c_str()) != 0) return {NC_EWRITE, "cannot rename the index sidecar"};
+      ::unlink(journal_path(final_path).c_str());  // (one left over no longer applies: its CRC)
       return Status::ok();
     }();
     if (!st.is_ok() && !in_file) ::unlink(tmp.c_str());
@@ -983,6 +1054,7 @@ Status index_drop(const FileCtx& ctx, int varid) {
   if (st.is_ok() && ctx.rank == 0) {
     const std::string path = sidecar_path(ctx.path, varid);
     if (::unlink(path.c_str()) != 0 && errno != ENOENT) st = {NC_EWRITE, "cannot remove " + path};
+    ::unlink(journal_path(path).c_str());  // (none, usually)
   }
   drop_session(ctx.ncid, varid);  // on every rank (sessions are the same everywhere)
   note_indexed(ctx.ncid, varid, false);

@@ -39,6 +39,9 @@ struct CloseStamp {
 };
 // Whether this process trusts some sidecar of ncid (the same on every rank).
 bool has_sessions(int ncid);
+// Values per chunk of a new min/max record (EXACDF_QUERY_MINMAX_CHUNK
+// overrides it: tests use small chunks).
+uint64_t minmax_chunk_elems();
 // Before ncid's close: every sidecar this process trusts takes the
 // communicator's last puts (as a query would) and is noted. Collective when
 // there is any such sidecar (sessions are the same on every rank); nothing

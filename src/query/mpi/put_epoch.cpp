@@ -9,13 +9,11 @@
 #include <sys/stat.h>
 
 #include <map>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 #include <mutex>
 #include <type_traits>
 #include <utility>
 
+#include "convert/value_range.hpp"
 #include "pnetcdf.h"
 #include "query/mpi/index_store.hpp"
 #include "query/types.hpp"
@@ -30,23 +28,33 @@ constexpr uint64_t kToEnd = std::numeric_limits<uint64_t>::max();
 std::mutex g_mutex;
 std::map<std::pair<int, int>, std::vector<PutRecord>> g_puts;
 std::map<int, uint64_t> g_put_total;  // per ncid: puts of any variable so far
-// Whether puts into (ncid, varid) compute their values' range: the variable
-// has a sidecar (an index or a min/max record), or this process made a query
-// or index call on it (from then on its puts keep min/max, so the next query
-// can write a record). The pass over the values costs a put about a tenth of
-// its time (docs/perf/query_minmax.md), so variables nobody queries do not
-// pay it; EXACDF_QUERY_MINMAX=always makes every put pay it. Looked up once
-// per variable (a stat of the sidecar), kept up to date by this process's
-// loads, builds and drops.
+// Whether puts into (ncid, varid) make a pass of their own over their values
+// when their conversion did not take the range (a put through the cache or
+// async connector, a nonblocking or varn put): the variable has a sidecar
+// (an index or a min/max record), or this process made a query or index
+// call on it. Looked up once per variable (a stat of the sidecar), kept up
+// to date by this process's loads, builds and drops.
 std::map<std::pair<int, int>, bool> g_indexed;
 
-bool minmax_always() {
-  static const bool always = [] {
+// EXACDF_QUERY_MINMAX: unset (or "queried"), only puts into variables
+// g_indexed says take their values' range (blocking puts in their conversion
+// pass, others in a pass of their own); "put": every blocking put takes it in
+// its conversion pass, other puts as unset; "always": every put, with a pass
+// of its own where the conversion did not take it. Not "put" by default: even
+// folded into the conversion, the range costs a put 1.22x its CPU at 1 MiB
+// and 1.15x at 64 MiB (docs/perf/query_minmax.md), against a ~3% budget.
+enum class MinmaxMode { kQueried, kPut, kAlways };
+MinmaxMode minmax_mode() {
+  static const MinmaxMode mode = [] {
     const char* v = std::getenv("EXACDF_QUERY_MINMAX");
-    return v != nullptr && std::strcmp(v, "always") == 0;
+    if (v != nullptr && std::strcmp(v, "always") == 0) return MinmaxMode::kAlways;
+    if (v != nullptr && std::strcmp(v, "put") == 0) return MinmaxMode::kPut;
+    return MinmaxMode::kQueried;
   }();
-  return always;
+  return mode;
 }
+
+bool minmax_always() { return minmax_mode() == MinmaxMode::kAlways; }
 
 bool ranges_wanted(int ncid, int varid, const std::function<std::string()>& path_of) {
   if (minmax_always()) return true;
@@ -99,123 +107,20 @@ void add(int ncid, int varid, PutRecord r) {
   v = std::move(halved);
 }
 
-// min and max of n values (NaN ignored) and whether one is NaN. Every put
-// of every variable pays this pass: written in lanes without branches so
-// that it vectorizes (a NaN fails both comparisons and marks its lane).
-template <typename M>
-void value_range(const M* v, uint64_t n, M* mn, M* mx, bool* nan) {
-  using Mask = std::conditional_t<sizeof(M) == 8, int64_t, int32_t>;
-  constexpr int kLanes = 16;
-  M lo[kLanes], hi[kLanes];
-  Mask bad[kLanes] = {};
-  for (int k = 0; k < kLanes; ++k) {
-    lo[k] = *mn;
-    hi[k] = *mx;
-  }
-  auto step = [&](int k, M x) {
-    lo[k] = x < lo[k] ? x : lo[k];
-    hi[k] = x > hi[k] ? x : hi[k];
-    if constexpr (std::is_floating_point_v<M>) bad[k] |= static_cast<Mask>(x != x);
-  };
-  uint64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int k = 0; k < kLanes; ++k) step(k, v[i + static_cast<uint64_t>(k)]);
-  for (; i < n; ++i) step(0, v[i]);
-  Mask any_bad = 0;
-  for (int k = 0; k < kLanes; ++k) {
-    *mn = std::min(*mn, lo[k]);
-    *mx = std::max(*mx, hi[k]);
-    any_bad |= bad[k];
-  }
-  *nan = any_bad != 0;
-}
-
-#if defined(__SSE2__)
-// The same with SSE2 for float and double (the compiler does not vectorize
-// the generic loop at -O2): minps/maxps return their second operand when
-// the first is NaN, so a NaN leaves the accumulators alone; cmpunord marks it.
-template <typename M, typename V, typename Load, typename Min, typename Max, typename Unord, typename Or, typename Mask>
-void sse_range(const M* v, uint64_t n, M* mn, M* mx, bool* nan, Load load, Min vmin, Max vmax, Unord unord,
-               Or vor, Mask mask, V lo0, V hi0, V zero) {
-  constexpr uint64_t kStep = 4 * sizeof(V) / sizeof(M);  // four vectors per step
-  constexpr uint64_t kPer = sizeof(V) / sizeof(M);
-  V a0 = lo0, a1 = lo0, b0 = hi0, b1 = hi0, u0 = zero, u1 = zero;  // two chains for the latency
-  uint64_t i = 0;
-  for (; i + kStep <= n; i += kStep) {
-    const V x0 = load(v + i), x1 = load(v + i + kPer), x2 = load(v + i + 2 * kPer), x3 = load(v + i + 3 * kPer);
-    a0 = vmin(x0, a0);
-    a1 = vmin(x1, a1);
-    b0 = vmax(x0, b0);
-    b1 = vmax(x1, b1);
-    u0 = vor(u0, vor(unord(x0, x0), unord(x2, x2)));
-    u1 = vor(u1, vor(unord(x1, x1), unord(x3, x3)));
-    a0 = vmin(x2, a0);
-    a1 = vmin(x3, a1);
-    b0 = vmax(x2, b0);
-    b1 = vmax(x3, b1);
-  }
-  const V lo[4] = {a0, a1, a0, a1}, hi[4] = {b0, b1, b0, b1}, bad[4] = {u0, u1, u0, u1};
-  bool any_bad = false;
-  for (int k = 0; k < 4; ++k) {
-    alignas(16) M l[kPer], h[kPer];
-    std::memcpy(l, &lo[k], sizeof l);
-    std::memcpy(h, &hi[k], sizeof h);
-    for (uint64_t j = 0; j < kPer; ++j) {
-      *mn = std::min(*mn, l[j]);
-      *mx = std::max(*mx, h[j]);
-    }
-    any_bad = any_bad || mask(bad[k]) != 0;
-  }
-  for (; i < n; ++i) {
-    if (v[i] != v[i]) {
-      any_bad = true;
-      continue;
-    }
-    *mn = std::min(*mn, v[i]);
-    *mx = std::max(*mx, v[i]);
-  }
-  *nan = any_bad;
-}
-
-void value_range(const float* v, uint64_t n, float* mn, float* mx, bool* nan) {
-  sse_range(v, n, mn, mx, nan, [](const float* p) { return _mm_loadu_ps(p); },
-            [](__m128 a, __m128 b) { return _mm_min_ps(a, b); }, [](__m128 a, __m128 b) { return _mm_max_ps(a, b); },
-            [](__m128 a, __m128 b) { return _mm_cmpunord_ps(a, b); }, [](__m128 a, __m128 b) { return _mm_or_ps(a, b); },
-            [](__m128 a) { return _mm_movemask_ps(a); }, _mm_set1_ps(*mn), _mm_set1_ps(*mx), _mm_setzero_ps());
-}
-
-void value_range(const double* v, uint64_t n, double* mn, double* mx, bool* nan) {
-  sse_range(v, n, mn, mx, nan, [](const double* p) { return _mm_loadu_pd(p); },
-            [](__m128d a, __m128d b) { return _mm_min_pd(a, b); }, [](__m128d a, __m128d b) { return _mm_max_pd(a, b); },
-            [](__m128d a, __m128d b) { return _mm_cmpunord_pd(a, b); }, [](__m128d a, __m128d b) { return _mm_or_pd(a, b); },
-            [](__m128d a) { return _mm_movemask_pd(a); }, _mm_set1_pd(*mn), _mm_set1_pd(*mx), _mm_setzero_pd());
-}
-#endif
-
-// The bounds of n values of C type M, as the variable of nc_type vtype
-// stores them (converted: integers truncate, doubles round to float).
-template <typename M>
-PutBounds bounds_of(const M* v, uint64_t n, int vtype) {
+// The bounds of n values of memtype as the variable of nc_type vtype stores
+// them (converted: integers truncate, doubles round to float): the fallback
+// when the put's conversion pass did not take them (a pass of its own).
+PutBounds values_bounds(const void* buf, uint64_t n, int memtype, int vtype) {
   PutBounds b;
-  long double lo = 0, hi = 0;
-  bool any = false, nan = false;
-  if constexpr (std::is_floating_point_v<M>) {
-    M mn = std::numeric_limits<M>::infinity(), mx = -std::numeric_limits<M>::infinity();
-    value_range(v, n, &mn, &mx, &nan);
-    any = mn <= mx;  // some value is not NaN
-    lo = mn;
-    hi = mx;
-  } else {
-    M mn = std::numeric_limits<M>::max(), mx = std::numeric_limits<M>::lowest();
-    value_range(v, n, &mn, &mx, &nan);
-    any = n > 0;
-    lo = static_cast<long double>(mn);
-    hi = static_cast<long double>(mx);
-  }
+  if (buf == nullptr && n > 0) return b;
+  convert::ValueRange r;
+  convert::add_native_range(buf, memtype, static_cast<int64_t>(n), &r);
+  if (!r.known) return b;
+  long double lo = r.lo, hi = r.hi;
   b.bounded = true;
-  b.any = any;
-  b.nan = nan;
-  if (!any) return b;
+  b.any = r.any;
+  b.nan = r.nan;
+  if (!r.any) return b;
   bool fits = true;
   with_type(vtype, [&](auto t) {
     using V = decltype(t);
@@ -223,7 +128,7 @@ PutBounds bounds_of(const M* v, uint64_t n, int vtype) {
     const long double vhi = static_cast<long double>(std::numeric_limits<V>::max());
     if (std::isinf(lo) || std::isinf(hi)) fits = std::is_floating_point_v<V>;
     else fits = lo >= vlo && hi <= vhi;
-    if (nan && !std::is_floating_point_v<V>) fits = false;
+    if (r.nan && !std::is_floating_point_v<V>) fits = false;
     if constexpr (std::is_integral_v<V>) {  // a fraction truncates toward zero
       lo = std::floor(lo);
       hi = std::ceil(hi);
@@ -238,13 +143,18 @@ PutBounds bounds_of(const M* v, uint64_t n, int vtype) {
   return b;
 }
 
-PutBounds values_bounds(const void* buf, uint64_t n, int memtype, int vtype) {
+// The bounds of values the put's conversion pass saw as stored (exact:
+// fill values of out-of-range elements included).
+PutBounds stored_bounds(const convert::ValueRange& r) {
   PutBounds b;
-  if (buf == nullptr && n > 0) return b;
-  with_type(memtype, [&](auto t) {
-    using M = decltype(t);
-    b = bounds_of(static_cast<const M*>(buf), n, vtype);
-  });
+  if (!r.known) return b;
+  b.bounded = true;
+  b.any = r.any;
+  b.nan = r.nan;
+  if (r.any) {
+    b.lo = round_down(r.lo);
+    b.hi = round_up(r.hi);
+  }
   return b;
 }
 
@@ -260,6 +170,31 @@ bool writes_whole_rows(const PutCall& c, const std::vector<MPI_Offset>& dims) {
     if (c.start[d] != 0 || cnt != dims[d]) return false;
   }
   return true;
+}
+
+// A put whose conversion took its values' ranges: one record per segment
+// (the segments of a whole-row put are its min/max chunks' rows), else one.
+void add_seen(int ncid, int varid, PutRecord r, const convert::SegmentedRange& seen,
+              const std::vector<MPI_Offset>& dims) {
+  const std::vector<convert::ValueRange>& segs = seen.segments();
+  uint64_t row = 1;
+  for (size_t d = 1; d < dims.size(); ++d) row *= static_cast<uint64_t>(std::max<MPI_Offset>(dims[d], 0));
+  if (segs.size() <= 1 || seen.every() <= 0 || row == 0 || r.row1 == kToEnd) {
+    convert::ValueRange all;
+    for (const convert::ValueRange& s : segs) all.unite(s);
+    r.bounds = stored_bounds(all);
+    return add(ncid, varid, r);
+  }
+  uint64_t at = r.row0;
+  for (size_t k = 0; k < segs.size() && at < r.row1; ++k) {
+    const uint64_t rows = static_cast<uint64_t>(k == 0 ? seen.first() : seen.every()) / row;
+    PutRecord piece = r;
+    piece.row0 = at;
+    piece.row1 = std::min(r.row1, at + rows);
+    piece.bounds = stored_bounds(segs[k]);
+    add(ncid, varid, piece);
+    at = piece.row1;
+  }
 }
 
 }  // namespace
@@ -293,9 +228,24 @@ void note_put(int ncid, int varid, const PutCall& c, const PutVarShape& shape) {
   } else {
     return note_put(ncid, varid);
   }
-  if (c.memtype != 0 && ranges_wanted(ncid, varid, shape.path)) r.bounds = values_bounds(c.buf, n, c.memtype, vtype);
   r.whole_rows = c.written && writes_whole_rows(c, dims);
+  if (c.seen != nullptr && c.seen->size() == static_cast<int64_t>(n)) return add_seen(ncid, varid, r, *c.seen, dims);
+  if (c.memtype != 0 && ranges_wanted(ncid, varid, shape.path)) r.bounds = values_bounds(c.buf, n, c.memtype, vtype);
   add(ncid, varid, r);
+}
+
+convert::SegmentedRange put_segments(const PutCall& c, const PutVarShape& shape) {
+  const std::vector<MPI_Offset>& dims = shape.dims;
+  if (shape.ndims == 0 || dims.empty()) return convert::SegmentedRange();
+  if (!c.whole && (c.start == nullptr || (!c.one && c.count == nullptr) || c.start[0] < 0)) return convert::SegmentedRange();
+  if (!writes_whole_rows(c, dims)) return convert::SegmentedRange();
+  uint64_t row = 1;
+  for (size_t d = 1; d < dims.size(); ++d) row *= static_cast<uint64_t>(std::max<MPI_Offset>(dims[d], 0));
+  const uint64_t chunk_rows = std::max<uint64_t>(1, minmax_chunk_elems() / std::max<uint64_t>(row, 1));
+  if (row == 0 || chunk_rows > (uint64_t{1} << 62) / row) return convert::SegmentedRange();
+  const uint64_t r0 = c.whole ? 0 : static_cast<uint64_t>(c.start[0]);
+  return convert::SegmentedRange(static_cast<int64_t>((chunk_rows - r0 % chunk_rows) * row),
+                                 static_cast<int64_t>(chunk_rows * row));
 }
 
 void note_put_varn(int ncid, int varid, int num, MPI_Offset* const* starts, MPI_Offset* const* counts,
@@ -324,6 +274,10 @@ void note_put_varn(int ncid, int varid, int num, MPI_Offset* const* starts, MPI_
     r.bounds = b;
     add(ncid, varid, r);
   }
+}
+
+bool range_wanted_at_put(int ncid, int varid, const std::function<std::string()>& path_of) {
+  return minmax_mode() != MinmaxMode::kQueried || ranges_wanted(ncid, varid, path_of);
 }
 
 std::vector<PutRecord> take_puts(int ncid, int varid) {

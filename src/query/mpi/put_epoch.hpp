@@ -1,8 +1,10 @@
 // What this process put into each variable since the query engine last
 // looked (per ncid and varid): the rows (of dimension 0) each put touched and
-// the range of the values it put, seen at put time (for a variable with an
-// index or min/max record, or queried by this process; every variable with
-// EXACDF_QUERY_MINMAX=always: a pass over the values). The engine takes these
+// the range of the values it put, seen at put time, for a variable with an
+// index or min/max record or queried by this process (blocking puts take it
+// in their conversion pass, per min/max chunk; others in a pass of their
+// own); EXACDF_QUERY_MINMAX=put/always for every variable (put_epoch.cpp).
+// The engine takes these
 // records at its next collective index load: the chunks they touch are
 // marked stale in the index (their bitmaps no longer used) and their min/max
 // widened by the values put, so chunk skipping keeps working without a
@@ -16,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "convert/value_range.hpp"
 #include "query/index_format.hpp"
 
 namespace exa::query {
@@ -38,6 +41,10 @@ struct PutCall {
   // succeeded): only then may the put's rows count as written whole. A
   // posted request can still fail or be cancelled; it only widens bounds.
   bool written = false;
+  // The values' range as stored, taken by this put's conversion pass
+  // (layer/put_range.hpp); null: not taken (then, for variables with a
+  // sidecar or queried by this process, a pass of its own over buf).
+  const convert::SegmentedRange* seen = nullptr;
 };
 // What a put needs of its variable, from the caller's own metadata (the api
 // layer's dataset), so that noting a put makes no ncmpi_inq_* call (it would
@@ -50,6 +57,13 @@ struct PutVarShape {
   std::function<std::string()> path;   // the file's path: asked once per variable (ranges_wanted)
 };
 void note_put(int ncid, int varid, const PutCall& call, const PutVarShape& shape);
+// How a put's values are segmented for their ranges: at the boundaries of
+// min/max chunks when it writes whole rows, else one segment.
+convert::SegmentedRange put_segments(const PutCall& call, const PutVarShape& shape);
+// Whether a blocking put into (ncid, varid) takes its values' range in its
+// conversion pass: by default only puts into variables with a sidecar or
+// queried by this process; every put with EXACDF_QUERY_MINMAX=put or always.
+bool range_wanted_at_put(int ncid, int varid, const std::function<std::string()>& path_of);
 // A put whose region and values are not known (mput, vard, ...).
 void note_put(int ncid, int varid);
 // varn: num pieces, their values back to back in buf.

@@ -1,0 +1,56 @@
+// The range of the values a put stores (smallest, largest, whether one is
+// NaN), for the per-chunk min/max of queries (issue 20). Taken in the pass
+// that converts the values to external form, block by block while a block
+// is in the L1 cache, so keeping it for every put costs little
+// (docs/perf/query_minmax.md). MPI-free.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "exacdf_nc_constants.h"
+
+namespace exa::convert {
+
+struct ValueRange {
+  int64_t n = 0;        // values seen
+  bool known = true;    // false: values of a type without an order (NC_CHAR) were seen
+  bool any = false;     // some value is not NaN: lo and hi hold
+  bool nan = false;     // some value is NaN (not in lo/hi)
+  long double lo = 0, hi = 0;
+  void unite(const ValueRange& o);
+};
+
+// Widens *r by the n values of type t at p, in native byte order (any
+// alignment). A type without an order makes *r unknown.
+void add_native_range(const void* p, nc_type t, int64_t n, ValueRange* r);
+// The same for n values in external (big-endian) form.
+void add_external_range(const void* p, nc_type t, int64_t n, ValueRange* r);
+
+// The ranges of consecutive segments of one put's values, in the order the
+// conversion sees them: the first `first` values, then `every` values each
+// (every <= 0: one segment). A put of whole rows is segmented at the
+// min/max chunks' boundaries, so each chunk gets the range of its own values.
+class SegmentedRange {
+ public:
+  explicit SegmentedRange(int64_t first = 0, int64_t every = 0)
+      : first_(every > 0 && first <= 0 ? every : first), every_(every) {}
+  // Widens the segments by the next m values at p (native or external order).
+  void add_native(const void* p, nc_type t, int64_t m) { add(p, t, m, false); }
+  void add_external(const void* p, nc_type t, int64_t m) { add(p, t, m, true); }
+  const std::vector<ValueRange>& segments() const { return segs_; }
+  int64_t size() const { return seen_; }  // values seen
+  int64_t first() const { return first_; }
+  int64_t every() const { return every_; }
+
+ private:
+  void add(const void* p, nc_type t, int64_t m, bool external);
+  int64_t first_, every_, seen_ = 0;
+  std::vector<ValueRange> segs_;
+};
+
+// Elements per block when a conversion also takes the range: a block of
+// 8-byte values (32 KiB) is still in the L1/L2 cache when its range is taken.
+inline constexpr int64_t kRangeBlockElements = 4096;
+
+}  // namespace exa::convert

@@ -1,0 +1,224 @@
+/* Min/max kept by every put (issue 20): with EXACDF_QUERY_MINMAX=put (not
+ * the default: docs/perf/query_minmax.md), variables that were never queried
+ * nor indexed get per-chunk bounds
+ * from the conversion pass of their blocking puts, so the first query after
+ * the puts skips chunks (counted with exa_debug_query_values_tested). Every
+ * numeric type but text, puts of the variable's own type (the swapping copy,
+ * and for a large put the in-place swap; bytes as they are) and of another
+ * memory type (the converted values), chunks written by several ranks. A
+ * write whose values were not seen (a nonblocking put before the first
+ * query) leaves its chunk without bounds, and a later session that wrote
+ * behind the record makes it untrusted: the answers stay those of a scan of
+ * the values read back. CDF-5 and the partitioned format. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <exacdf.h>
+
+#include "mpi_test.h"
+
+#define CHUNK 512 /* EXACDF_QUERY_MINMAX_CHUNK */
+#define NCHUNKS 8
+#define N (CHUNK * NCHUNKS)
+#define BIG_CHUNKS 128 /* big: one put per rank of >= 64 KiB (the in-place swap) */
+#define BIG (CHUNK * BIG_CHUNKS)
+
+static double values[BIG];
+static double buf[BIG];
+
+/* Chunk c holds values in [scale c, scale (c + 0.511)] (integer types: truncated). */
+static double value_at(MPI_Offset i, double scale) {
+  return scale * (double)(i / CHUNK) + scale * (double)(i % CHUNK) / 1000.0;
+}
+
+static long long sum_ll(long long v) {
+  long long s = 0;
+  MPI_Allreduce(&v, &s, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  return s;
+}
+
+/* The values of var's rows [start, start + count) as type `type` from `buf`. */
+static void put_typed(int ncid, int varid, nc_type type, MPI_Offset start, MPI_Offset count) {
+  static signed char b[BIG];
+  static unsigned char ub[BIG];
+  static short s[BIG];
+  static unsigned short us[BIG];
+  static int in[BIG];
+  static unsigned int ui[BIG];
+  static float f[BIG];
+  static long long ll[BIG];
+  static unsigned long long ull[BIG];
+  for (MPI_Offset i = 0; i < count; ++i) {
+    b[i] = (signed char)buf[i], ub[i] = (unsigned char)buf[i], s[i] = (short)buf[i];
+    us[i] = (unsigned short)buf[i], in[i] = (int)buf[i], ui[i] = (unsigned int)buf[i];
+    f[i] = (float)buf[i], ll[i] = (long long)buf[i], ull[i] = (unsigned long long)buf[i];
+  }
+  switch (type) {
+    case NC_BYTE: CHECK_OK(ncmpi_put_vara_schar_all(ncid, varid, &start, &count, b)); break;
+    case NC_UBYTE: CHECK_OK(ncmpi_put_vara_uchar_all(ncid, varid, &start, &count, ub)); break;
+    case NC_SHORT: CHECK_OK(ncmpi_put_vara_short_all(ncid, varid, &start, &count, s)); break;
+    case NC_USHORT: CHECK_OK(ncmpi_put_vara_ushort_all(ncid, varid, &start, &count, us)); break;
+    case NC_INT: CHECK_OK(ncmpi_put_vara_int_all(ncid, varid, &start, &count, in)); break;
+    case NC_UINT: CHECK_OK(ncmpi_put_vara_uint_all(ncid, varid, &start, &count, ui)); break;
+    case NC_FLOAT: CHECK_OK(ncmpi_put_vara_float_all(ncid, varid, &start, &count, f)); break;
+    case NC_DOUBLE: CHECK_OK(ncmpi_put_vara_double_all(ncid, varid, &start, &count, buf)); break;
+    case NC_INT64: CHECK_OK(ncmpi_put_vara_longlong_all(ncid, varid, &start, &count, ll)); break;
+    case NC_UINT64: CHECK_OK(ncmpi_put_vara_ulonglong_all(ncid, varid, &start, &count, ull)); break;
+  }
+}
+
+/* Every rank writes its share of each chunk: chunks are written by several ranks. */
+static void put_chunks(int ncid, int varid, nc_type memtype, int nchunks, double scale) {
+  for (int c = 0; c < nchunks; ++c) {
+    MPI_Offset lo = CHUNK * mpi_test_rank / mpi_test_nprocs, hi = CHUNK * (mpi_test_rank + 1) / mpi_test_nprocs;
+    MPI_Offset start = (MPI_Offset)c * CHUNK + lo;
+    for (MPI_Offset i = 0; i < hi - lo; ++i) buf[i] = value_at(start + i, scale);
+    put_typed(ncid, varid, memtype, start, hi - lo);
+  }
+}
+
+/* `var > c` over the default split equals the scan of the values read
+ * back; returns the values tested one by one, summed over the ranks. */
+static long long check_gt(int ncid, int varid, MPI_Offset n, double c, const char *what) {
+  MPI_Offset start = 0, count = n;
+  CHECK_OK(ncmpi_get_vara_double_all(ncid, varid, &start, &count, values));
+  MPI_Offset lo = n * mpi_test_rank / mpi_test_nprocs, hi = n * (mpi_test_rank + 1) / mpi_test_nprocs;
+  MPI_Offset want = 0;
+  for (MPI_Offset i = lo; i < hi; ++i) want += values[i] > c;
+  setenv("EXACDF_QUERY_INDEX_SHARE", "1e30", 1); /* the record whenever trusted */
+  long long before = exa_debug_query_values_tested();
+  int qid;
+  MPI_Offset nhits = -1;
+  CHECK_OK(exa_query_create(ncid, varid, EXA_QUERY_GT, NC_DOUBLE, &c, &qid));
+  CHECK_OK(exa_query_eval(ncid, qid, NULL, NULL, &nhits));
+  long long tested = sum_ll(exa_debug_query_values_tested() - before);
+  unsetenv("EXACDF_QUERY_INDEX_SHARE");
+  if (nhits != want) fprintf(stderr, "[rank %d] %s: %lld hits, want %lld\n", mpi_test_rank, what, (long long)nhits, (long long)want);
+  CHECK(nhits == want);
+  MPI_Offset *coords = malloc((size_t)(nhits > 0 ? nhits : 1) * sizeof *coords);
+  CHECK_OK(exa_query_hits(ncid, qid, nhits, coords));
+  MPI_Offset k = 0;
+  for (MPI_Offset i = lo; i < hi && k < nhits; ++i)
+    if (values[i] > c) CHECK(coords[k++] == i);
+  free(coords);
+  CHECK_OK(exa_query_free(qid));
+  return tested;
+}
+
+static void expect_record(int ncid, int varid, MPI_Offset nchunks, MPI_Offset nbounded, const char *what) {
+  MPI_Offset n = -1, b = -1;
+  CHECK_OK(exa_index_inq_minmax(ncid, varid, &n, &b));
+  if (n != nchunks || b != nbounded)
+    fprintf(stderr, "[rank %d] %s: %lld chunks, %lld bounded, want %lld, %lld\n", mpi_test_rank, what, (long long)n,
+            (long long)b, (long long)nchunks, (long long)nbounded);
+  CHECK(n == nchunks && b == nbounded);
+}
+
+static void expect_tested(long long tested, long long want, const char *what) {
+  if (tested != want) fprintf(stderr, "[rank %d] %s: %lld values tested, want %lld\n", mpi_test_rank, what, tested, want);
+  CHECK(tested == want);
+}
+
+#define NTYPES 10
+static const nc_type kTypes[NTYPES] = {NC_BYTE, NC_UBYTE, NC_SHORT, NC_USHORT, NC_INT,
+                                       NC_UINT, NC_FLOAT, NC_DOUBLE, NC_INT64, NC_UINT64};
+
+static void run_format(int cmode, const char *name) {
+  const char *path = mpi_test_path(name);
+  /* Sidecars of an earlier run's file (NC_CLOBBER leaves them): a put into a
+   * variable with a sidecar sees its values even when nonblocking. */
+  if (mpi_test_rank == 0)
+    for (int v = 0; v < 2 * NTYPES + 2; ++v) {
+      char sidecar[4096];
+      snprintf(sidecar, sizeof sidecar, "%s.exaidx.%d", path, v);
+      unlink(sidecar);
+    }
+  MPI_Barrier(MPI_COMM_WORLD);
+  int ncid, dim, bigdim, own[NTYPES], other[NTYPES], big, e;
+  CHECK_OK(ncmpi_create(MPI_COMM_WORLD, path, NC_CLOBBER | cmode, MPI_INFO_NULL, &ncid));
+  CHECK_OK(ncmpi_def_dim(ncid, "n", N, &dim));
+  CHECK_OK(ncmpi_def_dim(ncid, "nbig", BIG, &bigdim));
+  for (int t = 0; t < NTYPES; ++t) {
+    char vname[32];
+    snprintf(vname, sizeof vname, "own%d", (int)kTypes[t]);
+    CHECK_OK(ncmpi_def_var(ncid, vname, kTypes[t], 1, &dim, &own[t]));
+    snprintf(vname, sizeof vname, "other%d", (int)kTypes[t]);
+    CHECK_OK(ncmpi_def_var(ncid, vname, kTypes[t], 1, &dim, &other[t]));
+  }
+  CHECK_OK(ncmpi_def_var(ncid, "big", NC_FLOAT, 1, &bigdim, &big));
+  CHECK_OK(ncmpi_def_var(ncid, "e", NC_DOUBLE, 1, &dim, &e));
+  CHECK_OK(ncmpi_enddef(ncid));
+
+  /* Every variable written whole before any query; bytes at scale 10 (0..75), the others 100. */
+  for (int t = 0; t < NTYPES; ++t) {
+    const double scale = kTypes[t] == NC_BYTE || kTypes[t] == NC_UBYTE ? 10.0 : 100.0;
+    put_chunks(ncid, own[t], kTypes[t], NCHUNKS, scale);
+    /* Another memory type: doubles, or ints into a double variable. */
+    put_chunks(ncid, other[t], kTypes[t] == NC_DOUBLE ? NC_INT : NC_DOUBLE, NCHUNKS, scale);
+  }
+  {
+    MPI_Offset lo = BIG * mpi_test_rank / mpi_test_nprocs, hi = BIG * (mpi_test_rank + 1) / mpi_test_nprocs;
+    for (MPI_Offset i = lo; i < hi; ++i) buf[i - lo] = value_at(i, 100.0);
+    put_typed(ncid, big, NC_FLOAT, lo, hi - lo);
+  }
+  put_chunks(ncid, e, NC_DOUBLE, NCHUNKS, 100.0);
+  {
+    /* Rank 0 posts a put of 1e6 into e's chunk 0 whose values no conversion
+     * pass saw (nonblocking): that chunk is left without bounds. */
+    MPI_Offset start = 5, count = mpi_test_rank == 0 ? 1 : 0;
+    double v = 1e6;
+    int req;
+    CHECK_OK(ncmpi_iput_vara_double(ncid, e, &start, &count, &v, &req));
+    int st = NC_NOERR;
+    CHECK_OK(ncmpi_wait_all(ncid, 1, &req, &st));
+    CHECK_OK(st);
+  }
+
+  /* The first query of each: only the chunk that straddles is tested. */
+  for (int t = 0; t < NTYPES; ++t) {
+    const double scale = kTypes[t] == NC_BYTE || kTypes[t] == NC_UBYTE ? 10.0 : 100.0;
+    char what[64];
+    snprintf(what, sizeof what, "own type %d", (int)kTypes[t]);
+    expect_tested(check_gt(ncid, own[t], N, 3.25 * scale, what), CHUNK, what);
+    expect_record(ncid, own[t], NCHUNKS, NCHUNKS, what);
+    snprintf(what, sizeof what, "other memory type, type %d", (int)kTypes[t]);
+    expect_tested(check_gt(ncid, other[t], N, 3.25 * scale, what), CHUNK, what);
+  }
+  expect_tested(check_gt(ncid, big, BIG, 100.0 * 64 + 25.0, "big"), CHUNK, "big");
+  expect_record(ncid, big, BIG_CHUNKS, BIG_CHUNKS, "big");
+  /* e: chunk 0 (the nonblocking put) has no bounds and is scanned; the answer is exact. */
+  expect_tested(check_gt(ncid, e, N, 1000.0, "e > 1000"), CHUNK, "e > 1000");
+  expect_record(ncid, e, NCHUNKS, NCHUNKS - 1, "e");
+  CHECK_OK(ncmpi_close(ncid));
+
+  /* A later process trusts the records (the close gave them the file's fingerprint). */
+  CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_NOWRITE, MPI_INFO_NULL, &ncid));
+  expect_tested(check_gt(ncid, own[6], N, 325.0, "float reopened"), CHUNK, "float reopened");
+  expect_tested(check_gt(ncid, big, BIG, 100.0 * 64 + 25.0, "big reopened"), CHUNK, "big reopened");
+  CHECK_OK(ncmpi_close(ncid));
+
+  /* A later session writes behind the record (puts, no query before its
+   * close): the record is no longer trusted, and the query scans. */
+  CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_WRITE, MPI_INFO_NULL, &ncid));
+  {
+    MPI_Offset start = 3 * CHUNK + 1, count = mpi_test_rank == 0 ? 1 : 0;
+    double v = -50.0;
+    CHECK_OK(ncmpi_put_vara_double_all(ncid, own[7], &start, &count, &v));
+  }
+  CHECK_OK(ncmpi_close(ncid));
+  CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_NOWRITE, MPI_INFO_NULL, &ncid));
+  expect_tested(check_gt(ncid, own[7], N, -1000.0, "behind"), N, "behind (scanned)");
+  CHECK_OK(ncmpi_close(ncid));
+}
+
+int main(int argc, char **argv) {
+  setenv("EXACDF_QUERY_MINMAX", "put", 1); /* every blocking put, in its conversion pass */
+  mpi_test_init(&argc, &argv);
+  setenv("EXACDF_QUERY_MINMAX_CHUNK", "512", 1);
+  run_format(NC_64BIT_DATA, "query_minmax_put_cdf5.nc");
+  run_format(EXA_FORMAT_PARTITIONED, "query_minmax_put_part.nc");
+  return mpi_test_finish();
+}
