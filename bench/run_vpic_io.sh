@@ -83,7 +83,7 @@ done
 out="$root/docs/perf"
 commit=$(git -C "$root" rev-parse --short HEAD)
 load=$(cut -d' ' -f1-3 /proc/loadavg)
-cmd="$([ "$target" = slow ] && echo "TARGET=slow BPS=${BPS:-104857600} ")PARTICLES=$particles STEPS=$steps NPS=\"$nps\" REPS=$reps bash bench/run_vpic_io.sh"
+cmd="$(if [ "$target" = slow ]; then echo "TARGET=slow BPS=${BPS:-104857600} "; fi)PARTICLES=$particles STEPS=$steps NPS=\"$nps\" REPS=$reps bash bench/run_vpic_io.sh"
 {
   echo "{\"benchmark\": \"vpic_io async\", \"commit\": \"$commit\", \"particles_per_rank\": $particles, \"steps\": $steps, \"reps\": $reps,"
   echo " \"target\": \"$tier\", \"load_average\": \"$load\", \"byte_identical\": \"$identical\", \"command\": \"$cmd\","
