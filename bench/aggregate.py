@@ -233,12 +233,17 @@ def per_rank_summary(rows):
         for key, v in r["ratios"].items():
             if key.endswith(" exacdf/PnetCDF"):
                 by_n[r["ranks"]].append(v)
+    return per_rank_line("- exacdf/PnetCDF geometric mean per rank count, every cell (partition3d write and read, "
+                         "flash write): ", by_n)
+
+
+def per_rank_line(title, by_n):
+    """One summary line: the geometric mean of the ratios of each rank count, and how many are below 1."""
     if not by_n:
         return []
     parts = [f"{n} rank{'s' if n > 1 else ''} {statistics.geometric_mean(vs):.2f} "
              f"(below 1 in {sum(1 for v in vs if v < 1)} of {len(vs)})" for n, vs in sorted(by_n.items())]
-    return ["- exacdf/PnetCDF geometric mean per rank count, every cell (partition3d write and read, flash write): "
-            + "; ".join(parts)]
+    return [title + "; ".join(parts)]
 
 
 def best_of_reps_summary(rows):
@@ -251,12 +256,8 @@ def best_of_reps_summary(rows):
             continue
         for op in (["write", "read"] if r["bench"] == "partition3d" else ["write"]):
             by_n[r["ranks"]].append(min(L["pnetcdf"][op + "_s"]) / min(L["exacdf"][op + "_s"]))
-    if not by_n:
-        return []
-    parts = [f"{n} rank{'s' if n > 1 else ''} {statistics.geometric_mean(vs):.2f} "
-             f"(below 1 in {sum(1 for v in vs if v < 1)} of {len(vs)})" for n, vs in sorted(by_n.items())]
-    return ["- the same from each library's fastest repetition of each cell (a stall only adds time): "
-            + "; ".join(parts)]
+    return per_rank_line("- the same from each library's fastest repetition of each cell (a stall only adds time): ",
+                         by_n)
 
 
 def plot(rows, path):
