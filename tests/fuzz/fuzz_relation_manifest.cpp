@@ -1,6 +1,7 @@
 // libFuzzer target for the checkpoint manifest decoder. Whatever it accepts
 // must re-encode to exactly the same bytes (the encoding is canonical), and
-// every accepted entry must name a safe file (no '.', '..' or absolute path).
+// every accepted entry must name a safe file (no '.', '..', hidden or absolute
+// path; one directory level at most).
 #include <cstdint>
 #include <cstdlib>
 #include <cstdio>
@@ -26,8 +27,15 @@ void check(std::string_view bytes) {
   }
   for (const ManifestEntry& e : m.entries) {
     require(valid_relation_name(e.relation) && valid_entry_file(e.file));
-    const size_t slash = e.file.find('/');  // "<dir>/<file>", neither "." nor ".." nor hidden
-    require(slash != std::string::npos && slash > 0 && e.file[0] != '.' && e.file[slash + 1] != '.');
+    // Either "<dir>/<file>" (a directory per checkpoint, the older layout) or
+    // one "ck-*.nc" file per checkpoint; never ".", ".." or hidden.
+    const size_t slash = e.file.find('/');
+    require(e.file[0] != '.');
+    if (slash == std::string::npos)
+      require(e.file.size() > 6 && e.file.compare(0, 3, "ck-") == 0 &&
+              e.file.compare(e.file.size() - 3, 3, ".nc") == 0);
+    else
+      require(slash > 0 && e.file[slash + 1] != '.' && e.file.find('/', slash + 1) == std::string::npos);
     require(e.iteration <= m.iteration);
   }
   require(encode_manifest(m) == bytes);
