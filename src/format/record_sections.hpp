@@ -65,4 +65,22 @@ int64_t record_offset(const std::vector<RecordPiece>& pieces, int64_t begin, int
 bool current_records_end(const RecordSections& sections, int64_t record_begin, int64_t record_size,
                          int64_t numrecs, int64_t* end);
 
+// `length` bytes from `offset`.
+struct ByteRun {
+  int64_t offset = 0;
+  int64_t length = 0;
+  bool operator==(const ByteRun&) const = default;
+};
+
+// Byte runs given in the records' unsplit layout -- byte u is byte u %
+// record_size of record u / record_size, u = 0 the first byte of record 0
+// -- at the file offsets where the sections keep them (record_begin and
+// record_size the superblock's, as for record_pieces), in the same order,
+// adjacent results merged. This is how put_vard/get_vard file types, which
+// PnetCDF defines over that layout, reach records a redef left in place.
+// NC_EINVALCOORDS for a byte before record 0, one no section holds (bytes
+// of a record no closed section covers), or an offset past 2^63 - 1.
+Status map_record_runs(const RecordSections& sections, int64_t record_begin, int64_t record_size,
+                       const std::vector<ByteRun>& in, std::vector<ByteRun>* out);
+
 }  // namespace exa::format

@@ -13,6 +13,7 @@
 #include "io/access_plan.hpp"
 #include "io/header_io.hpp"
 #include "io/memory_plan.hpp"
+#include "io/record_view.hpp"
 #include "io/mpi_errors.hpp"
 #include "layer/native_connector.hpp"
 #include "layer/native_internal.hpp"
@@ -317,8 +318,13 @@ Status NativeConnector::vard(FileState& f, int varid, MPI_Datatype filetype, voi
     st = {NC_EEDGE, "vard file type reaches a record number no file of this format can hold"};
   if (st.is_ok() && shape.nelems > 0 && CompactStore::is_compact(nf, varid))
     st = {NC_ENOTSUPPORT, "put_vard/get_vard of a compact variable (its data is in its metadata block)"};
-  if (st.is_ok() && shape.nelems > 0 && nf.ds.layout().sections.present && nf.ds.is_record_var(varid))
-    st = {NC_ENOTSUPPORT, "put_vard/get_vard of a record variable whose records are in sections (a redef split them)"};
+  // A record variable whose records a redef left in sections: the file
+  // type's bytes placed where each record is (io::RecordView).
+  const format::Layout& layout = nf.ds.layout();
+  io::RecordView sectioned;
+  const bool in_sections = st.is_ok() && shape.nelems > 0 && layout.sections.present && nf.ds.is_record_var(varid);
+  if (in_sections)
+    st = sectioned.build(filetype, layout.sections, layout.begin_rec, layout.recsize, var->begin - layout.begin_rec);
   int64_t nelems = st.is_ok() ? shape.nelems : 0;
   const nc_type memtype = shape.memtype;
   const MPI_Aint lb = shape.lb, extent = shape.extent;
@@ -347,14 +353,23 @@ Status NativeConnector::vard(FileState& f, int varid, MPI_Datatype filetype, voi
   MPI_File fh = file.handle();
   int64_t bytes = nelems * xsize;
   // (It also puts the individual file pointer, which the transfer uses, at 0.)
-  Status view = file.set_view(var && bytes ? var->begin : 0, bytes ? filetype : MPI_BYTE);
+  Status view = in_sections ? file.set_view(0, bytes ? sectioned.type() : MPI_BYTE)
+                            : file.set_view(var && bytes ? var->begin : 0, bytes ? filetype : MPI_BYTE);
   if (!view.is_ok()) bytes = 0;  // (a collective call still takes part, with nothing)
+  ByteBuffer in_view_order;  // the view's order, when the sections reorder the file type's bytes
+  uint8_t* moved = external.data();
+  if (bytes > 0 && sectioned.reorders()) {
+    in_view_order.resize(static_cast<size_t>(bytes));
+    if (put) sectioned.to_view_order(external.data(), in_view_order.data());
+    moved = in_view_order.data();
+  }
   MPI_Status status;
   int count = static_cast<int>(bytes);
-  int err = put ? (collective ? MPI_File_write_all(fh, external.data(), count, MPI_BYTE, &status)
-                              : MPI_File_write(fh, external.data(), count, MPI_BYTE, &status))
-                : (collective ? MPI_File_read_all(fh, external.data(), count, MPI_BYTE, &status)
-                              : MPI_File_read(fh, external.data(), count, MPI_BYTE, &status));
+  int err = put ? (collective ? MPI_File_write_all(fh, moved, count, MPI_BYTE, &status)
+                              : MPI_File_write(fh, moved, count, MPI_BYTE, &status))
+                : (collective ? MPI_File_read_all(fh, moved, count, MPI_BYTE, &status)
+                              : MPI_File_read(fh, moved, count, MPI_BYTE, &status));
+  if (!put && err == MPI_SUCCESS && moved != external.data()) sectioned.from_view_order(moved, external.data());
   Status io_st = put ? io::check_written(err, status, bytes, "vard write")
                      : io::from_mpi(err, io::MpiOp::kRead, "vard");
   if (st.is_ok()) st = view;
