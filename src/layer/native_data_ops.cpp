@@ -287,6 +287,18 @@ Status vard_shape(const format::Variable& var, MPI_Datatype filetype, MPI_Offset
   return Status::ok();
 }
 
+// A partitioned file keeps metadata between and after its data regions, so
+// there a vard file type reaches only data: a fixed-size variable's own
+// bytes, a record variable's record bytes (not before the records; with
+// sections, io::RecordView checks every byte). Classic files keep PnetCDF's
+// rule: any bytes from the variable's begin.
+Status partitioned_vard_reach(const NativeFile& nf, int varid, const format::Variable& var, const VardShape& shape) {
+  const int64_t lo = int64_t(shape.lb), hi = int64_t(shape.lb) + int64_t(shape.extent);
+  if (nf.ds.is_record_var(varid) ? lo + (var.begin - nf.ds.layout().begin_rec) >= 0 : lo >= 0 && hi <= var.vsize)
+    return Status::ok();
+  return {NC_EINVALCOORDS, "vard file type reaches beyond the variable's data in a partitioned file"};
+}
+
 }  // namespace
 
 // ncmpi_put_vard/get_vard: the caller's file type, relative to the
@@ -325,6 +337,8 @@ Status NativeConnector::vard(FileState& f, int varid, MPI_Datatype filetype, voi
   const bool in_sections = st.is_ok() && shape.nelems > 0 && layout.sections.present && nf.ds.is_record_var(varid);
   if (in_sections)
     st = sectioned.build(filetype, layout.sections, layout.begin_rec, layout.recsize, var->begin - layout.begin_rec);
+  else if (st.is_ok() && shape.nelems > 0 && nf.partitioned)
+    st = partitioned_vard_reach(nf, varid, *var, shape);
   int64_t nelems = st.is_ok() ? shape.nelems : 0;
   const nc_type memtype = shape.memtype;
   const MPI_Aint lb = shape.lb, extent = shape.extent;
