@@ -88,40 +88,91 @@ Status child_runs(MPI_Datatype child, std::vector<ByteRun>* runs, int64_t* exten
   return runs_of(child, runs);
 }
 
+// The elements of an array (sizes, from the slowest-varying dimension)
+// whose index along each dimension k is one of picked[k], in storage order.
+Status box_runs(MPI_Datatype element, const std::vector<int64_t>& sizes,
+                const std::vector<std::vector<int64_t>>& picked, std::vector<ByteRun>* out) {
+  const size_t n = sizes.size();
+  for (const auto& p : picked)
+    if (p.empty()) return Status::ok();
+  std::vector<ByteRun> child;
+  int64_t extent = 0;
+  EXA_RETURN_IF_ERROR(child_runs(element, &child, &extent));
+  std::vector<int64_t> step(n, 1);  // elements between consecutive indices of dimension k
+  for (size_t k = n - 1; k-- > 0;) EXA_RETURN_IF_ERROR(place(step[k + 1], sizes[k + 1], 0, &step[k]));
+  std::vector<size_t> idx(n, 0);
+  for (;;) {
+    int64_t row = 0;  // element of the row's index 0 along the fastest dimension
+    for (size_t k = 0; k + 1 < n; ++k) EXA_RETURN_IF_ERROR(place(picked[k][idx[k]], step[k], row, &row));
+    for (int64_t i : picked[n - 1]) {
+      int64_t shift = 0;
+      EXA_RETURN_IF_ERROR(place(row + i, extent, 0, &shift));
+      EXA_RETURN_IF_ERROR(append_shifted(child, shift, out));
+    }
+    size_t k = n - 1;  // odometer over every dimension but the fastest
+    while (k-- > 0) {
+      if (++idx[k] < picked[k].size()) break;
+      idx[k] = 0;
+    }
+    if (k == size_t(-1)) return Status::ok();
+  }
+}
+
+std::vector<int64_t> index_range(int64_t from, int64_t count) {
+  std::vector<int64_t> v(size_t(std::max<int64_t>(count, 0)));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = from + int64_t(i);
+  return v;
+}
+
 // A subarray: the elements of the sub-box in the array's storage order.
 Status subarray_runs(const Contents& c, std::vector<ByteRun>* out) {
   const int n = c.ints[0];
-  const int* sizes = &c.ints[1];
-  const int* subsizes = &c.ints[1 + n];
-  const int* starts = &c.ints[1 + 2 * n];
-  const bool fortran = c.ints[1 + 3 * n] == MPI_ORDER_FORTRAN;
-  std::vector<ByteRun> child;
-  int64_t extent = 0;
-  EXA_RETURN_IF_ERROR(child_runs(c.types[0], &child, &extent));
-  // dims[k]: the k-th dimension from the slowest-varying one
-  std::vector<int> dims(static_cast<size_t>(n));
-  for (int k = 0; k < n; ++k) dims[size_t(k)] = fortran ? n - 1 - k : k;
-  for (int k = 0; k < n; ++k)
-    if (subsizes[dims[size_t(k)]] == 0) return Status::ok();
-  std::vector<int64_t> step(size_t(n), 1);  // elements between consecutive indices of dims[k]
-  for (int k = n - 2; k >= 0; --k)
-    EXA_RETURN_IF_ERROR(place(step[size_t(k + 1)], sizes[dims[size_t(k + 1)]], 0, &step[size_t(k)]));
-  std::vector<int64_t> idx(size_t(n), 0);
-  const int last = dims[size_t(n - 1)];
-  for (;;) {
-    int64_t element = starts[last];
-    for (int k = 0; k + 1 < n; ++k)
-      EXA_RETURN_IF_ERROR(place(starts[dims[size_t(k)]] + idx[size_t(k)], step[size_t(k)], element, &element));
-    int64_t shift = 0;
-    EXA_RETURN_IF_ERROR(place(element, extent, 0, &shift));
-    EXA_RETURN_IF_ERROR(append_block(child, extent, subsizes[last], shift, out));
-    int k = n - 2;  // odometer over every dimension but the fastest
-    for (; k >= 0; --k) {
-      if (++idx[size_t(k)] < subsizes[dims[size_t(k)]]) break;
-      idx[size_t(k)] = 0;
-    }
-    if (k < 0) return Status::ok();
+  const bool fortran = c.ints[size_t(1 + 3 * n)] == MPI_ORDER_FORTRAN;
+  std::vector<int64_t> sizes;
+  std::vector<std::vector<int64_t>> picked;
+  for (int j = 0; j < n; ++j) {
+    const int k = fortran ? n - 1 - j : j;  // slowest-varying first
+    sizes.push_back(c.ints[size_t(1 + k)]);
+    picked.push_back(index_range(c.ints[size_t(1 + 2 * n + k)], c.ints[size_t(1 + n + k)]));
   }
+  return box_runs(c.types[0], sizes, picked, out);
+}
+
+// A distributed array (MPI_Type_create_darray): the indices each dimension's
+// distribution gives the process `rank` of a row-major grid of psizes, the
+// elements in the array's storage order.
+Status darray_runs(const Contents& c, std::vector<ByteRun>* out) {
+  const int rank = c.ints[1], n = c.ints[2];
+  const int* gsizes = &c.ints[3];
+  const int* distribs = &c.ints[size_t(3 + n)];
+  const int* dargs = &c.ints[size_t(3 + 2 * n)];
+  const int* psizes = &c.ints[size_t(3 + 3 * n)];
+  const bool fortran = c.ints[size_t(3 + 4 * n)] == MPI_ORDER_FORTRAN;
+  std::vector<int64_t> coords(static_cast<size_t>(n));
+  for (int k = n - 1, r = rank; k >= 0; --k) {  // the process grid is row-major in any order
+    coords[size_t(k)] = psizes[k] > 0 ? r % psizes[k] : 0;
+    r = psizes[k] > 0 ? r / psizes[k] : 0;
+  }
+  std::vector<int64_t> sizes;
+  std::vector<std::vector<int64_t>> picked;
+  for (int j = 0; j < n; ++j) {
+    const int k = fortran ? n - 1 - j : j;
+    const int64_t g = gsizes[k], p = std::max(psizes[k], 1), me = coords[size_t(k)];
+    std::vector<int64_t> mine;
+    if (distribs[k] == MPI_DISTRIBUTE_NONE) {
+      mine = index_range(0, g);
+    } else if (distribs[k] == MPI_DISTRIBUTE_BLOCK) {
+      const int64_t b = dargs[k] == MPI_DISTRIBUTE_DFLT_DARG ? (g + p - 1) / p : dargs[k];
+      mine = index_range(me * b, std::min(g, me * b + b) - me * b);
+    } else {  // cyclic(k)
+      const int64_t b = dargs[k] == MPI_DISTRIBUTE_DFLT_DARG ? 1 : dargs[k];
+      for (int64_t start = me * b; start < g; start += b * p)
+        for (int64_t i = start; i < std::min(g, start + b); ++i) mine.push_back(i);
+    }
+    sizes.push_back(g);
+    picked.push_back(std::move(mine));
+  }
+  return box_runs(c.types[0], sizes, picked, out);
 }
 
 Status runs_of(MPI_Datatype t, std::vector<ByteRun>* out) {
@@ -140,6 +191,7 @@ Status runs_of(MPI_Datatype t, std::vector<ByteRun>* out) {
     return append_shifted(child, 0, out);
   }
   if (c.combiner == MPI_COMBINER_SUBARRAY) return subarray_runs(c, out);
+  if (c.combiner == MPI_COMBINER_DARRAY) return darray_runs(c, out);
   if (c.combiner == MPI_COMBINER_STRUCT) {
     const int count = c.ints[0];
     for (int i = 0; i < count; ++i) {
@@ -164,7 +216,7 @@ Status runs_of(MPI_Datatype t, std::vector<ByteRun>* out) {
       break;
     default:
       return {NC_ENOTSUPPORT,
-              "vard over record sections: the file type's constructor (darray or another) is not handled"};
+              "vard over record sections: the file type's constructor is not handled"};
   }
   const int count = c.ints[0];
   for (int i = 0; i < count; ++i) {

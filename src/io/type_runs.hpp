@@ -16,8 +16,8 @@ namespace exa::io {
 
 // Runs relative to the type's displacement 0, adjacent runs merged.
 // Constructors: named, dup, resized, contiguous, (h)vector, (h)indexed,
-// (h)indexed_block, struct, subarray; any other (darray, ...) is
-// NC_ENOTSUPPORT. More than kMaxTypeRuns runs is NC_ENOMEM.
+// (h)indexed_block, struct, subarray, darray; any other (the deprecated
+// Fortran-integer forms, f90 parameterized types) is NC_ENOTSUPPORT. More than kMaxTypeRuns runs is NC_ENOMEM.
 inline constexpr size_t kMaxTypeRuns = size_t(1) << 26;
 Status type_runs(MPI_Datatype type, std::vector<format::ByteRun>* out);
 
