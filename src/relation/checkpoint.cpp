@@ -267,9 +267,8 @@ Status checkpoint_write(int ckid, const std::string& name, int kind, int arity, 
   e.delta = kind == 1;
   e.iteration = ck->iteration;
   e.file = ck->file;
-  StagedRelation staged;
-  EXA_RETURN_IF_ERROR(stage_relation(ck->comm, entry_variable(e), arity, nlocal, tuples, ck->mask, &staged));
-  e.rows = staged.shape.total;
+  StagedRelation staged;  // its row count and the policy come at the commit (one collective for all)
+  EXA_RETURN_IF_ERROR(stage_relation(entry_variable(e), arity, nlocal, tuples, &staged));
   ck->written.push_back(std::move(e));
   ck->staged.push_back(std::move(staged));
   return Status::ok();
@@ -282,6 +281,13 @@ Status checkpoint_commit(int ckid) {
   Status st = EXA_MPI(MPI_Comm_rank(ck->comm, &rank));
   if (st) st = EXA_MPI(MPI_Comm_size(ck->comm, &size));
   EXA_RETURN_IF_ERROR(st);
+  // Every relation's offsets, totals and skew at once; then the manifest's row counts.
+  st = measure_staged(ck->comm, ck->staged);
+  if (!st) {
+    release(ckid).set_aside("the measure's error is reported");
+    return st;
+  }
+  for (size_t i = 0; i < ck->written.size(); ++i) ck->written[i].rows = ck->staged[i].shape.total;
   // Rank 0 builds the next manifest; a failure to read the current one is
   // reported after the file is written (it then is never made current).
   Manifest next;

@@ -255,52 +255,102 @@ Status write_relation(int ncid, MPI_Comm comm, const std::string& name, int arit
   return put_rows(ncid, varid, comm, s, arity + 1, rows, d);
 }
 
-Status stage_relation(MPI_Comm comm, const std::string& variable, int arity, uint64_t nlocal,
-                      const uint64_t* tuples, unsigned mask, StagedRelation* out) {
+Status stage_relation(const std::string& variable, int arity, uint64_t nlocal, const uint64_t* tuples,
+                      StagedRelation* out) {
   out->variable = variable;
   out->arity = arity;
-  EXA_RETURN_IF_ERROR(measure(comm, arity, nlocal, &out->shape));
-  out->decision = decide(out->shape.input, mask);
-  log_decision(comm, "checkpoint", variable, out->shape.input, out->decision);
-  std::vector<uint64_t> rows = rows_with_ids(tuples, nlocal, arity, out->shape.offset);
-  if (!out->decision.gather) {
-    out->rows = std::move(rows);
-    return Status::ok();
+  out->shape = WriteShape{};
+  out->shape.nlocal = nlocal;
+  const size_t cols = static_cast<size_t>(arity) + 1;
+  // new T[] (not a vector): the rows are written once, a zero-filling pass first
+  // cost a tenth of a TC run's samples (perf record, fe_ocean:2000, 1 rank).
+  out->rows.reset(new uint64_t[static_cast<size_t>(nlocal) * cols]);
+  uint64_t* rows = out->rows.get();
+  for (uint64_t i = 0; i < nlocal; ++i) {
+    std::memcpy(&rows[i * cols], &tuples[i * arity], sizeof(uint64_t) * arity);
+    rows[i * cols + arity] = i;
   }
-  return gather_rows(comm, std::move(rows), out->shape.total, arity + 1, &out->rows);
+  return Status::ok();
+}
+
+Status measure_staged(MPI_Comm comm, std::vector<StagedRelation>& rels) {
+  int size = 1, rank = 0;
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_size(comm, &size)));
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_rank(comm, &rank)));
+  const size_t n = rels.size();
+  if (n > static_cast<size_t>(INT_MAX)) return {NC_EINTOVERFLOW, "too many relations in one checkpoint"};
+  std::vector<uint64_t> mine(n), all(n * static_cast<size_t>(size));
+  for (size_t i = 0; i < n; ++i) mine[i] = rels[i].shape.nlocal;
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allgather(mine.data(), static_cast<int>(n), MPI_UINT64_T, all.data(),
+                                            static_cast<int>(n), MPI_UINT64_T, comm)));
+  for (size_t i = 0; i < n; ++i) {
+    StagedRelation& r = rels[i];
+    const uint64_t row_bytes = (static_cast<uint64_t>(r.arity) + 1) * 8;
+    uint64_t offset = 0, total = 0, max = 0, min = UINT64_MAX;
+    double sum_sq = 0.0;
+    r.rank_rows.assign(static_cast<size_t>(size), 0);
+    for (int p = 0; p < size; ++p) {
+      const uint64_t rows = all[static_cast<size_t>(p) * n + i];
+      r.rank_rows[p] = rows;
+      if (p < rank) offset += rows;
+      total += rows;
+      max = std::max(max, rows);
+      min = std::min(min, rows);
+      const double bytes = static_cast<double>(rows * row_bytes);
+      sum_sq += bytes * bytes;
+    }
+    r.shape.offset = offset;
+    r.shape.total = total;
+    r.shape.input.total_bytes = total * row_bytes;
+    r.shape.input.nprocs = size;
+    skew_from_moments(static_cast<double>(total * row_bytes), sum_sq, static_cast<double>(max * row_bytes),
+                      static_cast<double>(min * row_bytes), size, &r.shape.input.ratio, &r.shape.input.cv);
+    if (offset == 0) continue;
+    const size_t cols = static_cast<size_t>(r.arity) + 1;
+    for (uint64_t j = 0; j < r.shape.nlocal; ++j) r.rows[j * cols + r.arity] += offset;
+  }
+  return Status::ok();
 }
 
 namespace {
 
-bool all_gathered(const std::vector<StagedRelation>& rels) {
-  for (const StagedRelation& r : rels)
-    if (!r.decision.gather) return false;
-  return true;
+// Rows of a relation to rank 0 (O1: the checkpoint is tiny, so int counts
+// hold it); the counts of every rank are known from measure_staged.
+Status gather_staged(MPI_Comm comm, int rank, int size, StagedRelation& r) {
+  if (size == 1) return Status::ok();
+  const uint64_t cols = static_cast<uint64_t>(r.arity) + 1;
+  if (r.shape.total * cols > INT_MAX) return {NC_EINTOVERFLOW, "gather of more than 2^31 values"};
+  std::vector<int> counts(rank == 0 ? size : 0), displs(rank == 0 ? size : 0);
+  std::unique_ptr<uint64_t[]> all;
+  if (rank == 0) {
+    for (int p = 0; p < size; ++p) {
+      counts[p] = static_cast<int>(r.rank_rows[p] * cols);
+      if (p > 0) displs[p] = displs[p - 1] + counts[p - 1];
+    }
+    all.reset(new uint64_t[static_cast<size_t>(r.shape.total * cols)]);
+  }
+  const Status st = EXA_MPI(MPI_Gatherv(r.rows.get(), static_cast<int>(r.shape.nlocal * cols), MPI_UINT64_T,
+                                        all.get(), counts.data(), displs.data(), MPI_UINT64_T, 0, comm));
+  r.rows = std::move(all);  // rank 0: every row; the others: none
+  return st;
 }
 
-// The file's steps: decide() on the checkpoint's total bytes with the rank
-// count and skew of its largest relation not gathered. When every relation
-// was gathered (O1), rank 0 writes the file alone: only O3, O4 and O6 apply.
-PolicyDecision file_decision(const std::vector<StagedRelation>& rels, unsigned mask, PolicyInput* in) {
-  size_t largest = rels.size();
+// The file's steps: decide() once for the whole checkpoint, on its total
+// bytes with the rank count and skew of its largest relation. O1 when the
+// checkpoint is tiny: every relation is gathered and rank 0 writes the file
+// alone. Otherwise no relation is gathered: gathering some of them to rank 0
+// only copied their rows once more before the same collective write.
+PolicyDecision file_decision(const std::vector<StagedRelation>& rels, unsigned mask, int nprocs, PolicyInput* in) {
+  size_t largest = 0;
   uint64_t total = 0;
   for (size_t i = 0; i < rels.size(); ++i) {
     total += rels[i].shape.input.total_bytes;
-    if (!rels[i].decision.gather &&
-        (largest == rels.size() || rels[i].shape.input.total_bytes > rels[largest].shape.input.total_bytes))
-      largest = i;
+    if (rels[i].shape.input.total_bytes > rels[largest].shape.input.total_bytes) largest = i;
   }
-  if (largest < rels.size()) *in = rels[largest].shape.input;
-  else if (!rels.empty()) *in = rels[0].shape.input;
+  if (!rels.empty()) *in = rels[largest].shape.input;
+  in->nprocs = nprocs;
   in->total_bytes = total;
-  if (largest < rels.size()) return decide(*in, mask & ~kO1Gather);
-  PolicyDecision d = decide(*in, mask);
-  d.gather = true;
-  d.two_phase = false;
-  d.cb_nodes = 0;
-  d.cb_buffer_size = 0;
-  d.phases = 1;
-  return d;
+  return decide(*in, mask);
 }
 
 // Defines every staged relation and the manifest attribute, then enddef.
@@ -332,26 +382,25 @@ Status create_checkpoint(MPI_Comm comm, const std::string& path, MPI_Info info,
 }
 
 // This rank's part of every relation (rank is its rank in the checkpoint's
-// communicator: rank 0 holds the gathered ones), one collective put per
-// relation, each relation's rows released after its put: its conversion
-// buffer and rows are freed before the next relation's are allocated (one
-// ncmpi_wait_all for all of them held every buffer at once: 2.3 times the
-// page faults of a TC run, measured).
-Status put_staged(int ncid, int rank, std::vector<StagedRelation>& rels, const std::vector<int>& varids) {
+// communicator: with O1 rank 0 holds every row), one collective put per
+// relation, each relation's rows released after its put: its rows are freed
+// before the next relation's put (one ncmpi_wait_all for all of them held
+// every buffer at once: 2.3 times the page faults of a TC run, measured).
+Status put_staged(int ncid, int rank, bool gathered, std::vector<StagedRelation>& rels, const std::vector<int>& varids) {
   Status st;
   for (size_t i = 0; i < rels.size(); ++i) {
     StagedRelation& r = rels[i];
     MPI_Offset start[2] = {0, 0}, count[2] = {0, r.arity + 1};
-    if (r.decision.gather) count[0] = rank == 0 ? static_cast<MPI_Offset>(r.shape.total) : 0;
+    if (gathered) count[0] = rank == 0 ? static_cast<MPI_Offset>(r.shape.total) : 0;
     else {
       start[0] = static_cast<MPI_Offset>(r.shape.offset);
       count[0] = static_cast<MPI_Offset>(r.shape.nlocal);
     }
     // Collective: every rank calls for every relation, even after an error.
-    Status put = nc(ncmpi_put_vara_ulonglong_all(ncid, varids[i], start, count, ull(r.rows.data())),
+    Status put = nc(ncmpi_put_vara_ulonglong_all(ncid, varids[i], start, count, ull(r.rows.get())),
                     "relation write");
     if (st) st = put;
-    std::vector<uint64_t>().swap(r.rows);
+    r.rows.reset();
   }
   return st;
 }
@@ -372,18 +421,22 @@ Status write_checkpoint_file(MPI_Comm comm, const std::string& path, std::vector
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_rank(comm, &rank)));
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_size(comm, &size)));
   PolicyInput in;
-  const PolicyDecision d = file_decision(rels, mask, &in);
+  const PolicyDecision d = file_decision(rels, mask, size, &in);
   log_decision(comm, "checkpoint file", path, in, d);
   InfoGuard info;
   EXA_RETURN_IF_ERROR(policy_info(d, &info.info));
   std::vector<int> varids;
   int ncid = -1;
 
-  if (all_gathered(rels)) {  // O1: one rank, one create, one write, one sync
+  if (d.gather) {  // O1: the rows to rank 0; one rank, one create, one write, one sync
     Status st;
-    if (rank == 0) {
+    for (StagedRelation& r : rels) {  // every rank takes part in every gather
+      const Status gathered = gather_staged(comm, rank, size, r);
+      if (st) st = gathered;
+    }
+    if (rank == 0 && st) {
       st = create_checkpoint(MPI_COMM_SELF, path, info.info, rels, manifest, d, &ncid, &varids);
-      if (st) st = sync_close(ncid, put_staged(ncid, rank, rels, varids));
+      if (st) st = sync_close(ncid, put_staged(ncid, rank, true, rels, varids));
     }
     return agree(comm, st);
   }
@@ -391,7 +444,7 @@ Status write_checkpoint_file(MPI_Comm comm, const std::string& path, std::vector
     EXA_RETURN_IF_ERROR(bcast_text(comm, &manifest));
     EXA_RETURN_IF_ERROR(create_checkpoint(comm, path, info.info, rels, manifest, d, &ncid, &varids));
     // Agreed: rank 0 makes the file current only if every rank's rows are in it.
-    return agree(comm, sync_close(ncid, put_staged(ncid, rank, rels, varids)));
+    return agree(comm, sync_close(ncid, put_staged(ncid, rank, false, rels, varids)));
   }
   // O2: rank 0 creates and defines alone; then all open and write collectively,
   // each O7 phase on its own communicator (MPI_Comm_split), a barrier after each.
@@ -402,8 +455,8 @@ Status write_checkpoint_file(MPI_Comm comm, const std::string& path, std::vector
   }
   EXA_RETURN_IF_ERROR(agree(comm, st));
   const int my_phase = static_cast<int>(static_cast<int64_t>(rank) * d.phases / size);
-  MPI_Comm phase_comm = MPI_COMM_NULL;
-  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_split(comm, my_phase, rank, &phase_comm)));
+  MPI_Comm phase_comm = comm;  // one phase: the checkpoint's own communicator, no split
+  if (d.phases > 1) EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_split(comm, my_phase, rank, &phase_comm)));
   for (int p = 0; p < d.phases && st; ++p) {
     if (p == my_phase) {
       ncid = -1;
@@ -411,12 +464,12 @@ Status write_checkpoint_file(MPI_Comm comm, const std::string& path, std::vector
       varids.assign(rels.size(), -1);
       for (size_t i = 0; i < rels.size() && st; ++i)
         st = nc(ncmpi_inq_varid(ncid, rels[i].variable.c_str(), &varids[i]), "ncmpi_inq_varid");
-      if (st) st = sync_close(ncid, put_staged(ncid, rank, rels, varids));
+      if (st) st = sync_close(ncid, put_staged(ncid, rank, false, rels, varids));
       else if (ncid >= 0) nc(ncmpi_close(ncid), "close after error").set_aside("the open error is reported");
     }
     st = agree(comm, st);  // the barrier of the phase
   }
-  EXA_MPI(MPI_Comm_free(&phase_comm)).set_aside("the write's status is what matters");
+  if (d.phases > 1) EXA_MPI(MPI_Comm_free(&phase_comm)).set_aside("the write's status is what matters");
   return st;
 }
 

@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -36,30 +37,37 @@ Status write_relation(int ncid, MPI_Comm comm, const std::string& name, int arit
                       const uint64_t* tuples, unsigned mask);
 
 // One relation of a checkpoint, held from exa_checkpoint_write to the
-// commit: its shape, its policy decision and its rows with ids (this rank's;
-// with O1 every rank's rows on rank 0 and none elsewhere).
+// commit: this rank's rows with their ids, in memory left uninitialized
+// before they are copied in (no zero-filling pass). Until measure_staged the
+// ids count from 0 on every rank; it adds the rank's first row to them.
 struct StagedRelation {
   std::string variable;  // its netCDF variable in the checkpoint file
   int arity = 0;
-  WriteShape shape;
-  PolicyDecision decision;
-  std::vector<uint64_t> rows;
+  WriteShape shape;      // nlocal at once; offset, total and skew from measure_staged
+  std::unique_ptr<uint64_t[]> rows;  // shape.nlocal rows of arity + 1 values
+  std::vector<uint64_t> rank_rows;   // every rank's nlocal (measure_staged)
 };
 
-// Collective: measures the write (one MPI_Exscan, one MPI_Allreduce), decides
-// the policy and, for O1, gathers the rows to rank 0.
-Status stage_relation(MPI_Comm comm, const std::string& variable, int arity, uint64_t nlocal,
-                      const uint64_t* tuples, unsigned mask, StagedRelation* out);
+// Local (no MPI): copies this rank's tuples, each row followed by its id.
+Status stage_relation(const std::string& variable, int arity, uint64_t nlocal, const uint64_t* tuples,
+                      StagedRelation* out);
+
+// Collective: every staged relation's first row on this rank, total and
+// skew from ONE MPI_Allgather of the per-rank row counts of all of them
+// (exact 64-bit sums; before, one MPI_Exscan and one MPI_Allreduce per
+// relation), and the ids made global.
+Status measure_staged(MPI_Comm comm, std::vector<StagedRelation>& rels);
 
 // The global text attribute of a checkpoint file holding its manifest.
 inline constexpr const char* kManifestAttribute = "exa_checkpoint_manifest";
 
-// Collective: creates path (clobbering) holding every staged relation and
-// the manifest attribute (its text significant on rank 0), written by one
-// collective put per relation (each relation's rows released after its
-// put), synced once by each writing rank and closed. When every
-// relation was gathered (O1) rank 0 alone creates and writes the file
-// (MPI_COMM_SELF); else the steps come from the checkpoint's total size.
+// Collective, after measure_staged: creates path (clobbering) holding every
+// staged relation and the manifest attribute (its text significant on rank
+// 0), written by one collective put per relation (each relation's rows
+// released after its put), synced once by each writing rank and closed. The
+// policy is decided once for the file, from its total size: when that is
+// tiny (O1) every relation is gathered to rank 0, which alone creates and
+// writes the file (MPI_COMM_SELF); else every rank writes its own rows.
 Status write_checkpoint_file(MPI_Comm comm, const std::string& path, std::vector<StagedRelation>& rels,
                              std::string manifest, unsigned mask);
 
