@@ -5,9 +5,11 @@
 #include <vector>
 
 #include "api/api_support.hpp"
+#include "api/file_order_put.hpp"
 #include "api/memtypes.hpp"
 #include "api/request_builder.hpp"
 #include "api/put_notes.hpp"
+#include "convert/external.hpp"
 #include "layer/put_range.hpp"
 #include "layer/data_checks.hpp"
 #include "pnetcdf.h"
@@ -22,15 +24,22 @@ using exa::api::Kind;
 int data_call(const char* fn, int ncid, int varid, Kind kind, const MPI_Offset* start,
               const MPI_Offset* count, const MPI_Offset* stride, const MPI_Offset* imap,
               const void* buf, MPI_Offset bufcount, MPI_Datatype buftype, nc_type memtype,
-              bool put, bool collective) {
+              bool put, bool collective, bool in_file_order = false, int64_t nvalues = 0) {
   const exa::api::RequestArgs a{varid, kind, start, count, stride, imap, buf, bufcount, buftype,
                                 memtype, collective};
   return exa::api::with_file(fn, ncid, [&](OpenFile& f) -> Status {
+    // Values already in the file's byte order go out as they are on a stack
+    // of native alone (the same on every rank: the stack is agreed at open);
+    // any other connector takes them in native order, so they are swapped back.
+    const bool as_is = in_file_order && f.stack->names() == "native";
+    if (in_file_order && !as_is)
+      exa::convert::swap_bytes_in_place(const_cast<void*>(buf), exa::convert::native_size(memtype), nvalues);
     std::vector<MPI_Offset> storage;
     if (collective) f.connector->prepare_collective(*f.state, varid);
     const exa::model::Dataset& ds = f.connector->dataset(*f.state);
     auto req = exa::api::make_request(ds, a, &storage);
     req.call = fn;
+    req.external_order = as_is;
     // The argument checks, once, above the stack (PnetCDF's dispatcher). A
     // collective call with bad arguments still goes down (safe mode agrees on
     // errors; native takes part in collective I/O with nothing).
@@ -43,21 +52,34 @@ int data_call(const char* fn, int ncid, int varid, Kind kind, const MPI_Offset* 
     // A put's conversion pass takes its values' range for the query layer.
     std::optional<exa::layer::PutRangeScope> range;
     exa::convert::SegmentedRange segments;
-    if (put && checked.is_ok() && exa::api::query_put_takes_range(ncid, f, a, &segments))
+    if (put && checked.is_ok() && !as_is && exa::api::query_put_takes_range(ncid, f, a, &segments))
       range.emplace(varid, buf, segments);
     Status done = put ? f.connector->put(*f.state, req) : f.connector->get(*f.state, req);
     // Index chunks of the rows written go stale: noted once the arguments
     // are known good (the note reads the values by the call's counts), even
     // when the I/O failed (it may have written part); its rows count as
     // written whole only when it succeeded.
-    if (put && checked.is_ok())
-      exa::api::note_query_put(ncid, f, a, done.is_ok() && f.stack->writes_at_once(),
+    if (put && checked.is_ok()) {
+      exa::api::RequestArgs noted = a;
+      if (as_is) noted.memtype = NC_NAT;  // its rows are noted, its values (not native) are not read
+      exa::api::note_query_put(ncid, f, noted, done.is_ok() && f.stack->writes_at_once(),
                                range ? range->range() : nullptr);
+    }
     return checked.is_ok() ? done : checked;
   });
 }
 
 }  // namespace
+
+namespace exa::api {
+
+int put_vara_all_in_file_order(int ncid, int varid, const MPI_Offset* start, const MPI_Offset* count,
+                               unsigned long long* buf, int64_t nvalues) {
+  return data_call("ncmpi_put_vara_ulonglong_all", ncid, varid, Kind::kVara, start, count, nullptr, nullptr, buf,
+                   -1, MPI_DATATYPE_NULL, memtype_of<unsigned long long>(), true, true, true, nvalues);
+}
+
+}  // namespace exa::api
 
 #define EXA_NAME_(OP, KIND, NAME, SFX) "ncmpi_" #OP "_" #KIND "_" #NAME #SFX
 #define EXA_DATA_KINDS_(OP, CQ, NAME, CTYPE, SFX, PUT, COLL)                                     \

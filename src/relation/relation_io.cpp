@@ -9,6 +9,8 @@
 #include <cstring>
 #include <utility>
 
+#include "api/file_order_put.hpp"
+#include "convert/byte_order.hpp"
 #include "io/mpi_errors.hpp"
 #include "relation/exchange.hpp"
 #include "util/hash.hpp"
@@ -265,10 +267,12 @@ Status stage_relation(const std::string& variable, int arity, uint64_t nlocal, c
   // new T[] (not a vector): the rows are written once, a zero-filling pass first
   // cost a tenth of a TC run's samples (perf record, fe_ocean:2000, 1 rank).
   out->rows.reset(new uint64_t[static_cast<size_t>(nlocal) * cols]);
+  // In the file's byte order (big-endian) as they are copied: the put then
+  // writes them as they are (no swap in place before it and back after it).
   uint64_t* rows = out->rows.get();
   for (uint64_t i = 0; i < nlocal; ++i) {
-    std::memcpy(&rows[i * cols], &tuples[i * arity], sizeof(uint64_t) * arity);
-    rows[i * cols + arity] = i;
+    for (int c = 0; c < arity; ++c) rows[i * cols + c] = convert::to_from_big_endian(tuples[i * arity + c]);
+    rows[i * cols + arity] = convert::to_from_big_endian(i);
   }
   return Status::ok();
 }
@@ -307,7 +311,10 @@ Status measure_staged(MPI_Comm comm, std::vector<StagedRelation>& rels) {
                       static_cast<double>(min * row_bytes), size, &r.shape.input.ratio, &r.shape.input.cv);
     if (offset == 0) continue;
     const size_t cols = static_cast<size_t>(r.arity) + 1;
-    for (uint64_t j = 0; j < r.shape.nlocal; ++j) r.rows[j * cols + r.arity] += offset;
+    for (uint64_t j = 0; j < r.shape.nlocal; ++j) {
+      uint64_t& id = r.rows[j * cols + r.arity];
+      id = convert::to_from_big_endian(convert::to_from_big_endian(id) + offset);
+    }
   }
   return Status::ok();
 }
@@ -397,7 +404,9 @@ Status put_staged(int ncid, int rank, bool gathered, std::vector<StagedRelation>
       count[0] = static_cast<MPI_Offset>(r.shape.nlocal);
     }
     // Collective: every rank calls for every relation, even after an error.
-    Status put = nc(ncmpi_put_vara_ulonglong_all(ncid, varids[i], start, count, ull(r.rows.get())),
+    Status put = nc(api::put_vara_all_in_file_order(ncid, varids[i], start, count,
+                                                    reinterpret_cast<unsigned long long*>(r.rows.get()),
+                                                    static_cast<int64_t>(count[0] * count[1])),
                     "relation write");
     if (st) st = put;
     r.rows.reset();

@@ -37,9 +37,10 @@ Status write_relation(int ncid, MPI_Comm comm, const std::string& name, int arit
                       const uint64_t* tuples, unsigned mask);
 
 // One relation of a checkpoint, held from exa_checkpoint_write to the
-// commit: this rank's rows with their ids, in memory left uninitialized
-// before they are copied in (no zero-filling pass). Until measure_staged the
-// ids count from 0 on every rank; it adds the rank's first row to them.
+// commit: this rank's rows with their ids, in the file's byte order
+// (big-endian), in memory left uninitialized before they are copied in (no
+// zero-filling pass). Until measure_staged the ids count from 0 on every
+// rank; it adds the rank's first row to them.
 struct StagedRelation {
   std::string variable;  // its netCDF variable in the checkpoint file
   int arity = 0;
@@ -48,7 +49,8 @@ struct StagedRelation {
   std::vector<uint64_t> rank_rows;   // every rank's nlocal (measure_staged)
 };
 
-// Local (no MPI): copies this rank's tuples, each row followed by its id.
+// Local (no MPI): copies this rank's tuples (native order) into out->rows
+// in the file's byte order, each row followed by its id.
 Status stage_relation(const std::string& variable, int arity, uint64_t nlocal, const uint64_t* tuples,
                       StagedRelation* out);
 
