@@ -71,16 +71,18 @@ extern int exa_checkpoint_begin_info(MPI_Comm comm, const char *dir, long long i
                                      MPI_Info info, int *ckid);
 
 /** Writes relation name into the checkpoint as a full snapshot or a delta
- *  (tuples added since the previous checkpoint). The rows are kept (with O1
- *  gathered to rank 0) and written at the commit, all relations of the
- *  checkpoint in one file. Collective. */
+ *  (tuples added since the previous checkpoint). The rows are copied and
+ *  kept until the commit, which measures all relations of the checkpoint at
+ *  once and writes them in one file. Collective (every rank writes the same
+ *  relations in the same order; since 2026-11-24 it makes no MPI call). */
 extern int exa_checkpoint_write(int ckid, const char *name, int kind, int arity,
                                 MPI_Offset nlocal, const unsigned long long *tuples);
 
 /** Writes the checkpoint's file (every relation written into it and the
  *  manifest; synced), then rank 0 makes it current by renaming a symbolic
- *  link MANIFEST -> file over the old one (atomic) and fsyncing dir. Frees
- *  ckid. Collective. */
+ *  link MANIFEST -> file over the old one (atomic) and fsyncing dir; older
+ *  checkpoint files are removed by a thread of rank 0 that the next
+ *  checkpoint call (or exit) waits for. Frees ckid. Collective. */
 extern int exa_checkpoint_commit(int ckid);
 
 /** Abandons a checkpoint that was begun (nothing of it is on disk yet); the
