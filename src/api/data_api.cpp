@@ -73,10 +73,11 @@ int data_call(const char* fn, int ncid, int varid, Kind kind, const MPI_Offset* 
 
 namespace exa::api {
 
-int put_vara_all_in_file_order(int ncid, int varid, const MPI_Offset* start, const MPI_Offset* count,
-                               unsigned long long* buf, int64_t nvalues) {
-  return data_call("ncmpi_put_vara_ulonglong_all", ncid, varid, Kind::kVara, start, count, nullptr, nullptr, buf,
-                   -1, MPI_DATATYPE_NULL, memtype_of<unsigned long long>(), true, true, true, nvalues);
+int put_vara_in_file_order(int ncid, int varid, const MPI_Offset* start, const MPI_Offset* count,
+                           unsigned long long* buf, int64_t nvalues, bool collective) {
+  return data_call(collective ? "ncmpi_put_vara_ulonglong_all" : "ncmpi_put_vara_ulonglong", ncid, varid,
+                   Kind::kVara, start, count, nullptr, nullptr, buf, -1, MPI_DATATYPE_NULL,
+                   memtype_of<unsigned long long>(), true, collective, true, nvalues);
 }
 
 }  // namespace exa::api

@@ -389,27 +389,39 @@ Status create_checkpoint(MPI_Comm comm, const std::string& path, MPI_Info info,
 }
 
 // This rank's part of every relation (rank is its rank in the checkpoint's
-// communicator: with O1 rank 0 holds every row), one collective put per
-// relation, each relation's rows released after its put: its rows are freed
-// before the next relation's put (one ncmpi_wait_all for all of them held
-// every buffer at once: 2.3 times the page faults of a TC run, measured).
-Status put_staged(int ncid, int rank, bool gathered, std::vector<StagedRelation>& rels, const std::vector<int>& varids) {
+// communicator: with O1 rank 0 holds every row), one put per relation, each
+// relation's rows released after its put: its rows are freed before the next
+// relation's put (one ncmpi_wait_all for all of them held every buffer at
+// once: 2.3 times the page faults of a TC run, measured). Collective puts,
+// or with d.independent one independent put per relation this rank has rows
+// of, between ncmpi_begin_indep_data and ncmpi_end_indep_data.
+Status put_staged(int ncid, int rank, const PolicyDecision& d, std::vector<StagedRelation>& rels,
+                  const std::vector<int>& varids) {
+  const bool independent = d.independent && !d.gather;
   Status st;
+  if (independent) st = nc(ncmpi_begin_indep_data(ncid), "ncmpi_begin_indep_data");  // agreed on every rank
+  if (independent && !st) return st;
   for (size_t i = 0; i < rels.size(); ++i) {
     StagedRelation& r = rels[i];
     MPI_Offset start[2] = {0, 0}, count[2] = {0, r.arity + 1};
-    if (gathered) count[0] = rank == 0 ? static_cast<MPI_Offset>(r.shape.total) : 0;
+    if (d.gather) count[0] = rank == 0 ? static_cast<MPI_Offset>(r.shape.total) : 0;
     else {
       start[0] = static_cast<MPI_Offset>(r.shape.offset);
       count[0] = static_cast<MPI_Offset>(r.shape.nlocal);
     }
     // Collective: every rank calls for every relation, even after an error.
-    Status put = nc(api::put_vara_all_in_file_order(ncid, varids[i], start, count,
-                                                    reinterpret_cast<unsigned long long*>(r.rows.get()),
-                                                    static_cast<int64_t>(count[0] * count[1])),
-                    "relation write");
-    if (st) st = put;
+    if (!independent || (st && count[0] > 0)) {
+      Status put = nc(api::put_vara_in_file_order(ncid, varids[i], start, count,
+                                                  reinterpret_cast<unsigned long long*>(r.rows.get()),
+                                                  static_cast<int64_t>(count[0] * count[1]), !independent),
+                      "relation write");
+      if (st) st = put;
+    }
     r.rows.reset();
+  }
+  if (independent) {
+    Status ended = nc(ncmpi_end_indep_data(ncid), "ncmpi_end_indep_data");
+    if (st) st = ended;
   }
   return st;
 }
@@ -445,7 +457,7 @@ Status write_checkpoint_file(MPI_Comm comm, const std::string& path, std::vector
     }
     if (rank == 0 && st) {
       st = create_checkpoint(MPI_COMM_SELF, path, info.info, rels, manifest, d, &ncid, &varids);
-      if (st) st = sync_close(ncid, put_staged(ncid, rank, true, rels, varids));
+      if (st) st = sync_close(ncid, put_staged(ncid, rank, d, rels, varids));
     }
     return agree(comm, st);
   }
@@ -453,7 +465,7 @@ Status write_checkpoint_file(MPI_Comm comm, const std::string& path, std::vector
     EXA_RETURN_IF_ERROR(bcast_text(comm, &manifest));
     EXA_RETURN_IF_ERROR(create_checkpoint(comm, path, info.info, rels, manifest, d, &ncid, &varids));
     // Agreed: rank 0 makes the file current only if every rank's rows are in it.
-    return agree(comm, sync_close(ncid, put_staged(ncid, rank, false, rels, varids)));
+    return agree(comm, sync_close(ncid, put_staged(ncid, rank, d, rels, varids)));
   }
   // O2: rank 0 creates and defines alone; then all open and write collectively,
   // each O7 phase on its own communicator (MPI_Comm_split), a barrier after each.
@@ -473,7 +485,7 @@ Status write_checkpoint_file(MPI_Comm comm, const std::string& path, std::vector
       varids.assign(rels.size(), -1);
       for (size_t i = 0; i < rels.size() && st; ++i)
         st = nc(ncmpi_inq_varid(ncid, rels[i].variable.c_str(), &varids[i]), "ncmpi_inq_varid");
-      if (st) st = sync_close(ncid, put_staged(ncid, rank, false, rels, varids));
+      if (st) st = sync_close(ncid, put_staged(ncid, rank, d, rels, varids));
       else if (ncid >= 0) nc(ncmpi_close(ncid), "close after error").set_aside("the open error is reported");
     }
     st = agree(comm, st);  // the barrier of the phase

@@ -28,6 +28,16 @@ TEST(RelationPolicy, ParsesStepLists) {
   }
 }
 
+TEST(RelationPolicy, LargeSharesAreWrittenIndependently) {
+  EXPECT_TRUE(decide(in(4 * kIndependentShare, 4), kAllSteps).independent);       // mean share exactly 4 MiB
+  EXPECT_FALSE(decide(in(4 * kIndependentShare - 1, 4), kAllSteps).independent);  // one byte less
+  EXPECT_TRUE(decide(in(kLargeBytes, 64), kAllSteps).independent);
+  EXPECT_FALSE(decide(in(kSmallBytes, 1), kAllSteps).independent);                 // one rank: nothing to aggregate
+  EXPECT_FALSE(decide(in(kSmallBytes, 4), kAllSteps & ~kO5Hints).independent);    // O5 off: the library's default
+  EXPECT_FALSE(decide(in(kTinyBytes - 1, 2), kAllSteps).independent);              // O1: rank 0 writes alone
+  EXPECT_TRUE(decide(in(kTinyBytes - 1, 2), kAllSteps & ~kO1Gather).independent);
+}
+
 TEST(RelationPolicy, TinyOutputsGatherAndSkipParallelSteps) {
   PolicyDecision d = decide(in(kTinyBytes - 1, 64, 1000, 5), kAllSteps);
   EXPECT_TRUE(d.gather);

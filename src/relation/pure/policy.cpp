@@ -83,6 +83,8 @@ PolicyDecision decide(const PolicyInput& in, unsigned mask) {
   }
   if (mask & kO6Alignment) d.var_align = tier_var_align(in.total_bytes);
   if ((mask & kO7Phases) && !d.gather) d.phases = skew_phases(in.ratio, in.cv, in.nprocs);
+  d.independent = (mask & kO5Hints) && !d.gather && in.nprocs > 1 &&
+                  in.total_bytes / static_cast<uint64_t>(in.nprocs) >= kIndependentShare;
   return d;
 }
 
@@ -90,10 +92,12 @@ std::string describe(const PolicyInput& in, const PolicyDecision& d) {
   char buf[512];
   std::snprintf(buf, sizeof buf,
                 "policy mask=0x%02x total=%llu B nprocs=%d ratio=%.3g cv=%.3g -> O1 gather=%d O2 two_phase=%d "
-                "O3 no_fill=%d O4 fixed_rows=%d O5 cb_nodes=%d cb_buffer_size=%llu O6 var_align=%llu O7 phases=%d",
+                "O3 no_fill=%d O4 fixed_rows=%d O5 cb_nodes=%d cb_buffer_size=%llu independent=%d O6 var_align=%llu "
+                "O7 phases=%d",
                 d.mask, static_cast<unsigned long long>(in.total_bytes), in.nprocs, in.ratio, in.cv,
                 d.gather, d.two_phase, d.no_fill, d.fixed_rows, d.cb_nodes,
-                static_cast<unsigned long long>(d.cb_buffer_size), static_cast<unsigned long long>(d.var_align),
+                static_cast<unsigned long long>(d.cb_buffer_size), d.independent,
+                static_cast<unsigned long long>(d.var_align),
                 d.phases);
   return buf;
 }

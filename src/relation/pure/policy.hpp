@@ -27,6 +27,13 @@ inline constexpr uint64_t kKiB = 1024, kMiB = kKiB * 1024, kGiB = kMiB * 1024;
 inline constexpr uint64_t kTinyBytes = 10 * kMiB;    // O1, O6 lowest tier
 inline constexpr uint64_t kSmallBytes = 1 * kGiB;    // O5, O6 tier edge
 inline constexpr uint64_t kLargeBytes = 10 * kGiB;   // O5, O6 tier edge
+// O5: when the mean share of a rank is at least this, each rank writes its
+// rows (one contiguous run, disjoint from the others') independently:
+// aggregation cannot merge runs that large, it only moves them to the
+// aggregators first (with cb_nodes = 1, as the tier gives at 4 ranks, every
+// byte went through rank 0). The size of the O6 middle tier, a run of a
+// whole 4 MiB Lustre stripe or more.
+inline constexpr uint64_t kIndependentShare = 4 * kMiB;
 
 // "all", "none", or a comma list of step names ("O1,O3,o5"; spaces ignored).
 // False for anything else (mask untouched).
@@ -49,6 +56,7 @@ struct PolicyDecision {
   uint64_t cb_buffer_size = 0; // O5
   uint64_t var_align = 0;      // O6 (0: library default)
   int phases = 1;              // O7
+  bool independent = false;    // O5: each rank's rows written independently (kIndependentShare)
 };
 
 PolicyDecision decide(const PolicyInput& in, unsigned mask);
