@@ -1041,6 +1041,8 @@ Status NativeConnector::end_indep(FileState& f) {
   if (nf.define_mode) return {NC_EINDEFINE, "in define mode"};
   if (!nf.indep_mode) return Status::ok();  // PnetCDF: no error, nothing to do
   // Make what this rank wrote independently visible to the collective handle.
+  // (Also durable: the relation store's checkpoints rely on this sync and make
+  // no ncmpi_sync after independent writes, src/relation/relation_io.cpp.)
   Status st;
   if (nf.indep.handle() != MPI_FILE_NULL && nf.file.writable()) st = nf.indep.sync();
   nf.indep_mode = false;
