@@ -483,14 +483,23 @@ Status write_checkpoint_file(MPI_Comm comm, const std::string& path, std::vector
   const int my_phase = static_cast<int>(static_cast<int64_t>(rank) * d.phases / size);
   MPI_Comm phase_comm = comm;  // one phase: the checkpoint's own communicator, no split
   if (d.phases > 1) EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_split(comm, my_phase, rank, &phase_comm)));
+  // Independent writes into fixed-size variables (O5 with O4): each rank opens
+  // the file on MPI_COMM_SELF and writes its rows there (collective over one
+  // rank), then syncs and closes it: no collective open, no
+  // begin/end_indep_data and their agreements. Not with a record dimension:
+  // each handle would keep its own record count and its close write it.
+  const bool own_handle = d.independent && d.fixed_rows;
+  PolicyDecision on_handle = d;
+  if (own_handle) on_handle.independent = false;
+  const MPI_Comm open_comm = own_handle ? MPI_COMM_SELF : phase_comm;
   for (int p = 0; p < d.phases && st; ++p) {
     if (p == my_phase) {
       ncid = -1;
-      st = nc(ncmpi_open(phase_comm, path.c_str(), NC_WRITE, info.info, &ncid), "ncmpi_open");
+      st = nc(ncmpi_open(open_comm, path.c_str(), NC_WRITE, info.info, &ncid), "ncmpi_open");
       varids.assign(rels.size(), -1);
       for (size_t i = 0; i < rels.size() && st; ++i)
         st = nc(ncmpi_inq_varid(ncid, rels[i].variable.c_str(), &varids[i]), "ncmpi_inq_varid");
-      if (st) st = sync_close(ncid, put_staged(ncid, rank, d, rels, varids), d.independent);
+      if (st) st = sync_close(ncid, put_staged(ncid, rank, on_handle, rels, varids), on_handle.independent);
       else if (ncid >= 0) nc(ncmpi_close(ncid), "close after error").set_aside("the open error is reported");
     }
     st = agree(comm, st);  // the barrier of the phase
