@@ -57,7 +57,8 @@ bool undefined_in_pnetcdf(char dir, int mem, int xtype, const std::vector<unsign
 }
 
 TEST(ConvertOracle, MatchesSystemPnetcdf) {
-  auto path = std::filesystem::path(__FILE__).parent_path() / "data" / "pnetcdf_convert_oracle.txt";
+  // EXACDF_GOLDEN_DIR, not __FILE__: a ccache base directory makes __FILE__ relative.
+  auto path = std::filesystem::path(EXACDF_GOLDEN_DIR) / "pnetcdf_convert_oracle.txt";
   std::ifstream file(path);
   ASSERT_TRUE(file.good()) << "missing " << path;
   std::string line;
