@@ -39,6 +39,14 @@ typedef struct {
  *  or prefetch is off). Local. */
 extern int exa_cache_read_stats(int ncid, exa_cache_read_info *info);
 
+/** Testing hook for write-order tests: this process's data writes land `ms`
+ *  milliseconds late. An independent write sleeps first; in a collective
+ *  write this rank takes part with nothing, and once the collective call has
+ *  returned it sleeps and writes its part alone -- as a rank (or an
+ *  aggregator) of a collective write may still be writing after the others
+ *  returned. 0 disarms. Local. */
+extern void exa_debug_late_writes(int ms);
+
 #if defined(__cplusplus)
 }
 #endif

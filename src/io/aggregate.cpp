@@ -136,11 +136,19 @@ Status transfer_runs(MpiFile& file, Runs& fruns, Runs& mruns, bool write, bool c
   const bool fail = write && take_injected_write_failure();
   int count = mruns.bytes > 0 && !fail && view.is_ok() ? 1 : 0;
   void* buf = mruns.bytes > 0 ? MPI_BOTTOM : nullptr;
+  // A late write (exa_debug_late_writes): independent ones wait first; in a
+  // collective one this rank's part is written alone after the call.
+  const bool late = write && count > 0 && late_writes_ms() > 0;
+  if (late && !collective) wait_late_write();
   MPI_Status status;
-  int err = write ? (collective ? MPI_File_write_at_all(fh, 0, buf, count, mruns.type, &status)
+  int err = write ? (collective ? MPI_File_write_at_all(fh, 0, buf, late ? 0 : count, mruns.type, &status)
                                 : MPI_File_write_at(fh, 0, buf, count, mruns.type, &status))
                   : (collective ? MPI_File_read_at_all(fh, 0, buf, count, mruns.type, &status)
                                 : MPI_File_read_at(fh, 0, buf, count, mruns.type, &status));
+  if (late && collective && err == MPI_SUCCESS) {
+    wait_late_write();
+    err = MPI_File_write_at(fh, 0, buf, count, mruns.type, &status);
+  }
   const int64_t file_bytes = fruns.bytes, memory_bytes = mruns.bytes, file_end = fruns.end;
   Status freed = free_runs(&fruns);
   Status freed_memory = free_runs(&mruns);

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <climits>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 
 #include "io/collective.hpp"
 #include "io/mpi_errors.hpp"
@@ -251,6 +253,16 @@ void note_io_event() {
 
 long long io_events() { return g_io_events.load(); }
 
+namespace {
+std::atomic<int> g_late_write_ms{0};
+}  // namespace
+
+void set_late_writes(int ms) { g_late_write_ms.store(ms > 0 ? ms : 0); }
+int late_writes_ms() { return g_late_write_ms.load(); }
+void wait_late_write() {
+  if (const int ms = g_late_write_ms.load(); ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+}
+
 void kill_at_io_event(long long nth) {
   g_kill_at.store(nth > 0 ? g_io_events.load() + nth : 0);
 }
@@ -284,6 +296,7 @@ Status MpiFile::write_at(int64_t offset, const void* buf, int64_t nbytes) {
   EXA_RETURN_IF_ERROR(need_byte_view());
   if (take_injected_write_failure())
     return {NC_EWRITE, "write failed (injected by exa_debug_fail_write)"};
+  wait_late_write();
   const auto* p = static_cast<const char*>(buf);
   return in_pieces(offset, nbytes, [&](int64_t off, int64_t n) {
     MPI_Status status;

@@ -41,6 +41,12 @@ void note_io_event();
 long long io_events();
 void kill_at_io_event(long long nth);
 
+// Write-order tests (exa_debug_late_writes): how late this process's data
+// writes land (0: not late), and the wait itself.
+void set_late_writes(int ms);
+int late_writes_ms();
+void wait_late_write();
+
 // Commit-order checks (exa_debug_unordered_commits): this process's writes
 // not yet synced, and commit points (a superblock, an ordered numrecs)
 // written while some were pending -- a crash then could keep the commit

@@ -232,22 +232,14 @@ bool hold_for_overlap() {
 
 class AsyncFile final : public WrappedState {
  public:
-  // own_thread: the file's work runs on one thread of its own instead of the
-  // process's pool (a layer below that is not native: test_cache_order_mover
-  // at 4 ranks lost the order of async,cache's puts when successive calls
-  // below came from different threads; not understood yet).
-  AsyncFile(std::unique_ptr<FileState> lower, Connector* next, size_t mem_cap, bool threaded, bool own_thread)
+  AsyncFile(std::unique_ptr<FileState> lower, Connector* next, size_t mem_cap, bool threaded)
       : WrappedState(std::move(lower)), next_(next), mem_cap_(mem_cap), threaded_(threaded) {
     if (MPI_Comm_dup(comm(), &agree_comm_) != MPI_SUCCESS) agree_comm_ = MPI_COMM_NULL;
-    if (threaded_ && own_thread) {
-      own_pool_ = std::make_unique<Pool>();
-      own_pool_->ensure(1);
-    }
   }
   ~AsyncFile() override;
 
   bool threaded() const { return threaded_; }
-  Pool& pool() { return own_pool_ ? *own_pool_ : Pool::get(); }
+  Pool& pool() { return Pool::get(); }
 
   // Queues an operation (waits for room first: back-pressure); false if it
   // can never fit (bigger than the bound) and the caller runs it at once.
@@ -655,7 +647,6 @@ class AsyncFile final : public WrappedState {
   bool held_ = false;  // EXACDF_ASYNC_HOLD: the first task held
   std::vector<std::vector<uint8_t>> spare_;  // finished puts' buffers, for reuse
   size_t spare_bytes_ = 0;
-  std::unique_ptr<Pool> own_pool_;  // declared last: its thread ends first
   size_t used_ = 0, peak_ = 0;
   int pending_records_ = 0;
   uint64_t sequence_ = 0;
@@ -896,7 +887,7 @@ class AsyncConnector final : public ForwardingConnector {
   std::unique_ptr<FileState> wrap(std::unique_ptr<FileState> lower) override {
     const bool threaded = thread_multiple();
     if (threaded) Pool::get().ensure(threads_);
-    auto af = std::make_unique<AsyncFile>(std::move(lower), next(), mem_cap_, threaded, !swap_below_);
+    auto af = std::make_unique<AsyncFile>(std::move(lower), next(), mem_cap_, threaded);
     std::lock_guard<std::mutex> lock(open_files().mu);
     open_files().files.insert(af.get());
     return af;

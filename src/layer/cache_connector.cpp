@@ -520,6 +520,13 @@ Status drain_ordered(Connector* next, CacheFile& cf, uint64_t extra_call, const 
         .set_aside("kept in the file's failure, returned below");
     done += part.size();
   }
+  // A collective write returns on a rank once that rank's part is handed over,
+  // not once every rank's part is in the file: under OMPIO another rank (or an
+  // aggregator) may still be writing its part of the last round. The caller's
+  // mover may write newer calls as soon as this returns (put: watermark = call),
+  // and such a write must not land before an older round's. So every rank (all
+  // gathered the same reaches) waits here until every rank is done.
+  if (!reaches.empty()) EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Barrier(cf.dup)));
   return cf.failure;
 }
 
