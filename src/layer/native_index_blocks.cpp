@@ -11,7 +11,6 @@
 #include "io/aggregate.hpp"
 #include "io/collective.hpp"
 #include "io/mpi_errors.hpp"
-#include "layer/data_checks.hpp"
 #include "layer/index_blocks.hpp"
 #include "layer/native_internal.hpp"
 #include "pnetcdf.h"
@@ -264,10 +263,7 @@ Status commit_headers(NativeFile& nf, const std::vector<std::pair<int, std::vect
     layout.begin_rec = int64_t(nsb.record_begin);
     layout.sections = table.sections;
     nf.ds.set_layout(layout);
-    // Posted requests keep the place of their variable: those of record
-    // variables take the new one (their records may be in either section).
-    for (auto& [id, r] : nf.pending)
-      if (r.geo.record) EXA_RETURN_IF_ERROR(place_of_var(nf.ds, r.varid, &r.geo));
+    // (Posted requests find their place at the wait: native_requests.cpp.)
   }
   note_committed_end(nf);
   nf.index_store_end = 0;

@@ -23,6 +23,7 @@
 #define COLS 8
 #define MAXROWS 1024
 #define CHUNK_ROWS 32
+#define EDGES "edges=50,100,150,200,250,300;chunk=32" /* the constants of expect_pieces_used on edges */
 
 static float fmodel[MAXROWS * COLS], fvals[MAXROWS * COLS];
 static int gmodel[MAXROWS * COLS], ivals[MAXROWS * COLS];
@@ -131,6 +132,36 @@ static void expect_index(int ncid, int varid, int present, int current, MPI_Offs
   CHECK(ok);
 }
 
+/* The chunk pieces are used, so none was overwritten by records: with the
+ * index forced, f >= c for c on a bin edge over rows [row0, row1) (chunks
+ * built and not stale since) is answered by the bitmaps alone (no value
+ * tested one by one), where a piece that failed its CRC would have its
+ * chunk's values tested. */
+static void check_pieces(int ncid, int f, MPI_Offset row0, MPI_Offset row1, float c, int intact, const char *what) {
+  const MPI_Offset lo = row0 + (row1 - row0) * mpi_test_rank / mpi_test_nprocs;
+  const MPI_Offset hi = row0 + (row1 - row0) * (mpi_test_rank + 1) / mpi_test_nprocs;
+  setenv("EXACDF_QUERY_INDEX_SHARE", "1e30", 1);
+  setenv("EXACDF_QUERY_DENSE_CANDIDATES", "0", 1); /* candidates from the bitmaps, never a dense read */
+  int q;
+  MPI_Offset start[2] = {lo, 0}, count[2] = {hi - lo, COLS}, nhits = -1, want = 0;
+  CHECK_OK(exa_query_create(ncid, f, EXA_QUERY_GE, NC_FLOAT, &c, &q));
+  const long long before = exa_debug_query_values_tested();
+  CHECK_OK(exa_query_eval(ncid, q, start, count, &nhits));
+  const long long tested = exa_debug_query_values_tested() - before;
+  CHECK_OK(exa_query_free(q));
+  unsetenv("EXACDF_QUERY_INDEX_SHARE");
+  unsetenv("EXACDF_QUERY_DENSE_CANDIDATES");
+  for (MPI_Offset i = lo * COLS; i < hi * COLS; ++i) want += fmodel[i] >= c;
+  if (nhits != want || (tested == 0) != intact)
+    fprintf(stderr, "[rank %d] %s: %lld hits (want %lld), %lld values tested\n", mpi_test_rank, what,
+            (long long)nhits, (long long)want, tested);
+  CHECK(nhits == want && (tested == 0) == intact);
+}
+
+static void expect_pieces_used(int ncid, int f, MPI_Offset row0, MPI_Offset row1, float c, const char *what) {
+  check_pieces(ncid, f, row0, row1, c, 1, what);
+}
+
 /* Rows [row, row + n) of f and g (values from the model's formulas plus
  * `shift` for f), split over the ranks; rows past nrows are appended. */
 static void put_rows(int ncid, int f, int g, MPI_Offset row, MPI_Offset n, float shift) {
@@ -231,9 +262,10 @@ int main(int argc, char **argv) {
   put_rows(ncid, f, g, 0, 256, 0.0f);
 
   MPI_Offset hoff = 0, hsize = 0;
-  CHECK_OK(exa_index_create(ncid, f, "bins=16;chunk=32"));
+  CHECK_OK(exa_index_create(ncid, f, EDGES));
   CHECK(find_index_block(ncid, f, &hoff, &hsize));
   CHECK(!sidecar_exists(path, f)); /* inside the file, no sidecar */
+  expect_pieces_used(ncid, f, 0, 256, 100.0f, "built");
   expect_index(ncid, f, 1, 1, 8, 0, "built");
   all_queries(ncid, f, g, "built");
 
@@ -241,6 +273,7 @@ int main(int argc, char **argv) {
    * rows past the index are scanned. Then a second index (g's) after them. */
   put_rows(ncid, f, g, 256, 40, 0.0f);
   all_queries(ncid, f, g, "appended");
+  expect_pieces_used(ncid, f, 0, 256, 100.0f, "appended");
   CHECK_OK(exa_index_create(ncid, g, "bins=4;chunk=16"));
   put_rows(ncid, f, g, 296, 30, 0.0f);
   all_queries(ncid, f, g, "appended after a second index");
@@ -261,6 +294,7 @@ int main(int argc, char **argv) {
   CHECK(find_index_block(ncid, f, &hoff, &hsize));
   expect_index(ncid, f, 1, 1, 11, -1, "reopened");
   all_queries(ncid, f, g, "reopened");
+  expect_pieces_used(ncid, f, 128, 320, 200.0f, "reopened");
   CHECK_OK(ncmpi_get_var_double_all(ncid, fixed, fixed_back));
   CHECK(memcmp(fixed_back, fixed_vals, sizeof fixed_vals) == 0);
   CHECK_OK(ncmpi_close(ncid));
@@ -274,14 +308,58 @@ int main(int argc, char **argv) {
   CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_NOWRITE, MPI_INFO_NULL, &ncid));
   expect_index(ncid, f, 1, 1, 11, -1, "after a writer that did not query");
   all_queries(ncid, f, g, "after a writer that did not query");
+  expect_pieces_used(ncid, f, 128, 320, 200.0f, "after a writer that did not query");
   CHECK_OK(ncmpi_close(ncid));
 
-  /* A writer that queries between appends (each commit of marks moves the records again). */
+  /* A writer that never closes (as a crash) after appending: its records are
+   * on disk, its marks are not; the index blocks are not used, and the next
+   * writer drops them (that commit moves the records too). */
   CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_WRITE, MPI_INFO_NULL, &ncid));
+  put_rows(ncid, f, g, nrows, 12, 0.0f);
+  put_rows(ncid, f, g, 200, 2, 4444.0f);
+  CHECK_OK(ncmpi_sync(ncid));
+  CHECK_OK(ncmpi_abort(ncid));
+  CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_NOWRITE, MPI_INFO_NULL, &ncid));
+  expect_index(ncid, f, 1, 0, 11, -1, "after a crashed writer");
+  all_queries(ncid, f, g, "after a crashed writer");
+  CHECK_OK(ncmpi_close(ncid));
+  CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_WRITE, MPI_INFO_NULL, &ncid));
+  CHECK(!find_index_block(ncid, f, &hoff, &hsize));
+  expect_index(ncid, f, 0, 0, 0, 0, "dropped by the next writer");
+  all_queries(ncid, f, g, "dropped by the next writer");
+  CHECK_OK(exa_index_create(ncid, f, EDGES));
+  expect_index(ncid, f, 1, 1, (nrows + CHUNK_ROWS - 1) / CHUNK_ROWS, 0, "rebuilt after a crash");
+  all_queries(ncid, f, g, "rebuilt after a crash");
+
+  /* The same writer queries between appends (each commit of marks moves the
+   * records again); requests posted before an index build and waited for
+   * after it write where their records are now. */
   for (int k = 0; k < 3; ++k) {
     put_rows(ncid, f, g, nrows, 9, (float)k);
     put_rows(ncid, f, g, 10 + 32 * k, 1, 77.0f);
     all_queries(ncid, f, g, "queried between appends");
+  }
+  {
+    float fr[COLS];
+    int gr[COLS], req[3], st[3];
+    const MPI_Offset row = nrows;
+    for (int i = 0; i < COLS; ++i) {
+      fmodel[row * COLS + i] = fr[i] = 1000.0f + (float)i;
+      gmodel[row * COLS + i] = gr[i] = 3 + i;
+      fmodel[20 * COLS + i] = 999.5f; /* an old record too (a closed section now) */
+    }
+    float old20[COLS];
+    for (int i = 0; i < COLS; ++i) old20[i] = 999.5f;
+    MPI_Offset start[2] = {row, 0}, count[2] = {1, COLS}, start20[2] = {20, 0};
+    CHECK_OK(ncmpi_iput_vara_float(ncid, f, start, count, fr, &req[0]));
+    CHECK_OK(ncmpi_iput_vara_int(ncid, g, start, count, gr, &req[1]));
+    CHECK_OK(ncmpi_iput_vara_float(ncid, f, start20, count, old20, &req[2]));
+    CHECK_OK(exa_index_create(ncid, g, "bins=4;chunk=16"));
+    CHECK_OK(ncmpi_wait_all(ncid, 3, req, st));
+    CHECK(st[0] == NC_NOERR && st[1] == NC_NOERR && st[2] == NC_NOERR);
+    nrows = row + 1;
+    all_queries(ncid, f, g, "requests across an index build");
+    expect_pieces_used(ncid, f, 128, 320, 200.0f, "requests across an index build");
   }
   /* A redef that adds a record variable: the index blocks go; queries scan; a new build. */
   int h;
@@ -291,7 +369,7 @@ int main(int argc, char **argv) {
   CHECK(!find_index_block(ncid, f, &hoff, &hsize));
   expect_index(ncid, f, 0, 0, 0, 0, "after a redef");
   all_queries(ncid, f, g, "after a redef");
-  CHECK_OK(exa_index_create(ncid, f, "bins=8;chunk=32"));
+  CHECK_OK(exa_index_create(ncid, f, EDGES));
   put_rows(ncid, f, g, nrows, 20, 0.0f);
   {
     short hv[COLS];
@@ -312,9 +390,13 @@ int main(int argc, char **argv) {
   CHECK_OK(ncmpi_close(ncid));
 
   /* A damaged chunk piece: that chunk is scanned; a damaged header block: the index is not used. */
+  CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_NOWRITE, MPI_INFO_NULL, &ncid));
+  expect_pieces_used(ncid, f, 96, 128, 100.0f, "chunk 3 before the damage");
+  CHECK_OK(ncmpi_close(ncid));
   flip_byte(path, chunk_offset(path, hoff, hsize, 3) + 2);
   CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_NOWRITE, MPI_INFO_NULL, &ncid));
   all_queries(ncid, f, g, "damaged chunk piece");
+  if (mpi_test_nprocs == 1) check_pieces(ncid, f, 96, 128, 100.0f, 0, "damaged chunk piece: its values tested");
   CHECK_OK(ncmpi_close(ncid));
   flip_byte(path, hoff + 40);
   CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_NOWRITE, MPI_INFO_NULL, &ncid));
