@@ -108,15 +108,23 @@ Status bcast_u64s(MPI_Comm comm, std::vector<uint64_t>* v) {
   return EXA_MPI(MPI_Bcast(v->data(), int(n), MPI_UINT64_T, 0, comm));
 }
 
-// Rank 0 reads every metadata block with variables and keeps those with a
-// record variable; every rank learns their positions. Collective.
+// Rank 0 reads the metadata blocks with variables (once per table: then
+// only those known to hold a record variable) and keeps those with a record
+// variable; every rank learns their positions. Collective.
 Status find_record_blocks(NativeFile& nf, const pf::IndexTable& table, RecordMove* move) {
   Status st;
   if (nf.file.rank() == 0) {
     const uint64_t rec = nf.superblock.record_dim - 1;
-    for (size_t b = 0; b < table.blocks.size() && st.is_ok(); ++b) {
-      const pf::BlockEntry& e = table.blocks[b];
-      if ((e.flags & pf::kEntryIndexBlock) || e.nvars == 0) continue;
+    std::vector<uint64_t> candidates;
+    if (nf.record_blocks) candidates = *nf.record_blocks;
+    for (size_t b = 0; b < table.blocks.size() && !nf.record_blocks; ++b)
+      if (!(table.blocks[b].flags & pf::kEntryIndexBlock) && table.blocks[b].nvars > 0) candidates.push_back(b);
+    for (uint64_t b : candidates) {
+      if (b >= table.blocks.size()) {
+        st = {NC_EINTERNAL, "record blocks: a position past the table"};
+        break;
+      }
+      const pf::BlockEntry& e = table.blocks[size_t(b)];
       std::vector<uint8_t> bytes;
       st = read_local(nf, e.offset, e.size, &bytes);
       if (st.is_ok() && crc32c(bytes.data(), bytes.size()) != e.crc)
@@ -133,7 +141,9 @@ Status find_record_blocks(NativeFile& nf, const pf::IndexTable& table, RecordMov
     }
   }
   EXA_RETURN_IF_ERROR(io::agree(nf.comm(), st));
-  return bcast_u64s(nf.comm(), &move->blocks);
+  EXA_RETURN_IF_ERROR(bcast_u64s(nf.comm(), &move->blocks));
+  nf.record_blocks = move->blocks;  // (positions stay: index blocks sort last)
+  return Status::ok();
 }
 
 // Rank 0 encodes the record blocks with begin + delta for their record
