@@ -33,7 +33,7 @@ bool keeps_inside(const NativeFile& nf) { return nf.partitioned && !nf.define_mo
 // Whether records grow at the end of the file (record variables): index
 // bytes written past the space in use lie where they would grow, so the
 // commit that lists them moves the current record section past them
-// (move_records).
+// (RecordMove).
 bool has_records(const NativeFile& nf) { return nf.superblock.record_size > 0; }
 
 Status check_writable(const NativeFile& nf) {
@@ -185,6 +185,47 @@ format::RecordSections closed_at_numrecs(const NativeFile& nf, const pf::IndexTa
   return rs;
 }
 
+// A commit's record move, before its table is encoded: the sections close
+// at numrecs, and the blocks of record variables go from *cursor on (after
+// the header blocks). Collective.
+Status plan_record_move(NativeFile& nf, pf::IndexTable* table, RecordMove* move, uint64_t* cursor) {
+  if (uint64_t(nf.ds.numrecs()) != nf.superblock.numrecs)
+    return {NC_EINTERNAL, "index blocks: records not committed before the index"};  // (the same on every rank)
+  EXA_RETURN_IF_ERROR(find_record_blocks(nf, *table, move));
+  for (uint64_t b : move->blocks) {
+    table->blocks[size_t(b)].offset = *cursor;
+    *cursor += round8(table->blocks[size_t(b)].size);
+  }
+  table->sections = closed_at_numrecs(nf, *table);
+  return Status::ok();
+}
+
+// Once the table's place is known: the new current section right after it,
+// the blocks of record variables encoded with their begin moved there, and
+// the table encoded again with their CRCs (its size does not change).
+// Collective.
+Status finish_record_move(NativeFile& nf, pf::Superblock* nsb, pf::IndexTable* table, RecordMove* move,
+                          int64_t* delta, std::vector<uint8_t>* bytes) {
+  nsb->record_sections = true;
+  nsb->record_begin = round8(nsb->index_offset + nsb->index_size);
+  nsb->file_end = nsb->record_begin;  // (the current section holds no record yet)
+  *delta = int64_t(nsb->record_begin) - int64_t(nf.superblock.record_begin);
+  EXA_RETURN_IF_ERROR(rewrite_record_blocks(nf, *delta, table, move));
+  *bytes = pf::encode_index(*table, pf::kIndexPageEntries, &nsb->index_head_size);
+  return Status::ok();
+}
+
+// After the commit: the dataset's record variables and layout follow the
+// moved section. (Posted requests find their place at the wait:
+// native_requests.cpp.)
+void adopt_record_move(NativeFile& nf, const pf::IndexTable& table, int64_t delta) {
+  nf.ds.move_current_records(int64_t(nf.superblock.record_begin), delta);
+  format::Layout layout = nf.ds.layout();
+  layout.begin_rec = int64_t(nf.superblock.record_begin);
+  layout.sections = table.sections;
+  nf.ds.set_layout(layout);
+}
+
 bool has_index_blocks(const pf::IndexTable& table) {
   for (auto it = table.blocks.rbegin(); it != table.blocks.rend(); ++it)  // (they sort last)
     if (it->flags & pf::kEntryIndexBlock) return true;
@@ -227,29 +268,13 @@ Status commit_headers(NativeFile& nf, const std::vector<std::pair<int, std::vect
   const bool records = has_records(nf);
   RecordMove move;
   uint64_t cursor = at + blob.size();
-  if (records) {
-    if (uint64_t(nf.ds.numrecs()) != nf.superblock.numrecs)
-      return {NC_EINTERNAL, "index blocks: records not committed before the index"};  // (the same on every rank)
-    EXA_RETURN_IF_ERROR(find_record_blocks(nf, table, &move));
-    for (uint64_t b : move.blocks) {
-      table.blocks[size_t(b)].offset = cursor;
-      cursor += round8(table.blocks[size_t(b)].size);
-    }
-    table.sections = closed_at_numrecs(nf, table);
-    nsb.record_sections = true;
-  }
+  if (records) EXA_RETURN_IF_ERROR(plan_record_move(nf, &table, &move, &cursor));
   nsb.index_offset = cursor;
   std::vector<uint8_t> bytes = pf::encode_index(table, pf::kIndexPageEntries, &nsb.index_head_size);
   nsb.index_size = bytes.size();
   nsb.file_end = nsb.index_offset + nsb.index_size;
   int64_t delta = 0;
-  if (records) {
-    nsb.record_begin = round8(nsb.file_end);
-    nsb.file_end = nsb.record_begin;  // (the current section holds no record yet)
-    delta = int64_t(nsb.record_begin) - int64_t(nf.superblock.record_begin);
-    EXA_RETURN_IF_ERROR(rewrite_record_blocks(nf, delta, &table, &move));
-    bytes = pf::encode_index(table, pf::kIndexPageEntries, &nsb.index_head_size);  // (the new CRCs; same size)
-  }
+  if (records) EXA_RETURN_IF_ERROR(finish_record_move(nf, &nsb, &table, &move, &delta, &bytes));
   nsb.index_crc = crc32c(bytes.data(), size_t(nsb.index_head_size));
   nsb.nblocks = table.blocks.size();
   nsb.index_blocks = has_index_blocks(table);
@@ -267,14 +292,7 @@ Status commit_headers(NativeFile& nf, const std::vector<std::pair<int, std::vect
   // In place: a lazy dataset shares the index (metadata blocks keep their
   // positions: index blocks sort last).
   *nf.index = pf::PagedIndex(nsb, table);
-  if (records) {
-    nf.ds.move_current_records(int64_t(nsb.record_begin), delta);
-    format::Layout layout = nf.ds.layout();
-    layout.begin_rec = int64_t(nsb.record_begin);
-    layout.sections = table.sections;
-    nf.ds.set_layout(layout);
-    // (Posted requests find their place at the wait: native_requests.cpp.)
-  }
+  if (records) adopt_record_move(nf, table, delta);
   note_committed_end(nf);
   nf.index_store_end = 0;
   nf.index_writer = nsb.index_blocks;
