@@ -3,11 +3,15 @@
  * the current record section past them, so records appended later never
  * overwrite a chunk piece. Every query equals a brute-force scan of the
  * values read back, and the values read back equal what was put (a model
- * kept on every rank): after the build, after appended records (beyond
- * what the index covers: scanned), after overwrites (stale chunks) and an
- * update, after a reopen, after a writer that appends without querying,
- * after a redef that adds a record variable (the index blocks go; a new
- * build works), with a damaged chunk piece or header block. */
+ * kept on every rank; a record variable of another block too): after the
+ * build, after appended records (beyond what the index covers: scanned),
+ * after overwrites (stale chunks) and an update, after a reopen, after a
+ * writer that appends without querying, after a writer that appended and
+ * never closed (a crash: the index is not used, the next writer drops it),
+ * with requests posted across an index build, after a redef that adds a
+ * record variable (the index blocks go; a new build works), with a damaged
+ * chunk piece or header block. The chunk pieces are checked to be still in
+ * use (the bitmaps alone answer a condition on a bin edge). */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
 #include <stdint.h>
@@ -28,6 +32,8 @@
 static float fmodel[MAXROWS * COLS], fvals[MAXROWS * COLS];
 static int gmodel[MAXROWS * COLS], ivals[MAXROWS * COLS];
 static MPI_Offset nrows; /* records written so far (the model's) */
+static int grp = -1;       /* "/grp/r": a record variable in another block (its begin moves too) */
+static double rmodel[MAXROWS], rvals[MAXROWS];
 
 static float f_at(MPI_Offset i) { return (float)((i / 4) % 700) * 0.5f; }
 static int g_at(MPI_Offset i) { return (int)((i * 7) % 11); }
@@ -42,8 +48,11 @@ static void read_all(int ncid, int f, int g, const char *what) {
   MPI_Offset start[2] = {0, 0}, count[2] = {nrows, COLS};
   CHECK_OK(ncmpi_get_vara_float_all(ncid, f, start, count, fvals));
   CHECK_OK(ncmpi_get_vara_int_all(ncid, g, start, count, ivals));
+  CHECK_OK(ncmpi_inq_varid(ncid, "/grp/r", &grp)); /* (ids follow the blocks' order on disk) */
+  CHECK_OK(ncmpi_get_vara_double_all(ncid, grp, start, count, rvals));
   MPI_Offset bad = 0;
   for (MPI_Offset i = 0; i < nrows * COLS; ++i) bad += fvals[i] != fmodel[i] || ivals[i] != gmodel[i];
+  for (MPI_Offset r = 0; r < nrows; ++r) bad += rvals[r] != rmodel[r];
   if (bad) fprintf(stderr, "[rank %d] %s: %lld values differ from what was put\n", mpi_test_rank, what, (long long)bad);
   CHECK(bad == 0);
 }
@@ -172,9 +181,12 @@ static void put_rows(int ncid, int f, int g, MPI_Offset row, MPI_Offset n, float
     fmodel[i] = f_at(i) + shift;
     gmodel[i] = g_at(i);
   }
+  for (MPI_Offset r = row; r < row + n; ++r) rmodel[r] = (double)r * 1.5 + shift;
   MPI_Offset start[2] = {lo, 0}, count[2] = {hi - lo, COLS};
   CHECK_OK(ncmpi_put_vara_float_all(ncid, f, start, count, fmodel + lo * COLS));
   CHECK_OK(ncmpi_put_vara_int_all(ncid, g, start, count, gmodel + lo * COLS));
+  CHECK_OK(ncmpi_inq_varid(ncid, "/grp/r", &grp));
+  CHECK_OK(ncmpi_put_vara_double_all(ncid, grp, start, count, rmodel + lo));
   if (row + n > nrows) nrows = row + n;
 }
 
@@ -255,6 +267,7 @@ int main(int argc, char **argv) {
   CHECK_OK(ncmpi_def_var(ncid, "f", NC_FLOAT, 2, dims, &f));
   CHECK_OK(ncmpi_def_var(ncid, "g", NC_INT, 2, dims, &g));
   CHECK_OK(ncmpi_def_var(ncid, "fixed", NC_DOUBLE, 1, &dims[2], &fixed));
+  CHECK_OK(ncmpi_def_var(ncid, "/grp/r", NC_DOUBLE, 1, dims, &grp));
   CHECK_OK(ncmpi_enddef(ncid));
   double fixed_vals[100], fixed_back[100];
   for (int i = 0; i < 100; ++i) fixed_vals[i] = i * 1.25;
@@ -341,7 +354,7 @@ int main(int argc, char **argv) {
   }
   {
     float fr[COLS];
-    int gr[COLS], req[3], st[3];
+    int gr[COLS], req[4], st[4];
     const MPI_Offset row = nrows;
     for (int i = 0; i < COLS; ++i) {
       fmodel[row * COLS + i] = fr[i] = 1000.0f + (float)i;
@@ -354,9 +367,12 @@ int main(int argc, char **argv) {
     CHECK_OK(ncmpi_iput_vara_float(ncid, f, start, count, fr, &req[0]));
     CHECK_OK(ncmpi_iput_vara_int(ncid, g, start, count, gr, &req[1]));
     CHECK_OK(ncmpi_iput_vara_float(ncid, f, start20, count, old20, &req[2]));
+    rmodel[row] = (double)row * 1.5;
+    CHECK_OK(ncmpi_inq_varid(ncid, "/grp/r", &grp));
+    CHECK_OK(ncmpi_iput_vara_double(ncid, grp, start, count, &rmodel[row], &req[3]));
     CHECK_OK(exa_index_create(ncid, g, "bins=4;chunk=16"));
-    CHECK_OK(ncmpi_wait_all(ncid, 3, req, st));
-    CHECK(st[0] == NC_NOERR && st[1] == NC_NOERR && st[2] == NC_NOERR);
+    CHECK_OK(ncmpi_wait_all(ncid, 4, req, st));
+    CHECK(st[0] == NC_NOERR && st[1] == NC_NOERR && st[2] == NC_NOERR && st[3] == NC_NOERR);
     nrows = row + 1;
     all_queries(ncid, f, g, "requests across an index build");
     expect_pieces_used(ncid, f, 128, 320, 200.0f, "requests across an index build");
