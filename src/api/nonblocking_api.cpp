@@ -2,12 +2,15 @@
 // every kind and type, generated from EXACDF_FOR_EACH_DATA_TYPE), waiting,
 // cancelling, the bput buffer, and the blocking calls built on requests:
 // varn (many subarrays of one variable) and mput/mget (many variables).
+#include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "api/api_support.hpp"
 #include "api/memtypes.hpp"
 #include "api/request_builder.hpp"
 #include "api/put_notes.hpp"
+#include "layer/put_range.hpp"
 #include "pnetcdf.h"
 
 using exa::Status;
@@ -24,11 +27,21 @@ int post_call(const char* fn, int ncid, const RequestArgs& a, PostKind kind, int
     std::vector<MPI_Offset> storage;
     auto r = exa::api::make_request(f.connector->dataset(*f.state), a, &storage);
     int id = NC_REQ_NULL;  // the terminal connector gives it (layer/connector.hpp)
+    // A put's conversion at post takes its values' range for the query
+    // layer, as a blocking put's does (layer/put_range.hpp).
+    const bool put = kind != PostKind::kIget;
+    std::optional<exa::layer::PutRangeScope> range;
+    exa::convert::SegmentedRange segments;
+    if (put && exa::api::query_put_takes_range(ncid, f, a, &segments)) range.emplace(a.varid, a.buf, segments);
     Status posted = f.connector->post(*f.state, r, kind, &id);
     if (req) *req = id;
     // Noted once posting accepted the arguments (the note reads the values
-    // by the call's counts).
-    if ((posted.is_ok() || posted.code() == NC_ERANGE) && kind != PostKind::kIget) exa::api::note_query_put(ncid, f, a, /*written=*/false);
+    // by the call's counts); its rows count as written whole once its wait
+    // succeeds (wait_in_mode), through a stack that writes at once.
+    if ((posted.is_ok() || posted.code() == NC_ERANGE) && put) {
+      const int credit = posted.is_ok() && id != NC_REQ_NULL && f.stack->writes_at_once() ? id : -1;
+      exa::api::note_query_put(ncid, f, a, /*written=*/false, range ? range->range() : nullptr, credit);
+    }
     return posted;
   });
 }
@@ -165,7 +178,16 @@ int wait_in_mode(const char* fn, int ncid, int count, int* reqs, int* statuses, 
       return {NC_EINDEP, "ncmpi_wait_all in independent data mode"};
     if (!facts.define_mode && !collective && !facts.indep_mode)
       return {NC_ENOTINDEP, "ncmpi_wait in collective data mode"};
-    return f.connector->wait(*f.state, count, reqs, statuses, collective);
+    // The posted puts that succeeded count as written whole (put_epoch).
+    std::vector<int> ids;
+    if (count > 0 && reqs != nullptr) ids.assign(reqs, reqs + count);
+    std::vector<int> own(statuses == nullptr ? static_cast<size_t>(std::max(count, 0)) : 0, NC_NOERR);
+    int* outcome = statuses != nullptr ? statuses : own.data();
+    Status waited = f.connector->wait(*f.state, count, reqs, outcome, collective);
+    if (count == NC_REQ_ALL || count == NC_PUT_REQ_ALL) exa::query::forget_requests(ncid);
+    for (size_t i = 0; i < ids.size(); ++i)
+      exa::query::note_request_done(ncid, ids[i], waited.is_ok() && outcome[i] == NC_NOERR);
+    return waited;
   });
 }
 
@@ -180,8 +202,14 @@ int ncmpi_wait_all(int ncid, int count, int array_of_requests[], int array_of_st
 }
 
 int ncmpi_cancel(int ncid, int num, int* reqs, int* statuses) {
-  return with_file("ncmpi_cancel", ncid,
-                   [&](OpenFile& f) { return f.connector->cancel(*f.state, num, reqs, statuses); });
+  return with_file("ncmpi_cancel", ncid, [&](OpenFile& f) {
+    std::vector<int> ids;
+    if (num > 0 && reqs != nullptr) ids.assign(reqs, reqs + num);
+    Status st = f.connector->cancel(*f.state, num, reqs, statuses);
+    if (num == NC_REQ_ALL || num == NC_PUT_REQ_ALL) exa::query::forget_requests(ncid);
+    for (int id : ids) exa::query::note_request_done(ncid, id, false);
+    return st;
+  });
 }
 
 int ncmpi_buffer_attach(int ncid, MPI_Offset bufsize) {

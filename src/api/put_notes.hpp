@@ -58,12 +58,15 @@ inline bool query_put_takes_range(int ncid, OpenFile& f, const RequestArgs& a,
 
 // written: a blocking put that succeeded (its rows may count as written
 // whole); seen: the values' ranges its conversion took, or null.
+// request: a posted put's id (its rows count as written whole once its
+// wait succeeds: exa::query::note_request_done), or -1.
 inline void note_query_put(int ncid, OpenFile& f, const RequestArgs& a, bool written,
-                           const exa::convert::SegmentedRange* seen = nullptr) {
+                           const exa::convert::SegmentedRange* seen = nullptr, int request = -1) {
   exa::query::PutVarShape shape;
   if (!query_var_shape(f, a.varid, &shape)) return;
   exa::query::PutCall pc = query_put_call(a, written);
   pc.seen = seen;
+  pc.request = request;
   exa::query::note_put(ncid, a.varid, pc, shape);
 }
 

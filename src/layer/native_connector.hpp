@@ -8,6 +8,7 @@
 
 #include <map>
 #include <mutex>
+#include <optional>
 #include <tuple>
 
 #include "convert/external.hpp"
@@ -114,6 +115,10 @@ class NativeFile : public FileState {
   bool index_writer = false;
   bool index_marks_applied = false;
   uint64_t index_store_end = 0;
+  // Positions in the index table of the blocks that hold record variables
+  // (those an index commit writes anew, native_index_blocks.cpp), once
+  // found; forgotten whenever a new table replaces the index (open, enddef).
+  std::optional<std::vector<uint64_t>> record_blocks;
   EnddefStats last_enddef;   // of the last successful enddef
   EnddefStats enddef_now;    // being measured
   int fill_mode = NC_NOFILL;

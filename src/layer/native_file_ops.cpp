@@ -117,6 +117,7 @@ void attach_index(NativeFile& nf, io::OpenedIndex opened) {
   nf.superblock = opened.sb;
   nf.opened_below_damage = opened.newer_damaged ? opened.sb.generation : 0;
   nf.damage_passed_over = opened.newer_problem;
+  nf.record_blocks.reset();
   nf.index = std::make_shared<pf::PagedIndex>(opened.sb, std::move(opened.head), opened.file_size,
                                               [file](uint64_t offset, uint64_t size, std::vector<uint8_t>* bytes) {
                                                 EXA_RETURN_IF_ERROR(open_indep_handle(*file));
@@ -788,6 +789,7 @@ Status finish_define_partitioned(NativeFile& nf, const format::LayoutHints& hint
   note_committed_end(nf);
   if (reuse_now >= 0) release_after_redef(nf, committed, on_disk, image, old, layout, reuse_now);
   nf.index = std::make_shared<pf::PagedIndex>(sb, index);
+  nf.record_blocks.reset();
   nf.compact.reset();
   nf.enddef_now.header_io = MPI_Wtime() - t;
   return Status::ok();

@@ -28,16 +28,19 @@ uint64_t round8(uint64_t n) { return (n + 7) / 8 * 8; }
 // stored for the coming commit.
 uint64_t next_free(const NativeFile& nf) { return round8(std::max(nf.superblock.file_end, nf.index_store_end)); }
 
-bool keeps_inside(const NativeFile& nf) {
-  // Records grow at the end of the file, where index pieces would lie.
-  return nf.partitioned && nf.superblock.record_dim == 0 && nf.ds.unlimited_dim() < 0 && !nf.define_mode;
-}
+bool keeps_inside(const NativeFile& nf) { return nf.partitioned && !nf.define_mode; }
+
+// Whether records grow at the end of the file (record variables): index
+// bytes written past the space in use lie where they would grow, so the
+// commit that lists them moves the current record section past them
+// (RecordMove).
+bool has_records(const NativeFile& nf) { return nf.superblock.record_size > 0; }
 
 Status check_writable(const NativeFile& nf) {
   if (!nf.partitioned) return {NC_ENOTSUPPORT, "index blocks: not a partitioned file"};
   if (nf.define_mode) return {NC_EINDEFINE, "index blocks: the file is in define mode"};
   if (!nf.file.writable()) return {NC_EPERM, "index blocks: the file is read-only"};
-  if (!keeps_inside(nf)) return {NC_ENOTSUPPORT, "index blocks: the file has records"};
+  if (!keeps_inside(nf)) return {NC_ENOTSUPPORT, "index blocks: not kept in this file"};
   return Status::ok();
 }
 
@@ -86,6 +89,143 @@ Status store_pieces(NativeFile& nf, IndexBlocksArgs* a) {
   return Status::ok();
 }
 
+// The current record section's move of a commit (docs/format.md "Index
+// blocks", "Record sections"): the records written so far stay where they
+// are, as a closed section (the one a redef makes); the blocks holding
+// record variables are written anew, with each such variable's begin moved
+// by the section's move (begin is the offset of record current_first).
+struct RecordMove {
+  std::vector<uint64_t> blocks;      // positions in the table of the blocks written anew
+  std::vector<pf::Block> decoded;    // rank 0: those blocks as they are on disk
+  std::vector<uint8_t> bytes;        // rank 0: them encoded anew, each padded to 8
+};
+
+Status bcast_u64s(MPI_Comm comm, std::vector<uint64_t>* v) {
+  unsigned long long n = v->size();
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, comm)));
+  v->resize(size_t(n));
+  if (n == 0) return Status::ok();
+  return EXA_MPI(MPI_Bcast(v->data(), int(n), MPI_UINT64_T, 0, comm));
+}
+
+// Rank 0 reads the metadata blocks with variables (once per table: then
+// only those known to hold a record variable) and keeps those with a record
+// variable; every rank learns their positions. Collective.
+Status find_record_blocks(NativeFile& nf, const pf::IndexTable& table, RecordMove* move) {
+  Status st;
+  if (nf.file.rank() == 0) {
+    const uint64_t rec = nf.superblock.record_dim - 1;
+    std::vector<uint64_t> candidates;
+    if (nf.record_blocks) candidates = *nf.record_blocks;
+    for (size_t b = 0; b < table.blocks.size() && !nf.record_blocks; ++b)
+      if (!(table.blocks[b].flags & pf::kEntryIndexBlock) && table.blocks[b].nvars > 0) candidates.push_back(b);
+    for (uint64_t b : candidates) {
+      if (b >= table.blocks.size()) {
+        st = {NC_EINTERNAL, "record blocks: a position past the table"};
+        break;
+      }
+      const pf::BlockEntry& e = table.blocks[size_t(b)];
+      std::vector<uint8_t> bytes;
+      st = read_local(nf, e.offset, e.size, &bytes);
+      if (st.is_ok() && crc32c(bytes.data(), bytes.size()) != e.crc)
+        st = {NC_EFILEMETA, "block '" + e.path + "': checksum mismatch"};
+      pf::Block block;
+      if (st.is_ok()) st = pf::decode_block(bytes, e, nf.superblock.ndims, &block);
+      if (!st.is_ok()) break;
+      const bool has_record = std::any_of(block.vars.begin(), block.vars.end(), [&](const pf::BlockVariable& v) {
+        return !v.var.dimids.empty() && uint64_t(v.var.dimids[0]) == rec;
+      });
+      if (!has_record) continue;
+      move->blocks.push_back(b);
+      move->decoded.push_back(std::move(block));
+    }
+  }
+  EXA_RETURN_IF_ERROR(io::agree(nf.comm(), st));
+  EXA_RETURN_IF_ERROR(bcast_u64s(nf.comm(), &move->blocks));
+  nf.record_blocks = move->blocks;  // (positions stay: index blocks sort last)
+  return Status::ok();
+}
+
+// Rank 0 encodes the record blocks with begin + delta for their record
+// variables; every rank gets their CRCs into the table. Collective.
+Status rewrite_record_blocks(NativeFile& nf, int64_t delta, pf::IndexTable* table, RecordMove* move) {
+  Status st;
+  std::vector<uint64_t> crcs;
+  if (nf.file.rank() == 0) {
+    const uint64_t rec = nf.superblock.record_dim - 1;
+    for (size_t k = 0; k < move->blocks.size() && st.is_ok(); ++k) {
+      pf::Block& block = move->decoded[k];
+      for (pf::BlockVariable& v : block.vars)
+        if (!v.var.dimids.empty() && uint64_t(v.var.dimids[0]) == rec) v.var.begin += delta;
+      const std::vector<uint8_t> bytes = pf::encode_block(block);
+      const pf::BlockEntry& e = table->blocks[size_t(move->blocks[k])];
+      if (bytes.size() != e.size) st = {NC_EINTERNAL, "block '" + e.path + "' changed size when its offsets moved"};
+      crcs.push_back(crc32c(bytes.data(), bytes.size()));
+      move->bytes.insert(move->bytes.end(), bytes.begin(), bytes.end());
+      move->bytes.resize(round8(move->bytes.size()), 0);
+    }
+  }
+  EXA_RETURN_IF_ERROR(io::agree(nf.comm(), st));
+  EXA_RETURN_IF_ERROR(bcast_u64s(nf.comm(), &crcs));
+  if (crcs.size() != move->blocks.size()) return {NC_EINTERNAL, "record blocks: CRC count"};
+  for (size_t k = 0; k < crcs.size(); ++k) table->blocks[size_t(move->blocks[k])].crc = uint32_t(crcs[k]);
+  return Status::ok();
+}
+
+// The records' sections once the current one closes at numrecs and a new
+// one begins there (at another offset).
+format::RecordSections closed_at_numrecs(const NativeFile& nf, const pf::IndexTable& table) {
+  format::RecordSections rs = table.sections;
+  const uint64_t first = rs.present ? rs.current_first : 0;
+  const uint64_t numrecs = nf.superblock.numrecs;
+  rs.present = true;
+  if (numrecs > first)
+    rs.closed.push_back({first, numrecs - first, nf.superblock.record_begin, 0, nf.superblock.record_size});
+  rs.current_first = numrecs;
+  return rs;
+}
+
+// A commit's record move, before its table is encoded: the sections close
+// at numrecs, and the blocks of record variables go from *cursor on (after
+// the header blocks). Collective.
+Status plan_record_move(NativeFile& nf, pf::IndexTable* table, RecordMove* move, uint64_t* cursor) {
+  if (uint64_t(nf.ds.numrecs()) != nf.superblock.numrecs)
+    return {NC_EINTERNAL, "index blocks: records not committed before the index"};  // (the same on every rank)
+  EXA_RETURN_IF_ERROR(find_record_blocks(nf, *table, move));
+  for (uint64_t b : move->blocks) {
+    table->blocks[size_t(b)].offset = *cursor;
+    *cursor += round8(table->blocks[size_t(b)].size);
+  }
+  table->sections = closed_at_numrecs(nf, *table);
+  return Status::ok();
+}
+
+// Once the table's place is known: the new current section right after it,
+// the blocks of record variables encoded with their begin moved there, and
+// the table encoded again with their CRCs (its size does not change).
+// Collective.
+Status finish_record_move(NativeFile& nf, pf::Superblock* nsb, pf::IndexTable* table, RecordMove* move,
+                          int64_t* delta, std::vector<uint8_t>* bytes) {
+  nsb->record_sections = true;
+  nsb->record_begin = round8(nsb->index_offset + nsb->index_size);
+  nsb->file_end = nsb->record_begin;  // (the current section holds no record yet)
+  *delta = int64_t(nsb->record_begin) - int64_t(nf.superblock.record_begin);
+  EXA_RETURN_IF_ERROR(rewrite_record_blocks(nf, *delta, table, move));
+  *bytes = pf::encode_index(*table, pf::kIndexPageEntries, &nsb->index_head_size);
+  return Status::ok();
+}
+
+// After the commit: the dataset's record variables and layout follow the
+// moved section. (Posted requests find their place at the wait:
+// native_requests.cpp.)
+void adopt_record_move(NativeFile& nf, const pf::IndexTable& table, int64_t delta) {
+  nf.ds.move_current_records(int64_t(nf.superblock.record_begin), delta);
+  format::Layout layout = nf.ds.layout();
+  layout.begin_rec = int64_t(nf.superblock.record_begin);
+  layout.sections = table.sections;
+  nf.ds.set_layout(layout);
+}
+
 bool has_index_blocks(const pf::IndexTable& table) {
   for (auto it = table.blocks.rbegin(); it != table.blocks.rend(); ++it)  // (they sort last)
     if (it->flags & pf::kEntryIndexBlock) return true;
@@ -123,17 +263,26 @@ Status commit_headers(NativeFile& nf, const std::vector<std::pair<int, std::vect
             [](const pf::BlockEntry& x, const pf::BlockEntry& y) { return x.path < y.path; });
   pf::Superblock nsb = nf.superblock;
   nsb.generation += 1;
-  nsb.index_offset = at + blob.size();
-  const std::vector<uint8_t> bytes = pf::encode_index(table, pf::kIndexPageEntries, &nsb.index_head_size);
+  // With records: the blocks of record variables anew after the header
+  // blocks, then the table, then the new current record section.
+  const bool records = has_records(nf);
+  RecordMove move;
+  uint64_t cursor = at + blob.size();
+  if (records) EXA_RETURN_IF_ERROR(plan_record_move(nf, &table, &move, &cursor));
+  nsb.index_offset = cursor;
+  std::vector<uint8_t> bytes = pf::encode_index(table, pf::kIndexPageEntries, &nsb.index_head_size);
   nsb.index_size = bytes.size();
+  nsb.file_end = nsb.index_offset + nsb.index_size;
+  int64_t delta = 0;
+  if (records) EXA_RETURN_IF_ERROR(finish_record_move(nf, &nsb, &table, &move, &delta, &bytes));
   nsb.index_crc = crc32c(bytes.data(), size_t(nsb.index_head_size));
   nsb.nblocks = table.blocks.size();
   nsb.index_blocks = has_index_blocks(table);
   nsb.writer_open = nsb.index_blocks;
-  nsb.file_end = nsb.index_offset + nsb.index_size;
   EXA_RETURN_IF_ERROR(nf.file.use_byte_view());
   Status st;
   if (nf.file.rank() == 0) {
+    blob.insert(blob.end(), move.bytes.begin(), move.bytes.end());
     if (!blob.empty()) st = nf.file.write_at(int64_t(at), blob.data(), int64_t(blob.size()));
     if (st.is_ok()) st = nf.file.write_at(int64_t(nsb.index_offset), bytes.data(), int64_t(bytes.size()));
   }
@@ -143,6 +292,7 @@ Status commit_headers(NativeFile& nf, const std::vector<std::pair<int, std::vect
   // In place: a lazy dataset shares the index (metadata blocks keep their
   // positions: index blocks sort last).
   *nf.index = pf::PagedIndex(nsb, table);
+  if (records) adopt_record_move(nf, table, delta);
   note_committed_end(nf);
   nf.index_store_end = 0;
   nf.index_writer = nsb.index_blocks;
@@ -214,8 +364,12 @@ Status NativeConnector::extension(FileState& f, const char* name, void* args) {
     case IndexBlocksArgs::Op::kReadAt:
       return read_local(nf, a->offset, a->size, &a->bytes);
     case IndexBlocksArgs::Op::kStore:
+      // Records this communicator wrote are counted first: the pieces go
+      // past them (the same on every rank: the superblock's record size).
+      if (has_records(nf) && !nf.define_mode) EXA_RETURN_IF_ERROR(sync_numrecs(f));
       return store_pieces(nf, a);
     case IndexBlocksArgs::Op::kCommit:
+      if (has_records(nf) && !nf.define_mode) EXA_RETURN_IF_ERROR(sync_numrecs(f));
       return commit_headers(nf, a->headers);
     case IndexBlocksArgs::Op::kList:
       return list_index_blocks(nf, &a->varids);

@@ -18,6 +18,7 @@
 #include "layer/native_connector.hpp"
 #include "layer/native_internal.hpp"
 #include "layer/native_plan.hpp"
+#include "layer/put_range.hpp"
 
 namespace exa::layer {
 
@@ -43,8 +44,11 @@ Status convert_put(PendingRequest& r, MPI_Datatype buftype, BufferPool& pool) {
   }
   r.external = pool.take(static_cast<size_t>(r.nelems * r.geo.xsize));
   if (r.nelems == 0) return Status::ok();
+  // The values' range, in the same pass, when the api layer asks for it
+  // (the caller's own contiguous buffer only).
+  convert::SegmentedRange* range = values == r.buf ? put_range_for(r.varid, values) : nullptr;
   return convert::to_external(values, r.memtype, r.xtype, r.nelems, r.external.data(), r.cdf5,
-                              r.erange);
+                              r.erange, range);
 }
 
 // Converts a completed get's external bytes into the caller's buffer.

@@ -286,6 +286,17 @@ bool Dataset::fail_lazily(Status st) const {
   return false;
 }
 
+void Dataset::move_current_records(int64_t record_begin, int64_t delta) {
+  auto shift = [&](format::Variable& v) {
+    if (unlimited_dim_ >= 0 && !v.dimids.empty() && v.dimids[0] == unlimited_dim_ && v.begin != 0) v.begin += delta;
+  };
+  for (format::Variable& v : header_.vars) shift(v);
+  if (!lazy_) return;
+  lazy_->record_begin = record_begin;
+  for (auto& [b, objects] : lazy_->blocks)
+    for (format::Variable& v : objects.vars) shift(v);
+}
+
 int64_t Dataset::blocks_loaded() const { return lazy_ ? lazy_->nloaded : 0; }
 
 Status Dataset::lazy_status() const { return lazy_ ? lazy_->error : Status::ok(); }

@@ -164,6 +164,12 @@ class Dataset {
   Status end_lazy();
   void set_partitioned(bool p) { partitioned_ = p; }
   void set_layout(const format::Layout& layout) { layout_ = layout; }
+  // The current record section of a partitioned file moved to
+  // record_begin (an index-block commit put index bytes where the records
+  // would grow, docs/format.md "Index blocks"): every record variable known
+  // so far gets begin + delta; blocks loaded later carry their new begin.
+  // The layout's begin_rec and sections are the caller's (set_layout).
+  void move_current_records(int64_t record_begin, int64_t delta);
 
   // Layout as last computed (valid in data mode). compute_layout places the
   // variables in file order.

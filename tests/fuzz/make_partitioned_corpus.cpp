@@ -120,6 +120,37 @@ int main(int argc, char** argv) {
     write(dir + "/partitioned_index/index_blocks", in);
   }
 
+  {  // flags 2, 4 and 8 together: index blocks in a file with records (issue 20)
+    pf::Superblock rb = sb;
+    rb.index_blocks = true;
+    rb.writer_open = true;
+    auto s6 = pf::encode_superblock(rb);
+    write(dir + "/partitioned_superblock/records_index_blocks", std::vector<uint8_t>(s6.begin(), s6.end()));
+    // The table of such a file: record sections (two index commits closed
+    // the current section) and index blocks after the metadata blocks.
+    pf::IndexTable idx;
+    idx.blocks.push_back({"/", uint64_t(1) << 20, 200, 0x1234u, 1, 2, 2});
+    pf::BlockEntry e;
+    e.path = pf::index_block_path(1);
+    e.offset = (uint64_t(1) << 20) + 200;
+    e.size = 300;
+    e.crc = 0x4321u;
+    e.flags = pf::kEntryIndexBlock;
+    idx.blocks.push_back(e);
+    idx.sections.present = true;
+    idx.sections.current_first = 9;
+    idx.sections.closed = {{0, 5, 8192, 0, 8}, {5, 4, 8232, 0, 8}};  // (the harness: 8-byte records)
+    std::vector<uint8_t> in;
+    exa::fuzz::put_u64(in, idx.blocks.size());
+    exa::fuzz::put_u64(in, 2);
+    exa::fuzz::put_u64(in, 2);
+    uint64_t head = 0;
+    std::vector<uint8_t> table = pf::encode_index(idx, pf::kIndexPageEntries, &head);
+    exa::fuzz::put_u64(in, head | uint64_t(1) << 63 | uint64_t(1) << 62);  // flags 2 and 4 in the harness
+    in.insert(in.end(), table.begin(), table.end());
+    write(dir + "/partitioned_index/records_index_blocks", in);
+  }
+
   // index tables
   for (int n : {1, 3, 5, 2}) {
     pf::IndexTable idx;

@@ -6,8 +6,10 @@
  * numeric type but text, puts of the variable's own type (the swapping copy,
  * and for a large put the in-place swap; bytes as they are) and of another
  * memory type (the converted values), chunks written by several ranks. A
- * write whose values were not seen (a nonblocking put before the first
- * query) leaves its chunk without bounds, and a later session that wrote
+ * write whose values were not seen (a flexible nonblocking put before the
+ * first query) leaves its chunk without bounds; posted typed puts (iput,
+ * bput) take their range at post and count as written once their wait
+ * succeeds (a cancelled one does not), and a later session that wrote
  * behind the record makes it untrusted: the answers stay those of a scan of
  * the values read back. CDF-5 and the partitioned format. */
 #define _POSIX_C_SOURCE 200809L
@@ -131,13 +133,13 @@ static void run_format(int cmode, const char *name) {
   /* Sidecars of an earlier run's file (NC_CLOBBER leaves them): a put into a
    * variable with a sidecar sees its values even when nonblocking. */
   if (mpi_test_rank == 0)
-    for (int v = 0; v < 2 * NTYPES + 2; ++v) {
+    for (int v = 0; v < 2 * NTYPES + 3; ++v) {
       char sidecar[4096];
       snprintf(sidecar, sizeof sidecar, "%s.exaidx.%d", path, v);
       unlink(sidecar);
     }
   MPI_Barrier(MPI_COMM_WORLD);
-  int ncid, dim, bigdim, own[NTYPES], other[NTYPES], big, e;
+  int ncid, dim, bigdim, own[NTYPES], other[NTYPES], big, e, ie;
   CHECK_OK(ncmpi_create(MPI_COMM_WORLD, path, NC_CLOBBER | cmode, MPI_INFO_NULL, &ncid));
   CHECK_OK(ncmpi_def_dim(ncid, "n", N, &dim));
   CHECK_OK(ncmpi_def_dim(ncid, "nbig", BIG, &bigdim));
@@ -150,6 +152,7 @@ static void run_format(int cmode, const char *name) {
   }
   CHECK_OK(ncmpi_def_var(ncid, "big", NC_FLOAT, 1, &bigdim, &big));
   CHECK_OK(ncmpi_def_var(ncid, "e", NC_DOUBLE, 1, &dim, &e));
+  CHECK_OK(ncmpi_def_var(ncid, "ie", NC_FLOAT, 1, &dim, &ie));
   CHECK_OK(ncmpi_enddef(ncid));
 
   /* Every variable written whole before any query; bytes at scale 10 (0..75), the others 100. */
@@ -167,14 +170,41 @@ static void run_format(int cmode, const char *name) {
   put_chunks(ncid, e, NC_DOUBLE, NCHUNKS, 100.0);
   {
     /* Rank 0 posts a put of 1e6 into e's chunk 0 whose values no conversion
-     * pass saw (nonblocking): that chunk is left without bounds. */
+     * pass saw (a flexible call, an MPI datatype): that chunk is left without bounds. */
     MPI_Offset start = 5, count = mpi_test_rank == 0 ? 1 : 0;
     double v = 1e6;
     int req;
-    CHECK_OK(ncmpi_iput_vara_double(ncid, e, &start, &count, &v, &req));
+    CHECK_OK(ncmpi_iput_vara(ncid, e, &start, &count, &v, count, MPI_DOUBLE, &req));
     int st = NC_NOERR;
     CHECK_OK(ncmpi_wait_all(ncid, 1, &req, &st));
     CHECK_OK(st);
+  }
+
+  {
+    /* ie (float): written only by posted puts -- iput of floats into even
+     * chunks and chunk 7, bput of doubles into the other odd ones, each rank
+     * its share of each chunk -- and never queried: their conversion at post
+     * took the values' ranges and their successful wait counts their rows as
+     * written whole, so the first query skips chunks as after blocking puts.
+     * Chunk 7's iput is cancelled: nothing written, no bounds. */
+    static float fv[NCHUNKS][CHUNK];
+    static double dv[NCHUNKS][CHUNK];
+    int reqs[NCHUNKS], sts[NCHUNKS];
+    const MPI_Offset lo = CHUNK * mpi_test_rank / mpi_test_nprocs, hi = CHUNK * (mpi_test_rank + 1) / mpi_test_nprocs;
+    CHECK_OK(ncmpi_buffer_attach(ncid, (MPI_Offset)sizeof dv));
+    for (int c = 0; c < NCHUNKS; ++c) {
+      MPI_Offset start = (MPI_Offset)c * CHUNK + lo, count = hi - lo;
+      for (MPI_Offset i = 0; i < count; ++i) {
+        fv[c][i] = (float)value_at(start + i, 100.0);
+        dv[c][i] = value_at(start + i, 100.0);
+      }
+      if (c % 2 == 0 || c == 7) CHECK_OK(ncmpi_iput_vara_float(ncid, ie, &start, &count, fv[c], &reqs[c]));
+      else CHECK_OK(ncmpi_bput_vara_double(ncid, ie, &start, &count, dv[c], &reqs[c]));
+    }
+    CHECK_OK(ncmpi_cancel(ncid, 1, &reqs[7], &sts[7]));
+    CHECK_OK(ncmpi_wait_all(ncid, NCHUNKS - 1, reqs, sts));
+    for (int c = 0; c < NCHUNKS - 1; ++c) CHECK_OK(sts[c]);
+    CHECK_OK(ncmpi_buffer_detach(ncid));
   }
 
   /* The first query of each: only the chunk that straddles is tested. */
@@ -192,6 +222,9 @@ static void run_format(int cmode, const char *name) {
   /* e: chunk 0 (the nonblocking put) has no bounds and is scanned; the answer is exact. */
   expect_tested(check_gt(ncid, e, N, 1000.0, "e > 1000"), CHUNK, "e > 1000");
   expect_record(ncid, e, NCHUNKS, NCHUNKS - 1, "e");
+  /* ie: chunk 3 straddles, chunk 7 (cancelled: fill values) has no bounds. */
+  expect_tested(check_gt(ncid, ie, N, 325.0, "posted puts"), 2 * CHUNK, "posted puts");
+  expect_record(ncid, ie, NCHUNKS, NCHUNKS - 1, "posted puts");
   CHECK_OK(ncmpi_close(ncid));
 
   /* A later process trusts the records (the close gave them the file's fingerprint). */

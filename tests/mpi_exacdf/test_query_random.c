@@ -487,7 +487,11 @@ static void check_errors(void) {
 int main(int argc, char **argv) {
   mpi_test_init(&argc, &argv);
   run_format(NC_64BIT_DATA, "query_cdf5.nc");
+  /* Sidecars on a partitioned file too (what this test is about; index
+   * blocks inside partitioned files: test_query_infile*.c). */
+  setenv("EXACDF_QUERY_SIDECAR", "1", 1);
   run_format(EXA_FORMAT_PARTITIONED, "query_part.nc");
+  unsetenv("EXACDF_QUERY_SIDECAR");
   check_errors();
   return mpi_test_finish();
 }

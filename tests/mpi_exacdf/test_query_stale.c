@@ -219,6 +219,10 @@ static void run_format(int cmode, const char *name) {
 int main(int argc, char **argv) {
   mpi_test_init(&argc, &argv);
   run_format(NC_64BIT_DATA, "query_stale_cdf5.nc");
+  /* Sidecars on a partitioned file too (what this test is about; index
+   * blocks inside partitioned files: test_query_infile*.c). */
+  setenv("EXACDF_QUERY_SIDECAR", "1", 1);
   run_format(EXA_FORMAT_PARTITIONED, "query_stale_part.nc");
+  unsetenv("EXACDF_QUERY_SIDECAR");
   return mpi_test_finish();
 }

@@ -52,6 +52,9 @@ struct Session {
   uint64_t puts_at = 0;  // the communicator's put_total sum when the header was last known current
   IndexHeader header;
   uint64_t last_rebuilt = 0, last_kept = 0;  // chunks of the last exa_index_create
+  // The header holds stale marks its index block does not have yet (the
+  // writer of index blocks commits them at its close: load_index).
+  bool unsaved = false;
 };
 std::mutex g_mutex;
 std::map<std::pair<int, int>, Session> g_sessions;
@@ -64,12 +67,19 @@ bool session_header(int ncid, int varid, uint32_t disk_crc, IndexHeader* out, ui
   *puts_at = it->second.puts_at;
   return true;
 }
-void set_session(int ncid, int varid, uint32_t disk_crc, const IndexHeader& h, uint64_t puts_at) {
+void set_session(int ncid, int varid, uint32_t disk_crc, const IndexHeader& h, uint64_t puts_at,
+                 bool unsaved = false) {
   std::lock_guard<std::mutex> lock(g_mutex);
   Session& s = g_sessions[{ncid, varid}];
   s.disk_crc = disk_crc;
   s.header = h;
   s.puts_at = puts_at;
+  s.unsaved = unsaved;
+}
+bool session_unsaved(int ncid, int varid) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  auto it = g_sessions.find({ncid, varid});
+  return it != g_sessions.end() && it->second.unsaved;
 }
 // The communicator's puts into ncid so far (sum over the ranks). Collective.
 Status comm_puts(const FileCtx& ctx, uint64_t* out) {
@@ -647,7 +657,7 @@ Status start_minmax(const FileCtx& ctx, const VarShape& v, const std::vector<Put
 
 }  // namespace
 
-Status load_index(const FileCtx& ctx, const VarShape& v, LoadedIndex* out, IndexState* state) {
+Status load_index(const FileCtx& ctx, const VarShape& v, LoadedIndex* out, IndexState* state, bool commit_marks) {
   *state = IndexState{};
   note_indexed(ctx.ncid, v.varid, true);  // queried: this process's later puts keep min/max
   std::vector<unsigned char> bytes;
@@ -700,13 +710,20 @@ Status load_index(const FileCtx& ctx, const VarShape& v, LoadedIndex* out, Index
   const uint64_t rows_before = h.nrows;
   if (state->minmax) grow_minmax(&h, static_cast<uint64_t>(v.dims[0]));  // records appended since
   const bool changed = apply_puts(puts, &h) || h.nrows != rows_before;
+  // (The same on every rank: sessions change collectively.)
+  const bool dirty = changed || (known && session_unsaved(ctx.ncid, v.varid));
   uint32_t new_crc = disk_crc;
   // (An index block is written back only by a handle that may write: one
-  // that may not has put nothing, and keeps what it knows in its session.)
-  const bool may_write = !out->in_file || index_blocks_info(ctx.ncid).writable;
-  if ((changed || info[2] == 0) && may_write)
+  // that may not has put nothing, and keeps what it knows in its session.
+  // Its writer keeps the marks in its session until its close: nobody else
+  // trusts the index blocks meanwhile, and a commit costs a new generation
+  // -- in a file with records, a new record section.)
+  const layer::IndexBlocksArgs where = out->in_file ? index_blocks_info(ctx.ncid) : layer::IndexBlocksArgs{};
+  const bool may_write = !out->in_file || where.writable;
+  const bool defer = out->in_file && where.writer && !commit_marks && info[2] != 0;
+  if ((dirty || info[2] == 0) && may_write && !defer)
     EXA_RETURN_IF_ERROR(write_back_header(ctx, &h, &new_crc, out->in_file));
-  set_session(ctx.ncid, v.varid, new_crc, h, puts_now);
+  set_session(ctx.ncid, v.varid, new_crc, h, puts_now, dirty && defer);
   out->header = std::move(h);
   out->path = sidecar_path(ctx.path, v.varid);
   state->usable = true;
@@ -749,7 +766,7 @@ Status prepare_close(const FileCtx& ctx, CloseStamp* out) {
     EXA_RETURN_IF_ERROR(io::agree(ctx.comm, var_shape(ctx.ncid, varid, &v)));
     LoadedIndex idx;
     IndexState state;
-    EXA_RETURN_IF_ERROR(load_index(ctx, v, &idx, &state));  // this communicator's last puts go in
+    EXA_RETURN_IF_ERROR(load_index(ctx, v, &idx, &state, /*commit_marks=*/true));  // this communicator's last puts go in
     if (idx.in_file) continue;  // (committed with the data: no fingerprint to give)
     std::lock_guard<std::mutex> lock(g_mutex);
     auto it = g_sessions.find({ctx.ncid, varid});
@@ -942,9 +959,13 @@ Status index_create(const FileCtx& ctx, int varid, const char* spec) {
   BuildPlan p;
   Status st = plan_build(ctx, varid, spec, &p);
   EXA_RETURN_IF_ERROR(io::agree(ctx.comm, st));
-  // A partitioned file this process may write keeps the index inside.
+  // A partitioned file this process may write keeps the index inside
+  // (EXACDF_QUERY_SIDECAR=1: a sidecar all the same -- tests of sidecars
+  // on partitioned files; the same on every rank, as every environment
+  // setting of the query engine).
   const layer::IndexBlocksArgs where = index_blocks_info(ctx.ncid);
-  const bool in_file = where.inside && where.writable;
+  const char* sidecar = std::getenv("EXACDF_QUERY_SIDECAR");
+  const bool in_file = where.inside && where.writable && !(sidecar != nullptr && std::strcmp(sidecar, "1") == 0);
   // An update keeps the sidecar's bins and chunks and the chunks whose data
   // did not change: known from the stale marks when this process trusts
   // the sidecar, else from the chunks' data CRCs.

@@ -71,8 +71,12 @@ struct IndexState {
 // writing the marks back into the sidecar (after ncmpi_sync, with the
 // data file's new fingerprint). Without a sidecar (or with an untrusted
 // min/max record), the puts' bounds of the chunks they wrote whole become
-// a min/max record. Errors only for failed MPI calls or writes.
+// a min/max record. Errors only for failed MPI calls or writes. The writer
+// of index blocks (docs/format.md "Index blocks": nobody else trusts them
+// while it has the file open) keeps the marks in its session instead, and
+// commits them when commit_marks (its close) or with its next build.
 // Collective.
-Status load_index(const FileCtx& ctx, const VarShape& v, LoadedIndex* out, IndexState* state);
+Status load_index(const FileCtx& ctx, const VarShape& v, LoadedIndex* out, IndexState* state,
+                  bool commit_marks = false);
 
 }  // namespace exa::query

@@ -35,6 +35,9 @@ std::map<int, uint64_t> g_put_total;  // per ncid: puts of any variable so far
 // call on it. Looked up once per variable (a stat of the sidecar), kept up
 // to date by this process's loads, builds and drops.
 std::map<std::pair<int, int>, bool> g_indexed;
+// Posted puts whose rows count as written whole once their wait succeeds:
+// by (ncid, request id), the variable and the records to add then.
+std::map<std::pair<int, int>, std::pair<int, std::vector<PutRecord>>> g_posted;
 
 // EXACDF_QUERY_MINMAX: unset (or "queried"), only puts into variables
 // g_indexed says take their values' range (blocking puts in their conversion
@@ -87,7 +90,10 @@ void add(int ncid, int varid, PutRecord r) {
     v.back().row0 = std::min(v.back().row0, r.row0);
     v.back().row1 = std::max(v.back().row1, r.row1);
     v.back().bounds = unite_bounds(v.back().bounds, r.bounds);
-    v.back().whole_rows = v.back().whole_rows && r.whole_rows;
+    // (A record that covers the other's rows, written whole, leaves them whole:
+    // every value of the union is its -- a posted put's success after its post.)
+    v.back().whole_rows = (v.back().whole_rows && r.whole_rows) ||
+                          (r.whole_rows && r.row0 <= v.back().row0 && v.back().row1 <= r.row1);
     return;
   }
   v.push_back(r);
@@ -174,8 +180,8 @@ bool writes_whole_rows(const PutCall& c, const std::vector<MPI_Offset>& dims) {
 
 // A put whose conversion took its values' ranges: one record per segment
 // (the segments of a whole-row put are its min/max chunks' rows), else one.
-void add_seen(int ncid, int varid, PutRecord r, const convert::SegmentedRange& seen,
-              const std::vector<MPI_Offset>& dims) {
+void add_seen(PutRecord r, const convert::SegmentedRange& seen, const std::vector<MPI_Offset>& dims,
+              std::vector<PutRecord>* out) {
   const std::vector<convert::ValueRange>& segs = seen.segments();
   uint64_t row = 1;
   for (size_t d = 1; d < dims.size(); ++d) row *= static_cast<uint64_t>(std::max<MPI_Offset>(dims[d], 0));
@@ -183,7 +189,8 @@ void add_seen(int ncid, int varid, PutRecord r, const convert::SegmentedRange& s
     convert::ValueRange all;
     for (const convert::ValueRange& s : segs) all.unite(s);
     r.bounds = stored_bounds(all);
-    return add(ncid, varid, r);
+    out->push_back(r);
+    return;
   }
   uint64_t at = r.row0;
   for (size_t k = 0; k < segs.size() && at < r.row1; ++k) {
@@ -192,7 +199,7 @@ void add_seen(int ncid, int varid, PutRecord r, const convert::SegmentedRange& s
     piece.row0 = at;
     piece.row1 = std::min(r.row1, at + rows);
     piece.bounds = stored_bounds(segs[k]);
-    add(ncid, varid, piece);
+    out->push_back(piece);
     at = piece.row1;
   }
 }
@@ -229,9 +236,36 @@ void note_put(int ncid, int varid, const PutCall& c, const PutVarShape& shape) {
     return note_put(ncid, varid);
   }
   r.whole_rows = c.written && writes_whole_rows(c, dims);
-  if (c.seen != nullptr && c.seen->size() == static_cast<int64_t>(n)) return add_seen(ncid, varid, r, *c.seen, dims);
-  if (c.memtype != 0 && ranges_wanted(ncid, varid, shape.path)) r.bounds = values_bounds(c.buf, n, c.memtype, vtype);
-  add(ncid, varid, r);
+  std::vector<PutRecord> records;
+  if (c.seen != nullptr && c.seen->size() == static_cast<int64_t>(n)) {
+    add_seen(r, *c.seen, dims, &records);
+  } else {
+    if (c.memtype != 0 && ranges_wanted(ncid, varid, shape.path)) r.bounds = values_bounds(c.buf, n, c.memtype, vtype);
+    records.push_back(r);
+  }
+  for (const PutRecord& x : records) add(ncid, varid, x);
+  if (c.request < 0 || !writes_whole_rows(c, dims)) return;
+  for (PutRecord& x : records) x.whole_rows = true;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_posted[{ncid, c.request}] = {varid, std::move(records)};
+}
+
+void note_request_done(int ncid, int request, bool succeeded) {
+  std::pair<int, std::vector<PutRecord>> posted;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    auto it = g_posted.find({ncid, request});
+    if (it == g_posted.end()) return;
+    posted = std::move(it->second);
+    g_posted.erase(it);
+  }
+  if (!succeeded) return;  // (its post widened the bounds already)
+  for (const PutRecord& r : posted.second) add(ncid, posted.first, r);
+}
+
+void forget_requests(int ncid) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  std::erase_if(g_posted, [&](const auto& kv) { return kv.first.first == ncid; });
 }
 
 convert::SegmentedRange put_segments(const PutCall& c, const PutVarShape& shape) {
@@ -308,6 +342,7 @@ void forget_file(int ncid) {
     g_put_total.erase(ncid);
     for (auto it = g_indexed.begin(); it != g_indexed.end();)
       it = it->first.first == ncid ? g_indexed.erase(it) : std::next(it);
+    std::erase_if(g_posted, [&](const auto& kv) { return kv.first.first == ncid; });
   }
   forget_trust(ncid);
 }

@@ -45,6 +45,10 @@ struct PutCall {
   // (layer/put_range.hpp); null: not taken (then, for variables with a
   // sidecar or queried by this process, a pass of its own over buf).
   const convert::SegmentedRange* seen = nullptr;
+  // A posted put (iput/bput) that posting accepted, through a stack that
+  // writes at once: its request id. Its rows count as written whole once
+  // its wait reports success (note_request_done), as a blocking put's.
+  int request = -1;
 };
 // What a put needs of its variable, from the caller's own metadata (the api
 // layer's dataset), so that noting a put makes no ncmpi_inq_* call (it would
@@ -64,6 +68,13 @@ convert::SegmentedRange put_segments(const PutCall& call, const PutVarShape& sha
 // conversion pass: by default only puts into variables with a sidecar or
 // queried by this process; every put with EXACDF_QUERY_MINMAX=put or always.
 bool range_wanted_at_put(int ncid, int varid, const std::function<std::string()>& path_of);
+// The wait or cancel of a posted put of ncid (PutCall::request): succeeded
+// -- its values are in the file -- then its rows count as written whole
+// (when they were whole rows), with the range its post noted.
+void note_request_done(int ncid, int request, bool succeeded);
+// Every posted put of ncid completed, outcomes unknown (a wait of
+// NC_REQ_ALL): none counts as written whole.
+void forget_requests(int ncid);
 // A put whose region and values are not known (mput, vard, ...).
 void note_put(int ncid, int varid);
 // varn: num pieces, their values back to back in buf.
