@@ -23,6 +23,7 @@
 #include <exacdf.h>
 
 #include "mpi_test.h"
+#include "query_infile_probe.h"
 
 #define COLS 8
 #define MAXROWS 1024
@@ -55,17 +56,6 @@ static void read_all(int ncid, int f, int g, const char *what) {
   for (MPI_Offset r = 0; r < nrows; ++r) bad += rvals[r] != rmodel[r];
   if (bad) fprintf(stderr, "[rank %d] %s: %lld values differ from what was put\n", mpi_test_rank, what, (long long)bad);
   CHECK(bad == 0);
-}
-
-static int test_op(int op, double v, double c) {
-  switch (op) {
-    case EXA_QUERY_EQ: return v == c;
-    case EXA_QUERY_NE: return v != c;
-    case EXA_QUERY_LT: return v < c;
-    case EXA_QUERY_LE: return v <= c;
-    case EXA_QUERY_GT: return v > c;
-    default: return v >= c;
-  }
 }
 
 /* (f op1 c1) AND/OR (g op2 c2), or the first alone (how 0), on the default
@@ -188,63 +178,6 @@ static void put_rows(int ncid, int f, int g, MPI_Offset row, MPI_Offset n, float
   CHECK_OK(ncmpi_inq_varid(ncid, "/grp/r", &grp));
   CHECK_OK(ncmpi_put_vara_double_all(ncid, grp, start, count, rmodel + lo));
   if (row + n > nrows) nrows = row + n;
-}
-
-/* The index block of varid: its entry in the index table. */
-static int find_index_block(int ncid, int varid, MPI_Offset *offset, MPI_Offset *size) {
-  MPI_Offset nblocks = 0;
-  CHECK_OK(exa_inq_blocks(ncid, &nblocks));
-  char want[64], path[EXA_MAX_PATH + 1];
-  snprintf(want, sizeof want, "/\xff" "exaidx/%d", varid);
-  for (MPI_Offset b = 0; b < nblocks; ++b) {
-    MPI_Offset nd = -1, nv = -1, na = -1;
-    CHECK_OK(exa_inq_block(ncid, b, path, &nd, &nv, &na, offset, size));
-    if (strcmp(path, want) == 0) return 1;
-  }
-  return 0;
-}
-
-static int sidecar_exists(const char *path, int varid) {
-  char side[1300];
-  snprintf(side, sizeof side, "%s.exaidx.%d", path, varid);
-  return access(side, F_OK) == 0;
-}
-
-static uint64_t le(const unsigned char *p, int n) {
-  uint64_t v = 0;
-  for (int i = n - 1; i >= 0; --i) v = v << 8 | p[i];
-  return v;
-}
-
-/* Rank 0 flips a byte of the file at `at`. */
-static void flip_byte(const char *path, MPI_Offset at) {
-  CHECK(at >= 4096);
-  if (mpi_test_rank == 0 && at >= 4096) {
-    int fd = open(path, O_RDWR);
-    CHECK(fd >= 0);
-    unsigned char b = 0;
-    CHECK(pread(fd, &b, 1, at) == 1);
-    b ^= 0x5a;
-    CHECK(pwrite(fd, &b, 1, at) == 1);
-    close(fd);
-  }
-  MPI_Barrier(MPI_COMM_WORLD);
-}
-
-/* Where chunk c's piece lies, from the index block's header. */
-static MPI_Offset chunk_offset(const char *path, MPI_Offset hoff, MPI_Offset hsize, int c) {
-  MPI_Offset at = -1;
-  if (mpi_test_rank == 0 && hsize >= 92) {
-    unsigned char *h = malloc((size_t)hsize);
-    int fd = open(path, O_RDONLY);
-    CHECK(fd >= 0 && pread(fd, h, (size_t)hsize, hoff) == hsize);
-    close(fd);
-    uint64_t edges = le(h + 80, 4), name = le(h + 84, 4);
-    at = (MPI_Offset)le(h + 88 + name + 8 * edges + 48 * (uint64_t)c, 8);
-    free(h);
-  }
-  MPI_Bcast(&at, 1, MPI_OFFSET, 0, MPI_COMM_WORLD);
-  return at;
 }
 
 int main(int argc, char **argv) {
