@@ -260,8 +260,8 @@ Status place_reusing(MpiFile& file, const std::vector<uint64_t>& sizes, format::
 }  // namespace
 
 Status commit_compact_pieces(MpiFile& file, std::span<const CompactPiece> mine, const std::vector<int>& writer,
-                             pf::Superblock* sb, pf::IndexTable* index, std::vector<size_t>* changed,
-                             format::ReusableSpace* reuse) {
+                             pf::Superblock* sb, pf::IndexTable* index, std::vector<pf::PageRef>* placement,
+                             std::vector<size_t>* changed, format::ReusableSpace* reuse) {
   EXA_RETURN_IF_ERROR(file.use_byte_view());  // a data call may have left its view
   const int p = file.nprocs(), r = file.rank();
   // To each other block's rewriter, in bytes; pieces of blocks this rank
@@ -311,7 +311,22 @@ Status commit_compact_pieces(MpiFile& file, std::span<const CompactPiece> mine, 
   if (file.rank() == 0) before = 0;
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(&bytes, &all, 1, MPI_INT64_T, MPI_SUM, file.comm())));
   const int64_t base = int64_t(sb->file_end + 7) / 8 * 8;
-  const int64_t table_size = pf::encoded_index_size(*index);  // the same blocks: the same size
+  // The pages that change: those holding a block some rank rewrites (the
+  // same on every rank: `writer`). With the current placement known, the
+  // others are kept; a page keeps its size (the same entries, paths).
+  std::vector<bool> rewrite;
+  const bool keep = !placement->empty() && pf::can_keep_pages(*index, *placement);
+  int64_t table_size = 0;
+  if (keep) {
+    rewrite.assign(placement->size(), false);
+    for (size_t b = 0; b < writer.size(); ++b)
+      if (writer[b] != INT_MAX) rewrite[b / pf::kIndexPageEntries] = true;
+    table_size = pf::encoded_head_size(*index);
+    for (size_t k = 0; k < rewrite.size(); ++k)
+      if (rewrite[k]) table_size += pf::encoded_page_size(*index, k);
+  } else {
+    table_size = pf::encoded_index_size(*index);  // the same blocks: the same size
+  }
   int64_t table_at = base + all, end = base + all + table_size;
   const bool reusing = reuse != nullptr && reuse->enabled();
   double now = 0;  // rank 0's clock, so every rank keeps the same list
@@ -364,7 +379,11 @@ Status commit_compact_pieces(MpiFile& file, std::span<const CompactPiece> mine, 
   pf::Superblock nsb = *sb;
   nsb.generation += 1;
   nsb.index_offset = uint64_t(table_at);
-  std::vector<uint8_t> table = pf::encode_index(next, pf::kIndexPageEntries, &nsb.index_head_size);
+  std::vector<pf::PageRef> placed;
+  std::vector<uint8_t> table =
+      keep ? pf::encode_index_keeping(next, uint64_t(table_at), *placement, rewrite, &nsb.index_head_size, &placed)
+           : pf::encode_index_placed(next, uint64_t(table_at), &nsb.index_head_size, &placed);
+  nsb.kept_pages = keep;
   nsb.index_size = table.size();
   nsb.index_crc = crc32c(table.data(), size_t(nsb.index_head_size));
   if (int64_t(table.size()) != table_size) return {NC_EINTERNAL, "the index table changed size in a compact commit"};
@@ -378,8 +397,15 @@ Status commit_compact_pieces(MpiFile& file, std::span<const CompactPiece> mine, 
   EXA_RETURN_IF_ERROR(commit_superblock(file, nsb));
   if (reusing) {  // what the new generation no longer references
     for (size_t b : rewritten) reuse->release(int64_t(index->blocks[b].offset), int64_t(index->blocks[b].size), nsb.generation, now);
-    reuse->release(int64_t(sb->index_offset), int64_t(sb->index_size), nsb.generation, now);
+    if (keep) {  // the old head and the pages replaced; kept pages are still referenced
+      reuse->release(int64_t(sb->index_offset), int64_t(sb->index_head_size), nsb.generation, now);
+      for (size_t k = 0; k < rewrite.size(); ++k)
+        if (rewrite[k]) reuse->release(int64_t((*placement)[k].offset), int64_t((*placement)[k].size), nsb.generation, now);
+    } else {
+      reuse->release(int64_t(sb->index_offset), int64_t(sb->index_size), nsb.generation, now);
+    }
   }
+  *placement = std::move(placed);
   *sb = nsb;
   *index = std::move(next);
   std::sort(rewritten.begin(), rewritten.end());
@@ -480,12 +506,15 @@ Status decode_opened(std::span<const uint8_t> in, OpenedIndex* opened, pf::Block
   in = in.subspan(kOpenedPrefix);
   EXA_RETURN_IF_ERROR(pf::decode_superblock(in.first(pf::kSuperblockSize), &o.sb));
   in = in.subspan(pf::kSuperblockSize);
+  if (in.size() < o.sb.index_head_size) return {NC_EFILEMETA, "the index head is cut short"};
   EXA_RETURN_IF_ERROR(pf::decode_index_head(in.first(o.sb.index_head_size), o.sb, o.file_size, &o.head));
   if (o.head.pages.empty() || o.head.pages[0].first_path != "/") return {NC_EFILEMETA, "the root block is missing"};
+  // Page 0 follows the head here, wherever it lies in the file (flag 16).
   const pf::PageRef& p0 = o.head.pages[0];
-  if (p0.offset + p0.size > in.size()) return {NC_EFILEMETA, "index page 0 not where the head says"};
-  EXA_RETURN_IF_ERROR(pf::decode_index_page(in.subspan(p0.offset, p0.size), o.sb, o.head, 0, o.file_size, &o.page0));
-  in = in.subspan(p0.offset + p0.size);
+  const uint64_t p0_at = o.sb.index_head_size;
+  if (p0.size > in.size() - p0_at) return {NC_EFILEMETA, "index page 0 not where the head says"};
+  EXA_RETURN_IF_ERROR(pf::decode_index_page(in.subspan(p0_at, p0.size), o.sb, o.head, 0, o.file_size, &o.page0));
+  in = in.subspan(p0_at + p0.size);
   EXA_RETURN_IF_ERROR(pf::decode_block(in, o.page0[0], o.sb.ndims, root));
   *opened = std::move(o);
   return Status::ok();
@@ -504,8 +533,20 @@ Status read_generation(MpiFile& file, int64_t size, const pf::Superblock& sb, st
   uint64_t page_at = 0, page_size = 0, root_at = 0, root_size = 0;
   EXA_RETURN_IF_ERROR(pf::peek_first_page(std::span<const uint8_t>(table).first(size_t(sb.index_head_size)), &page_at,
                                           &page_size));
-  if (page_at != sb.index_head_size || page_size > sb.index_size - page_at)
+  if (sb.kept_pages) {  // an absolute offset (flag 16)
+    if (page_at > uint64_t(size) || page_size > uint64_t(size) - page_at)
+      return {NC_ETRUNC, "index page 0 beyond the end of the file"};
+    if (page_at == sb.index_offset + sb.index_head_size && page_size <= sb.index_size - sb.index_head_size) {
+      page_at = sb.index_head_size;  // written with the head, right after it
+    } else {
+      // Kept from an earlier commit: read on its own, put after the head.
+      table.resize(size_t(sb.index_head_size + page_size));
+      EXA_RETURN_IF_ERROR(file.read_at(int64_t(page_at), table.data() + sb.index_head_size, int64_t(page_size)));
+      page_at = sb.index_head_size;
+    }
+  } else if (page_at != sb.index_head_size || page_size > sb.index_size - page_at) {
     return {NC_EFILEMETA, "index page 0 outside the index table"};
+  }
   const uint64_t page_end = page_at + page_size;
   if (page_end > table.size()) {
     const size_t have = table.size();

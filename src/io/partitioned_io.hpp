@@ -50,13 +50,18 @@ struct CompactPiece {
 // back to back, one independent write each) or, given `reuse` with a refresh
 // bound, into space it says the new generation may write (one segment per
 // block); rank 0 writes the new index table after them; then
-// commit_superblock. On success *sb and *index are the new state on every
-// rank, *changed lists the rewritten blocks, and the old blocks and index
-// table are released into `reuse`; on failure nothing changed on disk that
-// the current state uses.
+// commit_superblock. The table: given *placement (where each page of the
+// current generation lies, PagedIndex::placement()), only the head and the
+// pages holding a rewritten block, the others kept where they are
+// (superblock flag 16); without it (empty), the whole table. On success *sb
+// and *index are the new state on every rank, *placement its pages,
+// *changed lists the rewritten blocks, and the old blocks, head and
+// replaced pages are released into `reuse`; on failure nothing changed on
+// disk that the current state uses.
 Status commit_compact_pieces(MpiFile& file, std::span<const CompactPiece> mine, const std::vector<int>& writer,
                              format::partitioned::Superblock* sb, format::partitioned::IndexTable* index,
-                             std::vector<size_t>* changed, format::ReusableSpace* reuse = nullptr);
+                             std::vector<format::partitioned::PageRef>* placement, std::vector<size_t>* changed,
+                             format::ReusableSpace* reuse = nullptr);
 
 // Collective. Syncs every rank's writes, makes the file reach sb.file_end
 // (synced), then write_superblock: the new state becomes the current one.
