@@ -315,12 +315,17 @@ Status commit_compact_pieces(MpiFile& file, std::span<const CompactPiece> mine, 
   // same on every rank: `writer`). With the current placement known, the
   // others are kept; a page keeps its size (the same entries, paths).
   std::vector<bool> rewrite;
-  const bool keep = !placement->empty() && pf::can_keep_pages(*index, *placement);
-  int64_t table_size = 0;
+  bool keep = !placement->empty() && pf::can_keep_pages(*index, *placement);
   if (keep) {
     rewrite.assign(placement->size(), false);
     for (size_t b = 0; b < writer.size(); ++b)
       if (writer[b] != INT_MAX) rewrite[b / pf::kIndexPageEntries] = true;
+    // Every page changes: the whole table, without flag 16 (the layout an
+    // exacdf before it reads too).
+    keep = std::find(rewrite.begin(), rewrite.end(), false) != rewrite.end();
+  }
+  int64_t table_size = 0;
+  if (keep) {
     table_size = pf::encoded_head_size(*index);
     for (size_t k = 0; k < rewrite.size(); ++k)
       if (rewrite[k]) table_size += pf::encoded_page_size(*index, k);
