@@ -207,8 +207,8 @@ Status decode_superblock(std::span<const uint8_t> bytes, Superblock* out) {
     return corrupt("index table head larger than the table");
   // Without flag 16 every entry is inside the table; with it, the head's
   // directory bounds the pages and each page holds at most kMaxPageEntries.
-  const uint64_t entry_room = sb.kept_pages ? sb.index_head_size / kPageRefSize * kMaxPageEntries
-                                            : sb.index_size / kIndexEntrySize;
+  const uint64_t head_pages = std::min(sb.index_head_size / kPageRefSize, uint64_t(1) << 40);  // (no overflow below)
+  const uint64_t entry_room = sb.kept_pages ? head_pages * kMaxPageEntries : sb.index_size / kIndexEntrySize;
   if (sb.nblocks > entry_room) return corrupt("more blocks than the index table holds");
   if (sb.numrecs > max || sb.record_size > max || sb.record_begin > sb.file_end)
     return corrupt("bad record section in superblock");

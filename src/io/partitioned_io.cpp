@@ -405,7 +405,8 @@ Status commit_compact_pieces(MpiFile& file, std::span<const CompactPiece> mine, 
     if (keep) {  // the old head and the pages replaced; kept pages are still referenced
       reuse->release(int64_t(sb->index_offset), int64_t(sb->index_head_size), nsb.generation, now);
       for (size_t k = 0; k < rewrite.size(); ++k)
-        if (rewrite[k]) reuse->release(int64_t((*placement)[k].offset), int64_t((*placement)[k].size), nsb.generation, now);
+        if (rewrite[k])
+          reuse->release(int64_t((*placement)[k].offset), int64_t((*placement)[k].size), nsb.generation, now);
     } else {
       reuse->release(int64_t(sb->index_offset), int64_t(sb->index_size), nsb.generation, now);
     }

@@ -122,7 +122,8 @@ int main(int argc, char** argv) {
     std::vector<pf::PageRef> placed, again;
     file = pf::encode_index_placed(idx, pf::kFirstRegion, &head, &placed);
     const uint64_t lead = file.size();
-    std::vector<uint8_t> second = pf::encode_index_keeping(idx, pf::kFirstRegion + lead, placed, {true, false}, &head, &again);
+    std::vector<uint8_t> second =
+        pf::encode_index_keeping(idx, pf::kFirstRegion + lead, placed, {true, false}, &head, &again);
     file.insert(file.end(), second.begin(), second.end());
     std::vector<uint8_t> in;
     exa::fuzz::put_u64(in, idx.blocks.size());
