@@ -22,7 +22,7 @@ constexpr uint64_t kBlocksAt = uint64_t(1) << 30;  // the blocks, clear of the t
 pf::IndexTable table_of(size_t n) {
   pf::IndexTable t;
   for (size_t i = 0; i < n; ++i) {
-    char path[16];
+    char path[32];
     std::snprintf(path, sizeof path, "/b%04zu", i);
     t.blocks.push_back({i == 0 ? std::string("/") : std::string(path), kBlocksAt + 100 * i, 100, uint32_t(i), 0, 1, 2});
   }
