@@ -11,7 +11,8 @@
  *   - the same handle, another page's variable (after an ncmpi_sync): the
  *     same, from the placement that commit left;
  *   - a variable listed on page 0 (kept by the commits before, so the opens
- *     in between read it outside the table).
+ *     in between read it outside the table);
+ *   - a redef adding a block: the whole table again, without flag 16.
  * Every value is read back after each close by a fresh open.
  */
 #include <exacdf.h>
@@ -175,5 +176,23 @@ int main(int argc, char **argv) {
   CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_WRITE, MPI_INFO_NULL, &ncid));
   change_one(ncid, 3, -3, changed, block_bytes, 1);
   check_all(path, changed);
+
+  /* A redef of a file whose pages were kept: a new block, the whole table
+   * again (no flag 16), every value where it was. */
+  CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_WRITE, MPI_INFO_NULL, &ncid));
+  CHECK_OK(ncmpi_redef(ncid));
+  CHECK_OK(ncmpi_def_dim(ncid, "/z/n", 2, &d));
+  CHECK_OK(ncmpi_def_var(ncid, "/z/new", NC_INT, 1, &d, &v));
+  CHECK_OK(ncmpi_enddef(ncid));
+  int two[2] = {7, 8}, back[2] = {0, 0};
+  CHECK_OK(ncmpi_put_var_int_all(ncid, v, two));
+  CHECK_OK(ncmpi_close(ncid));
+  CHECK((current_flags(path) & 16u) == 0);
+  check_all(path, changed);
+  CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_NOWRITE, MPI_INFO_NULL, &ncid));
+  CHECK_OK(ncmpi_inq_varid(ncid, "/z/new", &v));
+  CHECK_OK(ncmpi_get_var_int_all(ncid, v, back));
+  CHECK(back[0] == 7 && back[1] == 8);
+  CHECK_OK(ncmpi_close(ncid));
   return mpi_test_finish();
 }
