@@ -36,7 +36,7 @@ Status write_superblock(MpiFile& file, const pf::Superblock& sb) {
 
 Status write_blocks_and_index(MpiFile& file, const format::Header& header, const pf::Image& image,
                               const std::vector<int>& writer, const CompleteBlockFn& complete,
-                              pf::Superblock* sb, pf::IndexTable* index_out) {
+                              pf::Superblock* sb, pf::IndexTable* index_out, std::vector<pf::PageRef>* placement) {
   EXA_RETURN_IF_ERROR(file.use_byte_view());  // a data call may have left its view
   const int p = file.nprocs(), r = file.rank();
   const size_t nblocks = image.index.blocks.size();
@@ -86,15 +86,22 @@ Status write_blocks_and_index(MpiFile& file, const format::Header& header, const
   std::vector<uint8_t> table;
   pf::IndexTable index = image.index;
   uint64_t head[2] = {0, 0};  // head size, head CRC
+  const size_t npages = (nblocks + pf::kIndexPageEntries - 1) / pf::kIndexPageEntries;
+  std::vector<uint32_t> page_crcs(npages);  // rank 0's, for every rank's placement
   if (r == 0) {
     for (size_t k = 0; k + 1 < all.size(); k += 2) index.blocks[all[k]].crc = all[k + 1];
-    table = pf::encode_index(index, pf::kIndexPageEntries, &head[0]);
+    std::vector<pf::PageRef> placed;
+    table = pf::encode_index_placed(index, uint64_t(image.index_offset), &head[0], &placed);
     st = file.write_at(image.index_offset, table.data(), int64_t(table.size()));
     note_metadata_written(0, int64_t(table.size()));
     head[1] = crc32c(table.data(), size_t(head[0]));
+    if (placed.size() != npages) st = {NC_EINTERNAL, "index pages not as planned"};
+    for (size_t k = 0; k < npages && k < placed.size(); ++k) page_crcs[k] = placed[k].crc;
   }
   EXA_RETURN_IF_ERROR(agree(file.comm(), st));
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(head, 2, MPI_UINT64_T, 0, file.comm())));
+  if (placement && npages > 0)
+    EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(page_crcs.data(), int(npages), MPI_UINT32_T, 0, file.comm())));
   sb->index_head_size = head[0];
   sb->index_crc = uint32_t(head[1]);
   std::vector<uint32_t> block_crcs(index.blocks.size());
@@ -103,6 +110,17 @@ Status write_blocks_and_index(MpiFile& file, const format::Header& header, const
     EXA_RETURN_IF_ERROR(EXA_MPI(
         MPI_Bcast(block_crcs.data(), int(block_crcs.size()), MPI_UINT32_T, 0, file.comm())));
   for (size_t i = 0; i < block_crcs.size(); ++i) index.blocks[i].crc = block_crcs[i];
+  if (placement) {  // the pages follow the head, packed (encode_index)
+    placement->assign(npages, pf::PageRef{});
+    uint64_t at = uint64_t(image.index_offset) + head[0];
+    for (size_t k = 0; k < npages; ++k) {
+      pf::PageRef& ref = (*placement)[k];
+      ref.offset = at;
+      ref.size = uint64_t(pf::encoded_page_size(index, k));
+      ref.crc = page_crcs[k];
+      at += ref.size;
+    }
+  }
   *index_out = std::move(index);
   sb->index_offset = uint64_t(image.index_offset);
   sb->index_size = uint64_t(image.index_size);

@@ -21,13 +21,16 @@ namespace exa::io {
 // else the new state needs. Fills sb's index fields; *index receives the
 // table as written (with the blocks' CRCs) on every rank.
 // `complete`, if given, fills in the data of a block's compact variables on
-// its writer before encoding (the image leaves it empty).
+// its writer before encoding (the image leaves it empty). *placement, if
+// given, receives where each page of the table lies (absolute offsets,
+// sizes, CRCs: PagedIndex::set_placement), on every rank.
 using CompleteBlockFn = std::function<Status(size_t block, format::partitioned::Block* b)>;
 Status write_blocks_and_index(MpiFile& file, const format::Header& header,
                               const format::partitioned::Image& image,
                               const std::vector<int>& writer, const CompleteBlockFn& complete,
                               format::partitioned::Superblock* sb,
-                              format::partitioned::IndexTable* index);
+                              format::partitioned::IndexTable* index,
+                              std::vector<format::partitioned::PageRef>* placement = nullptr);
 
 // New bytes for part of a compact variable's data: variable `var` (its
 // position within block `block`), `bytes` at `offset` of its data, which is

@@ -12,7 +12,10 @@
  *     same, from the placement that commit left;
  *   - a variable listed on page 0 (kept by the commits before, so the opens
  *     in between read it outside the table);
- *   - a redef adding a block: the whole table again, without flag 16.
+ *   - a redef adding a block: the whole table again, without flag 16, and
+ *     the close after it keeps the pages it does not change;
+ *   - a new file whose first close writes one variable: the pages the
+ *     enddef wrote are kept.
  * Every value is read back after each close by a fresh open.
  */
 #include <exacdf.h>
@@ -178,21 +181,52 @@ int main(int argc, char **argv) {
   check_all(path, changed);
 
   /* A redef of a file whose pages were kept: a new block, the whole table
-   * again (no flag 16), every value where it was. */
+   * again (no flag 16), every value where it was; the close that commits
+   * the new variable keeps the pages the redef wrote. */
   CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_WRITE, MPI_INFO_NULL, &ncid));
   CHECK_OK(ncmpi_redef(ncid));
   CHECK_OK(ncmpi_def_dim(ncid, "/z/n", 2, &d));
   CHECK_OK(ncmpi_def_var(ncid, "/z/new", NC_INT, 1, &d, &v));
   CHECK_OK(ncmpi_enddef(ncid));
+  CHECK((current_flags(path) & 16u) == 0); /* the redef wrote the whole table */
   int two[2] = {7, 8}, back[2] = {0, 0};
   CHECK_OK(ncmpi_put_var_int_all(ncid, v, two));
   CHECK_OK(ncmpi_close(ncid));
-  CHECK((current_flags(path) & 16u) == 0);
+  CHECK((current_flags(path) & 16u) != 0); /* and its close kept the pages it did not change */
   check_all(path, changed);
   CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_NOWRITE, MPI_INFO_NULL, &ncid));
   CHECK_OK(ncmpi_inq_varid(ncid, "/z/new", &v));
   CHECK_OK(ncmpi_get_var_int_all(ncid, v, back));
   CHECK(back[0] == 7 && back[1] == 8);
   CHECK_OK(ncmpi_close(ncid));
+
+  /* A new file whose close writes one variable: the pages the enddef wrote
+   * are kept (where the enddef put them); the others read as fill values. */
+  const char *fresh = mpi_test_path("compact_commit_pages_new.nc");
+  CHECK_OK(ncmpi_create(MPI_COMM_WORLD, fresh, NC_CLOBBER | EXA_FORMAT_PARTITIONED | EXA_INDEP_DEFINE, MPI_INFO_NULL,
+                        &ncid));
+  for (int b = rank; b < NB; b += nprocs) {
+    snprintf(name, sizeof name, "/b%04d/n", b);
+    CHECK_OK(ncmpi_def_dim(ncid, name, 3, &d));
+    snprintf(name, sizeof name, "/b%04d/v", b);
+    CHECK_OK(ncmpi_def_var(ncid, name, NC_INT, 1, &d, &v));
+  }
+  CHECK_OK(ncmpi_enddef(ncid));
+  static int none[NB];
+  change_one(ncid, 1090, -1090, none, block_bytes, 1);
+  CHECK((current_flags(fresh) & 16u) != 0);
+  CHECK_OK(ncmpi_open(MPI_COMM_WORLD, fresh, NC_NOWRITE, MPI_INFO_NULL, &ncid));
+  CHECK_OK(ncmpi_begin_indep_data(ncid));
+  int bad = 0;
+  for (int b = rank; b < NB; b += nprocs) {
+    int got[3];
+    snprintf(name, sizeof name, "/b%04d/v", b);
+    CHECK_OK(ncmpi_inq_varid(ncid, name, &v));
+    CHECK_OK(ncmpi_get_var_int(ncid, v, got));
+    for (int e = 0; e < 3; e++) bad += got[e] != (b == 1090 ? -1090 + e : NC_FILL_INT);
+  }
+  CHECK_OK(ncmpi_end_indep_data(ncid));
+  CHECK_OK(ncmpi_close(ncid));
+  CHECK(bad == 0);
   return mpi_test_finish();
 }
