@@ -5,7 +5,8 @@
  * Phase 1: each rank defines its share of NVARS variables (independent define
  * mode, PER_BLOCK variables of ELEMS ints per block "/b<k>/v<j>"), enddef, writes
  * every one of its variables once (independent puts), closes. Phase 2: reopen,
- * rank 0 changes one variable, close. Prints per phase the max over ranks of
+ * rank 0 changes one variable, close (--changes N: N times, a different
+ * block each time). Prints per phase the max over ranks of
  * the define / enddef / put / close wall times, this process's CPU time of
  * the close, the metadata blocks and bytes the close wrote (exa_debug_*
  * counters, summed over ranks), and the peak RSS.
@@ -66,13 +67,14 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
   long long nvars = 1000000;
-  int per_block = 16, keep = 0;
+  int per_block = 16, keep = 0, changes = 1;
   const char *out = "compact_close.nc";
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--nvars") && i + 1 < argc) nvars = atoll(argv[++i]);
     else if (!strcmp(argv[i], "--per-block") && i + 1 < argc) per_block = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
     else if (!strcmp(argv[i], "--keep")) keep = 1;
+    else if (!strcmp(argv[i], "--changes") && i + 1 < argc) changes = atoi(argv[++i]);
   }
   const long long nblocks = (nvars + per_block - 1) / per_block;
   const long long b0 = nblocks * rank / nprocs, b1 = nblocks * (rank + 1) / nprocs;
@@ -120,14 +122,15 @@ int main(int argc, char **argv) {
            "put_s=%.3f close_s=%.3f close_cpu_s=%.3f close_blocks=%lld close_meta_bytes=%lld maxrss_mib=%ld\n",
            nprocs, nvars, per_block, nblocks, tdef, tend, tput, tclose, close_cpu, blocks, bytes, rss);
 
-  /* Phase 2: reopen, change one variable, close. */
+  /* Phase 2 (--changes times): reopen, change one variable, close. */
+  for (int c = 0; c < changes; c++) {
   MPI_Barrier(MPI_COMM_WORLD);
   t0 = MPI_Wtime();
   ERR(ncmpi_open(MPI_COMM_WORLD, out, NC_WRITE, MPI_INFO_NULL, &ncid));
   t1 = MPI_Wtime();
   ERR(ncmpi_begin_indep_data(ncid));
   if (rank == 0) {
-    snprintf(name, sizeof name, "/b%08lld/v%02d", nblocks / 2, 0);
+    snprintf(name, sizeof name, "/b%08lld/v%02d", (nblocks / 2 + 997LL * c) % nblocks, 0);
     ERR(ncmpi_inq_varid(ncid, name, &v));
     for (int e = 0; e < ELEMS; e++) vals[e] = -1 - e;
     ERR(ncmpi_put_var_int(ncid, v, vals));
@@ -150,6 +153,7 @@ int main(int argc, char **argv) {
     printf("RESULT phase=change_one ranks=%d nvars=%lld per_block=%d blocks=%lld open_s=%.3f put_s=%.3f "
            "close_s=%.3f close_cpu_s=%.3f close_blocks=%lld close_meta_bytes=%lld\n",
            nprocs, nvars, per_block, nblocks, topen, tput, tclose, close_cpu, blocks, bytes);
+  }
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0 && !keep) unlink(out);
   MPI_Finalize();

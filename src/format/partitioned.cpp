@@ -144,7 +144,8 @@ std::array<uint8_t, kSuperblockSize> encode_superblock(const Superblock& sb) {
   w.bytes(std::span<const uint8_t>(kMagic));
   w.u32(kVersion);
   w.u32((sb.heartbeat_us != 0 ? kFlagHeartbeat : 0) | (sb.record_sections ? kFlagRecordSections : 0) |
-        (sb.index_blocks ? kFlagIndexBlocks : 0) | (sb.index_blocks && sb.writer_open ? kFlagWriterOpen : 0));  // flags
+        (sb.index_blocks ? kFlagIndexBlocks : 0) | (sb.index_blocks && sb.writer_open ? kFlagWriterOpen : 0) |
+        (sb.kept_pages ? kFlagKeptPages : 0));  // flags
   for (uint64_t v : {sb.generation, sb.index_offset, sb.index_size}) w.u64(v);
   w.u32(sb.index_crc);
   w.u32(uint32_t(sb.heartbeat_us >> 32));  // reserved without the heartbeat flag
@@ -181,13 +182,14 @@ Status decode_superblock(std::span<const uint8_t> bytes, Superblock* out) {
     r.u64(v);
   r.u32(&reserved2);
   if (version != kVersion) return corrupt("unsupported partitioned format version " + std::to_string(version));
-  if ((flags & ~(kFlagHeartbeat | kFlagRecordSections | kFlagIndexBlocks | kFlagWriterOpen)) != 0)
+  if ((flags & ~(kFlagHeartbeat | kFlagRecordSections | kFlagIndexBlocks | kFlagWriterOpen | kFlagKeptPages)) != 0)
     return corrupt("unknown superblock flags set");
   if ((flags & kFlagWriterOpen) && !(flags & kFlagIndexBlocks))
     return corrupt("superblock writer-open flag without index blocks");
   sb.record_sections = (flags & kFlagRecordSections) != 0;
   sb.index_blocks = (flags & kFlagIndexBlocks) != 0;
   sb.writer_open = (flags & kFlagWriterOpen) != 0;
+  sb.kept_pages = (flags & kFlagKeptPages) != 0;
   // Bytes 44 and 120: the heartbeat with flag 1, else reserved (zero).
   if (flags & kFlagHeartbeat) {
     sb.heartbeat_us = (uint64_t(reserved) << 32) | reserved2;
@@ -203,7 +205,11 @@ Status decode_superblock(std::span<const uint8_t> bytes, Superblock* out) {
     return corrupt("index table outside the file");
   if (sb.index_head_size < uint64_t(kIndexHeadFixedSize) || sb.index_head_size > sb.index_size)
     return corrupt("index table head larger than the table");
-  if (sb.nblocks > sb.index_size / kIndexEntrySize) return corrupt("more blocks than the index table holds");
+  // Without flag 16 every entry is inside the table; with it, the head's
+  // directory bounds the pages and each page holds at most kMaxPageEntries.
+  const uint64_t head_pages = std::min(sb.index_head_size / kPageRefSize, uint64_t(1) << 40);  // (no overflow below)
+  const uint64_t entry_room = sb.kept_pages ? head_pages * kMaxPageEntries : sb.index_size / kIndexEntrySize;
+  if (sb.nblocks > entry_room) return corrupt("more blocks than the index table holds");
   if (sb.numrecs > max || sb.record_size > max || sb.record_begin > sb.file_end)
     return corrupt("bad record section in superblock");
   if (sb.record_size > 0 && sb.numrecs > (max - sb.record_begin) / sb.record_size)
@@ -383,13 +389,31 @@ int64_t encoded_index_size(const IndexTable& index, uint32_t page_entries) {
   return n;
 }
 
-std::vector<uint8_t> encode_index(const IndexTable& index, uint32_t page_entries, uint64_t* head_bytes) {
+namespace {
+
+bool kept_pages_match(const IndexTable& index, uint32_t page_entries, const std::vector<PageRef>& kept) {
+  if (kept.size() != page_count(index.blocks.size(), page_entries)) return false;
+  for (size_t k = 0; k < kept.size(); ++k)
+    if (kept[k].first_block != k * page_entries ||
+        kept[k].nentries != std::min<size_t>(page_entries, index.blocks.size() - k * page_entries) ||
+        kept[k].first_path != index.blocks[k * page_entries].path)
+      return false;
+  return true;
+}
+
+// The head, then the pages to write, back to back. Without `kept`: every
+// page, offsets from the table's start (packed). With it: the pages
+// `rewrite` marks, at absolute offsets from table_at, the others as `kept`
+// references them (flag 16).
+std::vector<uint8_t> encode_table(const IndexTable& index, uint32_t page_entries, uint64_t table_at,
+                                  const std::vector<PageRef>* kept, const std::vector<bool>* rewrite,
+                                  uint64_t* head_bytes, std::vector<PageRef>* placed) {
   page_entries = std::clamp(page_entries, 1u, kMaxPageEntries);
   const std::span<const BlockEntry> all(index.blocks);
   const size_t npages = page_count(all.size(), page_entries);
   const int64_t head = head_size(index, page_entries);
   std::vector<uint8_t> out;
-  out.reserve(size_t(encoded_index_size(index, page_entries)));
+  if (!kept) out.reserve(size_t(encoded_index_size(index, page_entries)));
   xdr::Writer w(out);
   w.bytes(kIndexMagic);
   w.u64(all.size());
@@ -405,14 +429,20 @@ std::vector<uint8_t> encode_index(const IndexTable& index, uint32_t page_entries
   for (size_t k = 0; k < npages; ++k) {
     const auto entries = all.subspan(k * page_entries, std::min<size_t>(page_entries, all.size() - k * page_entries));
     PageRef& r = refs[k];
-    r.offset = out.size();
-    put_page(w, entries);
-    r.size = out.size() - r.offset;
-    r.crc = crc_of(std::span<const uint8_t>(out).subspan(size_t(r.offset)));
+    if (kept && !(*rewrite)[k]) {
+      r = (*kept)[k];
+    } else {
+      r.offset = out.size();
+      put_page(w, entries);
+      r.size = out.size() - r.offset;
+      r.crc = crc_of(std::span<const uint8_t>(out).subspan(size_t(r.offset)));
+      if (kept) r.offset += table_at;
+    }
     r.nentries = uint32_t(entries.size());
     r.first_block = k * page_entries;
     r.first_dim = first_dim;
     r.first_var = first_var;
+    r.first_path = entries.front().path;
     for (const BlockEntry& e : entries) {
       first_dim += e.ndims;
       first_var += e.nvars;
@@ -438,7 +468,49 @@ std::vector<uint8_t> encode_index(const IndexTable& index, uint32_t page_entries
   if (index.sections.present) put_sections(d, index.sections);
   std::copy(dir.begin(), dir.end(), out.begin() + kIndexHeadFixedSize);
   if (head_bytes) *head_bytes = uint64_t(head);
+  if (placed) {
+    if (!kept)
+      for (PageRef& r : refs) r.offset += table_at;
+    *placed = std::move(refs);
+  }
   return out;
+}
+
+}  // namespace
+
+uint64_t page_file_offset(const Superblock& sb, const PageRef& p) {
+  return sb.kept_pages ? p.offset : sb.index_offset + p.offset;
+}
+
+std::vector<uint8_t> encode_index(const IndexTable& index, uint32_t page_entries, uint64_t* head_bytes) {
+  return encode_table(index, page_entries, 0, nullptr, nullptr, head_bytes, nullptr);
+}
+
+std::vector<uint8_t> encode_index_keeping(const IndexTable& index, uint64_t table_at, const std::vector<PageRef>& kept,
+                                          const std::vector<bool>& rewrite, uint64_t* head_bytes,
+                                          std::vector<PageRef>* placed) {
+  if (rewrite.size() != kept.size() || !kept_pages_match(index, kIndexPageEntries, kept)) return {};
+  return encode_table(index, kIndexPageEntries, table_at, &kept, &rewrite, head_bytes, placed);
+}
+
+bool can_keep_pages(const IndexTable& index, const std::vector<PageRef>& kept) {
+  return kept_pages_match(index, kIndexPageEntries, kept);
+}
+
+int64_t encoded_page_size(const IndexTable& index, size_t k) {
+  const size_t first = k * kIndexPageEntries, end = std::min<size_t>(first + kIndexPageEntries, index.blocks.size());
+  int64_t n = kPageHeaderSize;
+  for (size_t b = first; b < end; ++b) n += kIndexEntrySize + int64_t(index.blocks[b].path.size());
+  return n;
+}
+
+int64_t encoded_head_size(const IndexTable& index, uint32_t page_entries) {
+  return head_size(index, std::clamp(page_entries, 1u, kMaxPageEntries));
+}
+
+std::vector<uint8_t> encode_index_placed(const IndexTable& index, uint64_t table_at, uint64_t* head_bytes,
+                                         std::vector<PageRef>* placed) {
+  return encode_table(index, kIndexPageEntries, table_at, nullptr, nullptr, head_bytes, placed);
 }
 
 Status decode_index_head(std::span<const uint8_t> bytes, const Superblock& sb, uint64_t file_size,
@@ -493,8 +565,19 @@ Status decode_index_head(std::span<const uint8_t> bytes, const Superblock& sb, u
     r.u64(&p.first_var);
     r.u64(&reserved);
     if (reserved != 0 || reserved32 != 0) return corrupt("reserved bytes set in the index directory");
-    // Pages are packed in order right after the head and fill the table.
-    if (p.offset != at || p.size > sb.index_size - at) return corrupt("index page outside its place in the table");
+    if (sb.kept_pages) {
+      // Flag 16: anywhere in the space in use, clear of the head and of
+      // each other (checked below); written or not yet, as for blocks.
+      if (p.offset < uint64_t(kFirstRegion) || p.offset > sb.file_end || p.size > sb.file_end - p.offset)
+        return corrupt("index page outside the space in use");
+      if (p.offset > file_size || p.size > file_size - p.offset)
+        return {NC_ETRUNC, "index page " + std::to_string(k) + " lies beyond the end of the file"};
+      if (p.offset < sb.index_offset + sb.index_head_size && sb.index_offset < p.offset + p.size)
+        return corrupt("index page overlaps the index head");
+    } else if (p.offset != at || p.size > sb.index_size - at) {
+      // Pages are packed in order right after the head and fill the table.
+      return corrupt("index page outside its place in the table");
+    }
     if (p.nentries == 0 || p.nentries > kMaxPageEntries || p.nentries > n - next_block ||
         p.size < uint64_t(kPageHeaderSize) + uint64_t(kIndexEntrySize) * p.nentries)
       return corrupt("index page with a bad entry count or size");
@@ -515,8 +598,17 @@ Status decode_index_head(std::span<const uint8_t> bytes, const Superblock& sb, u
     if (p.first_dim > sb.ndims || p.first_var > sb.nvars)
       return corrupt("index directory ids beyond the superblock's counts");
   }
-  if (next_block != n || at != sb.index_size || next_path != paths)
+  if (next_block != n || (!sb.kept_pages && at != sb.index_size) || next_path != paths)
     return corrupt("index pages do not add up to the table");
+  if (sb.kept_pages) {
+    std::vector<std::pair<uint64_t, uint64_t>> extents;  // offset, size
+    extents.reserve(head.pages.size());
+    for (const PageRef& p : head.pages) extents.emplace_back(p.offset, p.size);
+    std::sort(extents.begin(), extents.end());
+    for (size_t i = 1; i < extents.size(); ++i)
+      if (extents[i].first < extents[i - 1].first + extents[i - 1].second)
+        return corrupt("index pages overlap each other");
+  }
   *out = std::move(head);
   return Status::ok();
 }
@@ -543,8 +635,13 @@ Status decode_index_page(std::span<const uint8_t> bytes, const Superblock& sb, c
   std::vector<BlockEntry> entries(static_cast<size_t>(n));
   uint64_t ndims = p.first_dim, nvars = p.first_var, next_path = 0;
   std::vector<std::pair<uint64_t, uint64_t>> extents;  // offset, size
-  extents.reserve(size_t(n) + 1);
+  extents.reserve(size_t(n) + 2);
   extents.emplace_back(sb.index_offset, sb.index_size);
+  // A kept page outside the table (flag 16): no block over it either.
+  const uint64_t page_at = page_file_offset(sb, p);
+  if (page_at < sb.index_offset || page_at - sb.index_offset > sb.index_size ||
+      p.size > sb.index_size - (page_at - sb.index_offset))
+    extents.emplace_back(page_at, p.size);
   for (size_t i = 0; i < entries.size(); ++i) {
     BlockEntry& e = entries[i];
     uint64_t path_at = 0, reserved = 0;
@@ -620,19 +717,32 @@ Status peek_first_block(std::span<const uint8_t> page, uint64_t* offset, uint64_
 }
 
 Status decode_index(std::span<const uint8_t> bytes, const Superblock& sb, uint64_t file_size,
-                    IndexTable* out) {
+                    IndexTable* out, const PageFetch& read_page, std::vector<PageRef>* pages) {
   if (bytes.size() != sb.index_size) return {NC_ETRUNC, "index table truncated"};
   IndexHead head;
   EXA_RETURN_IF_ERROR(decode_index_head(bytes.first(size_t(sb.index_head_size)), sb, file_size, &head));
   IndexTable index;
   index.sections = head.sections;
   index.blocks.reserve(size_t(head.nblocks));
-  std::vector<std::pair<uint64_t, uint64_t>> extents;  // every block, across pages
-  extents.reserve(size_t(head.nblocks));
+  std::vector<std::pair<uint64_t, uint64_t>> extents;  // every block, across pages, and pages outside the table
+  extents.reserve(size_t(head.nblocks) + 1);
+  extents.emplace_back(sb.index_offset, sb.index_size);
+  std::vector<uint8_t> fetched;
   for (size_t k = 0; k < head.pages.size(); ++k) {
+    const PageRef& ref = head.pages[k];
+    const uint64_t at = page_file_offset(sb, ref);
+    std::span<const uint8_t> page_bytes;
+    if (at >= sb.index_offset && at - sb.index_offset <= sb.index_size &&
+        ref.size <= sb.index_size - (at - sb.index_offset)) {
+      page_bytes = bytes.subspan(size_t(at - sb.index_offset), size_t(ref.size));
+    } else {
+      if (!read_page) return corrupt("index page " + std::to_string(k) + " outside the table");
+      EXA_RETURN_IF_ERROR(read_page(at, ref.size, &fetched));
+      page_bytes = fetched;
+      extents.emplace_back(at, ref.size);
+    }
     std::vector<BlockEntry> page;
-    EXA_RETURN_IF_ERROR(decode_index_page(bytes.subspan(size_t(head.pages[k].offset), size_t(head.pages[k].size)),
-                                          sb, head, k, file_size, &page));
+    EXA_RETURN_IF_ERROR(decode_index_page(page_bytes, sb, head, k, file_size, &page));
     for (BlockEntry& e : page) {
       extents.emplace_back(e.offset, e.size);
       index.blocks.push_back(std::move(e));
@@ -642,6 +752,10 @@ Status decode_index(std::span<const uint8_t> bytes, const Superblock& sb, uint64
   for (size_t i = 1; i < extents.size(); ++i)
     if (extents[i].first < extents[i - 1].first + extents[i - 1].second)
       return corrupt("metadata blocks overlap each other");
+  if (pages) {
+    *pages = head.pages;
+    for (PageRef& p : *pages) p.offset = page_file_offset(sb, p);
+  }
   *out = std::move(index);
   return Status::ok();
 }

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -34,6 +35,11 @@ inline constexpr uint32_t kFlagRecordSections = 2;
 // commit), so nobody but that writer uses them (docs/format.md "Index blocks").
 inline constexpr uint32_t kFlagIndexBlocks = 4;
 inline constexpr uint32_t kFlagWriterOpen = 8;
+// Superblock flag 16: page references hold absolute file offsets, and a
+// page may lie outside the index table (a page an earlier commit wrote and
+// this one kept: docs/format.md "Kept pages"). The table (index_offset,
+// index_size) is the head and the pages this generation wrote.
+inline constexpr uint32_t kFlagKeptPages = 16;
 inline constexpr int64_t kSuperblockSize = 128;
 inline constexpr std::array<int64_t, 2> kSuperblockSlots = {0, 512};
 // Blocks, index tables and data live at or after this offset.
@@ -72,6 +78,7 @@ struct Superblock {
   bool record_sections = false;  // flag 2: the index head carries the record sections
   bool index_blocks = false;     // flag 4: the table lists index blocks
   bool writer_open = false;      // flag 8: a writer has the file open (index blocks not trusted)
+  bool kept_pages = false;       // flag 16: page offsets are absolute; pages may lie outside the table
   bool operator==(const Superblock&) const = default;
 };
 
@@ -130,7 +137,7 @@ struct IndexTable {
 
 // One page of the index table as the head's directory lists it.
 struct PageRef {
-  uint64_t offset = 0;       // from the start of the index table
+  uint64_t offset = 0;       // from the start of the index table; absolute with flag 16 (page_file_offset)
   uint64_t size = 0;
   uint32_t crc = 0;          // CRC-32C of the whole page
   uint32_t nentries = 0;
@@ -148,6 +155,30 @@ struct IndexHead {
   RecordSections sections;
   bool operator==(const IndexHead&) const = default;
 };
+
+// Where page p of sb's table lies in the file.
+uint64_t page_file_offset(const Superblock& sb, const PageRef& p);
+
+// A commit that keeps pages (superblock flag 16): the table it writes at
+// `table_at` -- the head, then the pages `rewrite` marks, back to back --
+// and, for the others, the references `kept` gives (absolute offsets, as
+// placement() of the index they come from). `kept` must page the table as
+// the writer does (kIndexPageEntries per page); *placed receives every
+// page's reference (absolute), *head_bytes the head's size.
+std::vector<uint8_t> encode_index_keeping(const IndexTable& index, uint64_t table_at, const std::vector<PageRef>& kept,
+                                          const std::vector<bool>& rewrite, uint64_t* head_bytes,
+                                          std::vector<PageRef>* placed);
+// Whether `kept` (a placement) pages this table as the writer does, so
+// encode_index_keeping can keep its pages.
+bool can_keep_pages(const IndexTable& index, const std::vector<PageRef>& kept);
+// The size of page k as the writer pages this table (kIndexPageEntries).
+int64_t encoded_page_size(const IndexTable& index, size_t k);
+// The size of the head encode_index writes for this table.
+int64_t encoded_head_size(const IndexTable& index, uint32_t page_entries = kIndexPageEntries);
+// encode_index (the writer's paging) of a table to be written at
+// `table_at`; *placed receives its pages' references, absolute offsets.
+std::vector<uint8_t> encode_index_placed(const IndexTable& index, uint64_t table_at, uint64_t* head_bytes,
+                                         std::vector<PageRef>* placed);
 
 // The whole index table (head, then pages of `page_entries` entries), and
 // its size; *head_size receives the head's.
@@ -174,9 +205,14 @@ Status decode_index_page(std::span<const uint8_t> bytes, const Superblock& sb, c
 // full. NC_EFILEMETA if the bytes are too short to say.
 Status peek_first_page(std::span<const uint8_t> head, uint64_t* offset, uint64_t* size);
 Status peek_first_block(std::span<const uint8_t> page, uint64_t* offset, uint64_t* size);
-// The whole table: head and every page, and no two blocks overlap.
+// The whole table: head and every page, and no two blocks (or pages)
+// overlap. `bytes` is the table (sb.index_size bytes at sb.index_offset);
+// a page outside it (flag 16) comes from `read_page` (absolute offset and
+// size), NC_EFILEMETA without one. *pages, if given, receives every page's
+// reference with its absolute offset.
+using PageFetch = std::function<Status(uint64_t offset, uint64_t size, std::vector<uint8_t>* bytes)>;
 Status decode_index(std::span<const uint8_t> bytes, const Superblock& sb, uint64_t file_size,
-                    IndexTable* out);
+                    IndexTable* out, const PageFetch& read_page = {}, std::vector<PageRef>* pages = nullptr);
 // Position of a block by path, or -1 (binary search).
 int64_t find_block(const IndexTable& index, std::string_view path);
 // Whether a block path is valid: "/" or '/'-separated valid netCDF names.

@@ -7,7 +7,7 @@
 namespace exa::format::partitioned {
 
 PagedIndex::PagedIndex(const Superblock& sb, IndexHead head, uint64_t file_size, PageReader read)
-    : sb_(sb), head_(std::move(head)), file_size_(file_size), read_(std::move(read)) {
+    : sb_(sb), head_(std::move(head)), file_size_(file_size), read_(std::move(read)), placed_(true) {
   pages_.resize(head_.pages.size());
   failed_.resize(head_.pages.size());
 }
@@ -84,8 +84,26 @@ Status PagedIndex::load(size_t k) {
 }
 
 void PagedIndex::page_extent(size_t k, uint64_t* offset, uint64_t* size) const {
-  *offset = sb_.index_offset + head_.pages[k].offset;
+  *offset = page_file_offset(sb_, head_.pages[k]);
   *size = head_.pages[k].size;
+}
+
+std::vector<PageRef> PagedIndex::placement() const {
+  if (!placed_) return {};
+  std::vector<PageRef> out = head_.pages;
+  for (PageRef& p : out) p.offset = page_file_offset(sb_, p);
+  return out;
+}
+
+void PagedIndex::set_placement(const std::vector<PageRef>& placed) {
+  if (placed.size() != head_.pages.size()) return;
+  for (size_t k = 0; k < placed.size(); ++k) {
+    PageRef& p = head_.pages[k];
+    p.offset = sb_.kept_pages ? placed[k].offset : placed[k].offset - sb_.index_offset;
+    p.size = placed[k].size;
+    p.crc = placed[k].crc;
+  }
+  placed_ = true;
 }
 
 size_t PagedIndex::page_of_block(size_t b) const {

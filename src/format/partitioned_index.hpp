@@ -58,6 +58,12 @@ class PagedIndex {
   }
   // Every entry (loads the missing pages): redef, compact commits, tools.
   Status table(IndexTable* out);
+  // Where each page of this generation lies (absolute offsets, sizes,
+  // CRCs), for a commit that keeps pages; empty when not known (a writer's
+  // index made from a table, until set_placement).
+  std::vector<PageRef> placement() const;
+  // The pages' references as the table was written (absolute offsets).
+  void set_placement(const std::vector<PageRef>& placed);
 
  private:
   struct Page {
@@ -73,6 +79,7 @@ class PagedIndex {
   std::vector<std::unique_ptr<Page>> pages_;
   std::vector<Status> failed_;  // per page: why it could not be loaded (a failed page fails again, unread)
   int64_t loaded_ = 0;
+  bool placed_ = false;  // head_'s page offsets, sizes and CRCs are the file's
 };
 
 }  // namespace exa::format::partitioned

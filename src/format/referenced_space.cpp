@@ -26,8 +26,9 @@ Status add_run(uint64_t offset, uint64_t count, uint64_t per, std::vector<Span>*
 }  // namespace
 
 Status add_references(const Superblock& sb, const IndexTable& index, const std::vector<Block>& blocks,
-                      std::vector<Span>* out) {
+                      std::vector<Span>* out, const std::vector<PageRef>& pages) {
   EXA_RETURN_IF_ERROR(add_span(sb.index_offset, sb.index_size, out));
+  for (const PageRef& p : pages) EXA_RETURN_IF_ERROR(add_span(p.offset, p.size, out));  // (overlaps are fine)
   for (const BlockEntry& e : index.blocks) EXA_RETURN_IF_ERROR(add_span(e.offset, e.size, out));
   // Fixed-size data (record variables' records come from the sections below).
   const int64_t record_dim = int64_t(sb.record_dim) - 1;

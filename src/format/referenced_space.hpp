@@ -22,10 +22,12 @@ struct Span {
 // the decoded blocks that table lists, in any order; a block listed twice
 // is fine) references: the index table, every block, the data of every
 // fixed-size variable that is not compact, and its records -- the current
-// section's [current_first, numrecs) and every closed section. NC_EFILEMETA
-// when a field would reach past 2^63.
+// section's [current_first, numrecs) and every closed section -- and the
+// `pages` of the table (absolute offsets: decode_index's *pages), which with
+// superblock flag 16 may lie outside it. NC_EFILEMETA when a field would
+// reach past 2^63.
 Status add_references(const Superblock& sb, const IndexTable& index, const std::vector<Block>& blocks,
-                      std::vector<Span>* out);
+                      std::vector<Span>* out, const std::vector<PageRef>& pages = {});
 
 // The parts of [from, to) that no extent of `used` covers, by offset.
 std::vector<Span> unreferenced(int64_t from, int64_t to, std::vector<Span> used);

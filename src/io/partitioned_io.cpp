@@ -36,7 +36,7 @@ Status write_superblock(MpiFile& file, const pf::Superblock& sb) {
 
 Status write_blocks_and_index(MpiFile& file, const format::Header& header, const pf::Image& image,
                               const std::vector<int>& writer, const CompleteBlockFn& complete,
-                              pf::Superblock* sb, pf::IndexTable* index_out) {
+                              pf::Superblock* sb, pf::IndexTable* index_out, std::vector<pf::PageRef>* placement) {
   EXA_RETURN_IF_ERROR(file.use_byte_view());  // a data call may have left its view
   const int p = file.nprocs(), r = file.rank();
   const size_t nblocks = image.index.blocks.size();
@@ -86,15 +86,22 @@ Status write_blocks_and_index(MpiFile& file, const format::Header& header, const
   std::vector<uint8_t> table;
   pf::IndexTable index = image.index;
   uint64_t head[2] = {0, 0};  // head size, head CRC
+  const size_t npages = (nblocks + pf::kIndexPageEntries - 1) / pf::kIndexPageEntries;
+  std::vector<uint32_t> page_crcs(npages);  // rank 0's, for every rank's placement
   if (r == 0) {
     for (size_t k = 0; k + 1 < all.size(); k += 2) index.blocks[all[k]].crc = all[k + 1];
-    table = pf::encode_index(index, pf::kIndexPageEntries, &head[0]);
+    std::vector<pf::PageRef> placed;
+    table = pf::encode_index_placed(index, uint64_t(image.index_offset), &head[0], &placed);
     st = file.write_at(image.index_offset, table.data(), int64_t(table.size()));
     note_metadata_written(0, int64_t(table.size()));
     head[1] = crc32c(table.data(), size_t(head[0]));
+    if (placed.size() != npages) st = {NC_EINTERNAL, "index pages not as planned"};
+    for (size_t k = 0; k < npages && k < placed.size(); ++k) page_crcs[k] = placed[k].crc;
   }
   EXA_RETURN_IF_ERROR(agree(file.comm(), st));
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(head, 2, MPI_UINT64_T, 0, file.comm())));
+  if (placement && npages > 0)
+    EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(page_crcs.data(), int(npages), MPI_UINT32_T, 0, file.comm())));
   sb->index_head_size = head[0];
   sb->index_crc = uint32_t(head[1]);
   std::vector<uint32_t> block_crcs(index.blocks.size());
@@ -103,6 +110,17 @@ Status write_blocks_and_index(MpiFile& file, const format::Header& header, const
     EXA_RETURN_IF_ERROR(EXA_MPI(
         MPI_Bcast(block_crcs.data(), int(block_crcs.size()), MPI_UINT32_T, 0, file.comm())));
   for (size_t i = 0; i < block_crcs.size(); ++i) index.blocks[i].crc = block_crcs[i];
+  if (placement) {  // the pages follow the head, packed (encode_index)
+    placement->assign(npages, pf::PageRef{});
+    uint64_t at = uint64_t(image.index_offset) + head[0];
+    for (size_t k = 0; k < npages; ++k) {
+      pf::PageRef& ref = (*placement)[k];
+      ref.offset = at;
+      ref.size = uint64_t(pf::encoded_page_size(index, k));
+      ref.crc = page_crcs[k];
+      at += ref.size;
+    }
+  }
   *index_out = std::move(index);
   sb->index_offset = uint64_t(image.index_offset);
   sb->index_size = uint64_t(image.index_size);
@@ -260,8 +278,8 @@ Status place_reusing(MpiFile& file, const std::vector<uint64_t>& sizes, format::
 }  // namespace
 
 Status commit_compact_pieces(MpiFile& file, std::span<const CompactPiece> mine, const std::vector<int>& writer,
-                             pf::Superblock* sb, pf::IndexTable* index, std::vector<size_t>* changed,
-                             format::ReusableSpace* reuse) {
+                             pf::Superblock* sb, pf::IndexTable* index, std::vector<pf::PageRef>* placement,
+                             std::vector<size_t>* changed, format::ReusableSpace* reuse) {
   EXA_RETURN_IF_ERROR(file.use_byte_view());  // a data call may have left its view
   const int p = file.nprocs(), r = file.rank();
   // To each other block's rewriter, in bytes; pieces of blocks this rank
@@ -311,7 +329,27 @@ Status commit_compact_pieces(MpiFile& file, std::span<const CompactPiece> mine, 
   if (file.rank() == 0) before = 0;
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(&bytes, &all, 1, MPI_INT64_T, MPI_SUM, file.comm())));
   const int64_t base = int64_t(sb->file_end + 7) / 8 * 8;
-  const int64_t table_size = pf::encoded_index_size(*index);  // the same blocks: the same size
+  // The pages that change: those holding a block some rank rewrites (the
+  // same on every rank: `writer`). With the current placement known, the
+  // others are kept; a page keeps its size (the same entries, paths).
+  std::vector<bool> rewrite;
+  bool keep = !placement->empty() && pf::can_keep_pages(*index, *placement);
+  if (keep) {
+    rewrite.assign(placement->size(), false);
+    for (size_t b = 0; b < writer.size(); ++b)
+      if (writer[b] != INT_MAX) rewrite[b / pf::kIndexPageEntries] = true;
+    // Every page changes: the whole table, without flag 16 (the layout an
+    // exacdf before it reads too).
+    keep = std::find(rewrite.begin(), rewrite.end(), false) != rewrite.end();
+  }
+  int64_t table_size = 0;
+  if (keep) {
+    table_size = pf::encoded_head_size(*index);
+    for (size_t k = 0; k < rewrite.size(); ++k)
+      if (rewrite[k]) table_size += pf::encoded_page_size(*index, k);
+  } else {
+    table_size = pf::encoded_index_size(*index);  // the same blocks: the same size
+  }
   int64_t table_at = base + all, end = base + all + table_size;
   const bool reusing = reuse != nullptr && reuse->enabled();
   double now = 0;  // rank 0's clock, so every rank keeps the same list
@@ -364,7 +402,11 @@ Status commit_compact_pieces(MpiFile& file, std::span<const CompactPiece> mine, 
   pf::Superblock nsb = *sb;
   nsb.generation += 1;
   nsb.index_offset = uint64_t(table_at);
-  std::vector<uint8_t> table = pf::encode_index(next, pf::kIndexPageEntries, &nsb.index_head_size);
+  std::vector<pf::PageRef> placed;
+  std::vector<uint8_t> table =
+      keep ? pf::encode_index_keeping(next, uint64_t(table_at), *placement, rewrite, &nsb.index_head_size, &placed)
+           : pf::encode_index_placed(next, uint64_t(table_at), &nsb.index_head_size, &placed);
+  nsb.kept_pages = keep;
   nsb.index_size = table.size();
   nsb.index_crc = crc32c(table.data(), size_t(nsb.index_head_size));
   if (int64_t(table.size()) != table_size) return {NC_EINTERNAL, "the index table changed size in a compact commit"};
@@ -378,8 +420,16 @@ Status commit_compact_pieces(MpiFile& file, std::span<const CompactPiece> mine, 
   EXA_RETURN_IF_ERROR(commit_superblock(file, nsb));
   if (reusing) {  // what the new generation no longer references
     for (size_t b : rewritten) reuse->release(int64_t(index->blocks[b].offset), int64_t(index->blocks[b].size), nsb.generation, now);
-    reuse->release(int64_t(sb->index_offset), int64_t(sb->index_size), nsb.generation, now);
+    if (keep) {  // the old head and the pages replaced; kept pages are still referenced
+      reuse->release(int64_t(sb->index_offset), int64_t(sb->index_head_size), nsb.generation, now);
+      for (size_t k = 0; k < rewrite.size(); ++k)
+        if (rewrite[k])
+          reuse->release(int64_t((*placement)[k].offset), int64_t((*placement)[k].size), nsb.generation, now);
+    } else {
+      reuse->release(int64_t(sb->index_offset), int64_t(sb->index_size), nsb.generation, now);
+    }
   }
+  *placement = std::move(placed);
   *sb = nsb;
   *index = std::move(next);
   std::sort(rewritten.begin(), rewritten.end());
@@ -480,12 +530,15 @@ Status decode_opened(std::span<const uint8_t> in, OpenedIndex* opened, pf::Block
   in = in.subspan(kOpenedPrefix);
   EXA_RETURN_IF_ERROR(pf::decode_superblock(in.first(pf::kSuperblockSize), &o.sb));
   in = in.subspan(pf::kSuperblockSize);
+  if (in.size() < o.sb.index_head_size) return {NC_EFILEMETA, "the index head is cut short"};
   EXA_RETURN_IF_ERROR(pf::decode_index_head(in.first(o.sb.index_head_size), o.sb, o.file_size, &o.head));
   if (o.head.pages.empty() || o.head.pages[0].first_path != "/") return {NC_EFILEMETA, "the root block is missing"};
+  // Page 0 follows the head here, wherever it lies in the file (flag 16).
   const pf::PageRef& p0 = o.head.pages[0];
-  if (p0.offset + p0.size > in.size()) return {NC_EFILEMETA, "index page 0 not where the head says"};
-  EXA_RETURN_IF_ERROR(pf::decode_index_page(in.subspan(p0.offset, p0.size), o.sb, o.head, 0, o.file_size, &o.page0));
-  in = in.subspan(p0.offset + p0.size);
+  const uint64_t p0_at = o.sb.index_head_size;
+  if (p0.size > in.size() - p0_at) return {NC_EFILEMETA, "index page 0 not where the head says"};
+  EXA_RETURN_IF_ERROR(pf::decode_index_page(in.subspan(p0_at, p0.size), o.sb, o.head, 0, o.file_size, &o.page0));
+  in = in.subspan(p0_at + p0.size);
   EXA_RETURN_IF_ERROR(pf::decode_block(in, o.page0[0], o.sb.ndims, root));
   *opened = std::move(o);
   return Status::ok();
@@ -504,8 +557,20 @@ Status read_generation(MpiFile& file, int64_t size, const pf::Superblock& sb, st
   uint64_t page_at = 0, page_size = 0, root_at = 0, root_size = 0;
   EXA_RETURN_IF_ERROR(pf::peek_first_page(std::span<const uint8_t>(table).first(size_t(sb.index_head_size)), &page_at,
                                           &page_size));
-  if (page_at != sb.index_head_size || page_size > sb.index_size - page_at)
+  if (sb.kept_pages) {  // an absolute offset (flag 16)
+    if (page_at > uint64_t(size) || page_size > uint64_t(size) - page_at)
+      return {NC_ETRUNC, "index page 0 beyond the end of the file"};
+    if (page_at == sb.index_offset + sb.index_head_size && page_size <= sb.index_size - sb.index_head_size) {
+      page_at = sb.index_head_size;  // written with the head, right after it
+    } else {
+      // Kept from an earlier commit: read on its own, put after the head.
+      table.resize(size_t(sb.index_head_size + page_size));
+      EXA_RETURN_IF_ERROR(file.read_at(int64_t(page_at), table.data() + sb.index_head_size, int64_t(page_size)));
+      page_at = sb.index_head_size;
+    }
+  } else if (page_at != sb.index_head_size || page_size > sb.index_size - page_at) {
     return {NC_EFILEMETA, "index page 0 outside the index table"};
+  }
   const uint64_t page_end = page_at + page_size;
   if (page_end > table.size()) {
     const size_t have = table.size();

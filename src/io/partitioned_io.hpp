@@ -21,13 +21,16 @@ namespace exa::io {
 // else the new state needs. Fills sb's index fields; *index receives the
 // table as written (with the blocks' CRCs) on every rank.
 // `complete`, if given, fills in the data of a block's compact variables on
-// its writer before encoding (the image leaves it empty).
+// its writer before encoding (the image leaves it empty). *placement, if
+// given, receives where each page of the table lies (absolute offsets,
+// sizes, CRCs: PagedIndex::set_placement), on every rank.
 using CompleteBlockFn = std::function<Status(size_t block, format::partitioned::Block* b)>;
 Status write_blocks_and_index(MpiFile& file, const format::Header& header,
                               const format::partitioned::Image& image,
                               const std::vector<int>& writer, const CompleteBlockFn& complete,
                               format::partitioned::Superblock* sb,
-                              format::partitioned::IndexTable* index);
+                              format::partitioned::IndexTable* index,
+                              std::vector<format::partitioned::PageRef>* placement = nullptr);
 
 // New bytes for part of a compact variable's data: variable `var` (its
 // position within block `block`), `bytes` at `offset` of its data, which is
@@ -50,13 +53,18 @@ struct CompactPiece {
 // back to back, one independent write each) or, given `reuse` with a refresh
 // bound, into space it says the new generation may write (one segment per
 // block); rank 0 writes the new index table after them; then
-// commit_superblock. On success *sb and *index are the new state on every
-// rank, *changed lists the rewritten blocks, and the old blocks and index
-// table are released into `reuse`; on failure nothing changed on disk that
-// the current state uses.
+// commit_superblock. The table: given *placement (where each page of the
+// current generation lies, PagedIndex::placement()), only the head and the
+// pages holding a rewritten block, the others kept where they are
+// (superblock flag 16); without it (empty), the whole table. On success *sb
+// and *index are the new state on every rank, *placement its pages,
+// *changed lists the rewritten blocks, and the old blocks, head and
+// replaced pages are released into `reuse`; on failure nothing changed on
+// disk that the current state uses.
 Status commit_compact_pieces(MpiFile& file, std::span<const CompactPiece> mine, const std::vector<int>& writer,
                              format::partitioned::Superblock* sb, format::partitioned::IndexTable* index,
-                             std::vector<size_t>* changed, format::ReusableSpace* reuse = nullptr);
+                             std::vector<format::partitioned::PageRef>* placement, std::vector<size_t>* changed,
+                             format::ReusableSpace* reuse = nullptr);
 
 // Collective. Syncs every rank's writes, makes the file reach sb.file_end
 // (synced), then write_superblock: the new state becomes the current one.

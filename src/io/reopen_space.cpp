@@ -18,7 +18,11 @@ Status add_state(MpiFile& file, const pf::Superblock& sb, int64_t file_size,
   std::vector<uint8_t> bytes;
   EXA_RETURN_IF_ERROR(read_extent(file, {sb.index_offset, sb.index_size}, &bytes));
   pf::IndexTable table;
-  EXA_RETURN_IF_ERROR(pf::decode_index(bytes, sb, uint64_t(file_size), &table));
+  std::vector<pf::PageRef> pages;  // with flag 16, some outside the table
+  const pf::PageFetch read_page = [&](uint64_t offset, uint64_t size, std::vector<uint8_t>* out) {
+    return read_extent(file, {offset, size}, out);
+  };
+  EXA_RETURN_IF_ERROR(pf::decode_index(bytes, sb, uint64_t(file_size), &table, read_page, &pages));
   std::vector<pf::Block> blocks;
   for (const pf::BlockEntry& e : table.blocks) {
     if (!seen->insert({e.offset, e.size, e.crc}).second) continue;
@@ -28,7 +32,7 @@ Status add_state(MpiFile& file, const pf::Superblock& sb, int64_t file_size,
     block.atts.clear();
     blocks.push_back(std::move(block));
   }
-  return pf::add_references(sb, table, blocks, used);
+  return pf::add_references(sb, table, blocks, used, pages);
 }
 
 }  // namespace

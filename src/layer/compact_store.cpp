@@ -296,11 +296,14 @@ Status CompactStore::commit(NativeFile& nf) {
     }
   }
   std::vector<size_t> changed;
-  EXA_RETURN_IF_ERROR(io::commit_compact_pieces(nf.file, mine, writer, &nf.superblock, &table, &changed,
+  // Where the current pages lie: the commit keeps those it does not change.
+  std::vector<format::partitioned::PageRef> placement = nf.index->placement();
+  EXA_RETURN_IF_ERROR(io::commit_compact_pieces(nf.file, mine, writer, &nf.superblock, &table, &placement, &changed,
                                                   nf.swmr == NativeFile::Swmr::kWrite ? &nf.reusable : nullptr));
   // In place: a lazy dataset shares the index and reads later blocks from
   // their new versions.
   *nf.index = format::partitioned::PagedIndex(nf.superblock, table);
+  nf.index->set_placement(placement);
   log_.clear();
   arena_.clear();
   by_pos_.clear();

@@ -770,9 +770,10 @@ Status finish_define_partitioned(NativeFile& nf, const format::LayoutHints& hint
     return Status::ok();
   };
   std::vector<int> writers;
+  std::vector<pf::PageRef> placement;  // where the table's pages go
   EXA_RETURN_IF_ERROR(block_writers(nf, image, &writers));
   EXA_RETURN_IF_ERROR(
-      io::write_blocks_and_index(nf.file, nf.ds.header(), image, writers, complete, &sb, &index));
+      io::write_blocks_and_index(nf.file, nf.ds.header(), image, writers, complete, &sb, &index, &placement));
   if (nf.in_redef && !layout.sections.present) {
     // The records move to the new record section; their old copies stay
     // valid (the current state's) until the commit. (With record sections
@@ -789,6 +790,7 @@ Status finish_define_partitioned(NativeFile& nf, const format::LayoutHints& hint
   note_committed_end(nf);
   if (reuse_now >= 0) release_after_redef(nf, committed, on_disk, image, old, layout, reuse_now);
   nf.index = std::make_shared<pf::PagedIndex>(sb, index);
+  nf.index->set_placement(placement);  // a compact commit keeps the pages it does not change
   nf.record_blocks.reset();
   nf.compact.reset();
   nf.enddef_now.header_io = MPI_Wtime() - t;

@@ -270,6 +270,7 @@ Status commit_headers(NativeFile& nf, const std::vector<std::pair<int, std::vect
   uint64_t cursor = at + blob.size();
   if (records) EXA_RETURN_IF_ERROR(plan_record_move(nf, &table, &move, &cursor));
   nsb.index_offset = cursor;
+  nsb.kept_pages = false;  // the whole table, packed
   std::vector<uint8_t> bytes = pf::encode_index(table, pf::kIndexPageEntries, &nsb.index_head_size);
   nsb.index_size = bytes.size();
   nsb.file_end = nsb.index_offset + nsb.index_size;

@@ -96,6 +96,45 @@ int main(int argc, char** argv) {
     write(dir + "/partitioned_superblock/writer_open", std::vector<uint8_t>(s5.begin(), s5.end()));
   }
 
+  {  // flag 16: kept pages (page references absolute, pages outside the table)
+    pf::Superblock kp = sb;
+    kp.record_sections = false;
+    kp.numrecs = 0;
+    kp.record_begin = 0;
+    kp.record_size = 0;
+    kp.kept_pages = true;
+    auto s6 = pf::encode_superblock(kp);
+    write(dir + "/partitioned_superblock/kept_pages", std::vector<uint8_t>(s6.begin(), s6.end()));
+  }
+
+  {  // flag 16: a table that keeps page 1 of the table before it (the writer's
+     // 512 entries a page, so 513 blocks: two pages)
+    pf::IndexTable idx;
+    uint64_t at = uint64_t(1) << 20;
+    for (int i = 0; i < 513; ++i) {
+      char name[16];
+      std::snprintf(name, sizeof name, "/e%04d", i);
+      idx.blocks.push_back({i == 0 ? std::string("/") : std::string(name), at, 200, 0x1234u + uint32_t(i), 1, 1, 1});
+      at += 200;
+    }
+    std::vector<uint8_t> file;  // from offset 4096: the first table, then the second
+    uint64_t head = 0;
+    std::vector<pf::PageRef> placed, again;
+    file = pf::encode_index_placed(idx, pf::kFirstRegion, &head, &placed);
+    const uint64_t lead = file.size();
+    std::vector<uint8_t> second =
+        pf::encode_index_keeping(idx, pf::kFirstRegion + lead, placed, {true, false}, &head, &again);
+    file.insert(file.end(), second.begin(), second.end());
+    std::vector<uint8_t> in;
+    exa::fuzz::put_u64(in, idx.blocks.size());
+    exa::fuzz::put_u64(in, 513);
+    exa::fuzz::put_u64(in, 513);
+    exa::fuzz::put_u64(in, head | uint64_t(1) << 61);  // (bit 61: superblock flag 16 in the harness)
+    exa::fuzz::put_u64(in, lead);
+    in.insert(in.end(), file.begin(), file.end());
+    write(dir + "/partitioned_index/kept_pages", in);
+  }
+
   {  // index blocks (entry flag 1, reserved paths, no objects) after the metadata blocks
     pf::IndexTable idx;
     idx.blocks.push_back({"/", uint64_t(1) << 20, 200, 0x1234u, 1, 2, 1});

@@ -4,7 +4,10 @@
 //   superblock: slot 0 (first 128 bytes) then slot 1 (the rest)
 //   index:      u64 nblocks, u64 ndims, u64 nvars (the superblock's counts),
 //               u64 head size (top bit: superblock flag 2, record
-//               sections; bit 62: flag 4, index blocks), then the index table; the harness sets the
+//               sections; bit 62: flag 4, index blocks; bit 61: flag 16,
+//               kept pages, followed by u64 lead: the bytes before the table,
+//               where kept pages may lie), then the file from offset 4096
+//               (lead bytes, then the index table); the harness sets the
 //               table size and the CRCs of the head and of every page the
 //               head's directory points at
 //   block:      u64 total_dims, u32 natts, u64 ndims, u64 nvars, u8 fix_crc,
