@@ -61,5 +61,8 @@ Status index_inq(const FileCtx& ctx, int varid, IndexInfo* info);
 
 // FILE.exaidx.<varid>
 std::string sidecar_path(const std::string& data_path, int varid);
+// The varids that have a sidecar beside data_path, sorted: one scan of its
+// directory (what a stat of sidecar_path per variable would find).
+std::vector<int> sidecar_varids(const std::string& data_path);
 
 }  // namespace exa::query

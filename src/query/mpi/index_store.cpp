@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -458,6 +459,26 @@ Status write_blocks(const FileCtx& ctx, const std::string& tmp, uint64_t base,
 
 std::string sidecar_path(const std::string& data_path, int varid) {
   return data_path + ".exaidx." + std::to_string(varid);
+}
+
+std::vector<int> sidecar_varids(const std::string& data_path) {
+  namespace fs = std::filesystem;
+  const fs::path data(data_path);
+  const std::string prefix = data.filename().string() + ".exaidx.";
+  const fs::path dir = data.has_parent_path() ? data.parent_path() : fs::path(".");
+  std::vector<int> varids;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+    // Exactly sidecar_path's form: decimal digits, no sign, no suffix (".hdr" journals are not sidecars).
+    const std::string digits = name.substr(prefix.size());
+    if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (digits.size() > 1 && digits[0] == '0') continue;
+    varids.push_back(std::stoi(digits));
+  }
+  std::sort(varids.begin(), varids.end());
+  return varids;
 }
 
 namespace {

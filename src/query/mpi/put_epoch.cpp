@@ -6,15 +6,16 @@
 #include <cstring>
 #include <cstdlib>
 #include <limits>
-#include <sys/stat.h>
 
 #include <map>
 #include <mutex>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "convert/value_range.hpp"
 #include "pnetcdf.h"
+#include "query/mpi/engine.hpp"
 #include "query/mpi/index_store.hpp"
 #include "query/types.hpp"
 
@@ -32,9 +33,13 @@ std::map<int, uint64_t> g_put_total;  // per ncid: puts of any variable so far
 // when their conversion did not take the range (a put through the cache or
 // async connector, a nonblocking or varn put): the variable has a sidecar
 // (an index or a min/max record), or this process made a query or index
-// call on it. Looked up once per variable (a stat of the sidecar), kept up
-// to date by this process's loads, builds and drops.
+// call on it. Looked up once per variable in g_sidecars, kept up to date by
+// this process's loads, builds and drops.
 std::map<std::pair<int, int>, bool> g_indexed;
+// Per ncid: the varids with a sidecar, from one scan of the file's directory
+// at its first lookup. (A stat per variable was a quarter of rank 0's samples
+// in the put phase of 1,000,000 compact variables, docs/perf/compact_close.md.)
+std::map<int, std::vector<int>> g_sidecars;
 // Posted puts whose rows count as written whole once their wait succeeds:
 // by (ncid, request id), the variable and the records to add then.
 std::map<std::pair<int, int>, std::pair<int, std::vector<PutRecord>>> g_posted;
@@ -61,18 +66,24 @@ bool minmax_always() { return minmax_mode() == MinmaxMode::kAlways; }
 
 bool ranges_wanted(int ncid, int varid, const std::function<std::string()>& path_of) {
   if (minmax_always()) return true;
+  bool listed = false;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
     auto it = g_indexed.find({ncid, varid});
     if (it != g_indexed.end()) return it->second;
+    listed = g_sidecars.count(ncid) != 0;
   }
-  bool found = false;
-  if (path_of) {
+  std::vector<int> scanned;
+  bool have_scan = false;
+  if (!listed && path_of) {
     const std::string path = path_of();
-    struct stat sb {};
-    found = !path.empty() && ::stat(sidecar_path(path, varid).c_str(), &sb) == 0;
+    have_scan = !path.empty();
+    if (have_scan) scanned = sidecar_varids(path);
   }
   std::lock_guard<std::mutex> lock(g_mutex);
+  auto it = g_sidecars.find(ncid);
+  if (it == g_sidecars.end() && have_scan) it = g_sidecars.emplace(ncid, std::move(scanned)).first;
+  const bool found = it != g_sidecars.end() && std::binary_search(it->second.begin(), it->second.end(), varid);
   g_indexed[{ncid, varid}] = found;
   return found;
 }
@@ -340,6 +351,7 @@ void forget_file(int ncid) {
     for (auto it = g_puts.begin(); it != g_puts.end();)
       it = it->first.first == ncid ? g_puts.erase(it) : std::next(it);
     g_put_total.erase(ncid);
+    g_sidecars.erase(ncid);
     for (auto it = g_indexed.begin(); it != g_indexed.end();)
       it = it->first.first == ncid ? g_indexed.erase(it) : std::next(it);
     std::erase_if(g_posted, [&](const auto& kv) { return kv.first.first == ncid; });
