@@ -8,8 +8,9 @@
  * rank 0 changes one variable, close (--changes N: N times, a different
  * block each time). Prints per phase the max over ranks of
  * the define / enddef / put / close wall times, this process's CPU time of
- * the close, the metadata blocks and bytes the close wrote (exa_debug_*
- * counters, summed over ranks), and the peak RSS.
+ * the close, the metadata blocks and bytes the close wrote and the
+ * metadata bytes it read (exa_debug_* counters, summed over ranks), and the
+ * peak RSS (max over ranks) before the first close and after it.
  *
  *   mpicc -O2 bench/compact_close.c -Iinclude -Lbuild -lexacdf -Wl,-rpath,$PWD/build
  *   mpiexec -n 2 ./a.out --nvars 1000000 --per-block 16 --out /tmp/cc.nc
@@ -24,6 +25,11 @@
 #include <unistd.h>
 
 #define ELEMS 4
+
+/* Weak: the same program built against a library without this counter
+ * (an earlier exacdf, for before/after pairs) prints -1. */
+#pragma weak exa_debug_metadata_bytes_read
+static long long meta_read(void) { return exa_debug_metadata_bytes_read ? exa_debug_metadata_bytes_read() : -1; }
 
 static int rank, nprocs;
 
@@ -107,20 +113,24 @@ int main(int argc, char **argv) {
   }
   ERR(ncmpi_end_indep_data(ncid));
   double t3 = MPI_Wtime();
-  long long blocks0 = exa_debug_blocks_written(), bytes0 = exa_debug_metadata_bytes_written();
+  long rss_before_close = maxrss_mib();
+  long long blocks0 = exa_debug_blocks_written(), bytes0 = exa_debug_metadata_bytes_written(), read0 = meta_read();
   double c0 = cpu_now();
   ERR(ncmpi_close(ncid));
   double c1 = cpu_now();
   double t4 = MPI_Wtime();
   long long blocks = sum_all(exa_debug_blocks_written() - blocks0);
   long long bytes = sum_all(exa_debug_metadata_bytes_written() - bytes0);
+  long long read = read0 < 0 ? -1 : sum_all(meta_read() - read0);
   double close_cpu = max_all(c1 - c0);
   double tdef = max_all(t1 - t0), tend = max_all(t2 - t1), tput = max_all(t3 - t2), tclose = max_all(t4 - t3);
   long rss = maxrss_mib();
   if (rank == 0)
     printf("RESULT phase=write_all ranks=%d nvars=%lld per_block=%d blocks=%lld define_s=%.3f enddef_s=%.3f "
-           "put_s=%.3f close_s=%.3f close_cpu_s=%.3f close_blocks=%lld close_meta_bytes=%lld maxrss_mib=%ld\n",
-           nprocs, nvars, per_block, nblocks, tdef, tend, tput, tclose, close_cpu, blocks, bytes, rss);
+           "put_s=%.3f close_s=%.3f close_cpu_s=%.3f close_blocks=%lld close_meta_bytes=%lld close_meta_read=%lld "
+           "maxrss_before_close_mib=%ld maxrss_mib=%ld\n",
+           nprocs, nvars, per_block, nblocks, tdef, tend, tput, tclose, close_cpu, blocks, bytes, read,
+           rss_before_close, rss);
 
   /* Phase 2 (--changes times): reopen, change one variable, close. */
   for (int c = 0; c < changes; c++) {
@@ -139,20 +149,22 @@ int main(int argc, char **argv) {
   t2 = MPI_Wtime();
   blocks0 = exa_debug_blocks_written();
   bytes0 = exa_debug_metadata_bytes_written();
+  read0 = meta_read();
   c0 = cpu_now();
   ERR(ncmpi_close(ncid));
   c1 = cpu_now();
   t3 = MPI_Wtime();
   blocks = sum_all(exa_debug_blocks_written() - blocks0);
   bytes = sum_all(exa_debug_metadata_bytes_written() - bytes0);
+  read = read0 < 0 ? -1 : sum_all(meta_read() - read0);
   close_cpu = max_all(c1 - c0);
   double topen = max_all(t1 - t0);
   tput = max_all(t2 - t1);
   tclose = max_all(t3 - t2);
   if (rank == 0)
     printf("RESULT phase=change_one ranks=%d nvars=%lld per_block=%d blocks=%lld open_s=%.3f put_s=%.3f "
-           "close_s=%.3f close_cpu_s=%.3f close_blocks=%lld close_meta_bytes=%lld\n",
-           nprocs, nvars, per_block, nblocks, topen, tput, tclose, close_cpu, blocks, bytes);
+           "close_s=%.3f close_cpu_s=%.3f close_blocks=%lld close_meta_bytes=%lld close_meta_read=%lld\n",
+           nprocs, nvars, per_block, nblocks, topen, tput, tclose, close_cpu, blocks, bytes, read);
   }
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0 && !keep) unlink(out);

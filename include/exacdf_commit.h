@@ -19,6 +19,13 @@ extern long long exa_debug_blocks_written(void);
  *  (head and pages) and superblocks. Local. */
 extern long long exa_debug_metadata_bytes_written(void);
 
+/** Bytes of partitioned metadata this process read after opening a file
+ *  (or ending its first define mode): index pages and metadata blocks read
+ *  on use, e.g. by a commit of compact variables' data (what an open reads
+ *  first -- superblocks, the index head, page 0, the root block -- is not
+ *  counted). Local. */
+extern long long exa_debug_metadata_bytes_read(void);
+
 #if defined(__cplusplus)
 }
 #endif

@@ -9,3 +9,4 @@ void exa_debug_late_writes(int ms) { exa::io::set_late_writes(ms); }
 long long exa_debug_io_events(void) { return exa::io::io_events(); }
 long long exa_debug_blocks_written(void) { return exa::io::metadata_blocks_written(); }
 long long exa_debug_metadata_bytes_written(void) { return exa::io::metadata_bytes_written(); }
+long long exa_debug_metadata_bytes_read(void) { return exa::io::metadata_bytes_read(); }

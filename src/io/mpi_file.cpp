@@ -291,6 +291,13 @@ void note_metadata_written(int64_t blocks, int64_t bytes) {
 long long metadata_blocks_written() { return g_metadata_blocks.load(); }
 long long metadata_bytes_written() { return g_metadata_bytes.load(); }
 
+namespace {
+std::atomic<long long> g_metadata_bytes_read{0};
+}  // namespace
+
+void note_metadata_read(int64_t bytes) { g_metadata_bytes_read.fetch_add(bytes); }
+long long metadata_bytes_read() { return g_metadata_bytes_read.load(); }
+
 Status MpiFile::write_at(int64_t offset, const void* buf, int64_t nbytes) {
   if (!writable_) return {NC_EPERM, "file is open read-only"};
   EXA_RETURN_IF_ERROR(need_byte_view());

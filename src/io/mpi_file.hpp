@@ -62,6 +62,11 @@ long long unordered_commits();
 void note_metadata_written(int64_t blocks, int64_t bytes);
 long long metadata_blocks_written();
 long long metadata_bytes_written();
+// Index pages and blocks of partitioned files this process read after the
+// open's first read (exa_debug_metadata_bytes_read): read_extent and
+// share_extents note them.
+void note_metadata_read(int64_t bytes);
+long long metadata_bytes_read();
 
 class MpiFile {
  public:

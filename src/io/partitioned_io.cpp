@@ -4,8 +4,8 @@
 #include <chrono>
 #include <climits>
 #include <cstring>
-#include <map>
 
+#include "format/compact_patch.hpp"
 #include "io/aggregate.hpp"
 #include "io/collective.hpp"
 #include "io/exchange.hpp"
@@ -36,7 +36,8 @@ Status write_superblock(MpiFile& file, const pf::Superblock& sb) {
 
 Status write_blocks_and_index(MpiFile& file, const format::Header& header, const pf::Image& image,
                               const std::vector<int>& writer, const CompleteBlockFn& complete,
-                              pf::Superblock* sb, pf::IndexTable* index_out, std::vector<pf::PageRef>* placement) {
+                              pf::Superblock* sb, pf::IndexTable* index_out, std::vector<pf::PageRef>* placement,
+                              WrittenRuns* written) {
   EXA_RETURN_IF_ERROR(file.use_byte_view());  // a data call may have left its view
   const int p = file.nprocs(), r = file.rank();
   const size_t nblocks = image.index.blocks.size();
@@ -70,6 +71,14 @@ Status write_blocks_and_index(MpiFile& file, const format::Header& header, const
   }
   EXA_RETURN_IF_ERROR(agree(file.comm(), write_segments(file, std::move(segments), true)));
   EXA_RETURN_IF_ERROR(file.use_byte_view());  // the blocks' view, for the byte writes below
+  size_t held = 0;
+  for (size_t k = 0; written && k < mine.size() && held <= kHoldWrittenMax; ++k) {
+    const size_t b = size_t(crcs[2 * k]);
+    if (!pf::image_block_has_compact(image, b)) continue;
+    held += mine[k].size();
+    written->emplace_back(image.index.blocks[b].offset, std::move(mine[k]));
+  }
+  if (written && held > kHoldWrittenMax) written->clear();
   mine.clear();
   // Rank 0 gathers the CRCs and writes the index table.
   int n = int(crcs.size());
@@ -162,84 +171,86 @@ Status unpack_pieces(std::span<const uint8_t> in, std::vector<CompactPiece>* out
   return Status::ok();
 }
 
-// Reads and decodes the blocks `wanted` (positions in the index table):
-// blocks that lie close together in the file are read in one read of up to
+// The blocks this rank rewrites are read in runs: blocks that lie close
+// together in the file, in increasing block order, in one read of up to
 // kReadRun bytes, so a rank rewriting many small blocks makes few reads.
 constexpr uint64_t kReadRun = uint64_t(16) << 20;
 constexpr uint64_t kReadGap = uint64_t(64) << 10;
 
-Status read_blocks(MpiFile& file, const pf::Superblock& sb, const pf::IndexTable& index, std::vector<size_t> wanted,
-                   std::map<size_t, pf::Block>* blocks) {
-  for (size_t b : wanted)
-    if (b >= index.blocks.size()) return {NC_EINTERNAL, "compact piece for no block"};
-  std::sort(wanted.begin(), wanted.end(),
-            [&](size_t a, size_t b) { return index.blocks[a].offset < index.blocks[b].offset; });
-  std::vector<uint8_t> run;
-  for (size_t k = 0; k < wanted.size();) {
-    const uint64_t start = index.blocks[wanted[k]].offset;
-    uint64_t end = start + index.blocks[wanted[k]].size;
-    size_t next = k + 1;
-    for (; next < wanted.size(); ++next) {
-      const pf::BlockEntry& e = index.blocks[wanted[next]];
-      if (e.offset < end || e.offset - end > kReadGap || e.offset + e.size - start > kReadRun) break;
-      end = e.offset + e.size;
-    }
-    Status st = read_extent(file, {start, end - start}, &run);
-    if (st.code() == NC_ETRUNC)
-      return {NC_ETRUNC, "block '" + index.blocks[wanted[k]].path + "' lies beyond the end of the file"};
-    EXA_RETURN_IF_ERROR(st);
-    for (; k < next; ++k) {
-      const pf::BlockEntry& e = index.blocks[wanted[k]];
-      pf::Block block;
-      EXA_RETURN_IF_ERROR(pf::decode_block(std::span<const uint8_t>(run).subspan(e.offset - start, e.size), e,
-                                           sb.ndims, &block));
-      (*blocks)[wanted[k]] = std::move(block);
-    }
-  }
-  return Status::ok();
-}
-
-// Applies a piece to its block (read before).
-Status apply_piece(const CompactPiece& c, std::map<size_t, pf::Block>* blocks) {
-  auto it = blocks->find(size_t(c.block));
-  if (it == blocks->end()) return {NC_EINTERNAL, "compact piece for a block not read"};
-  pf::Block& b = it->second;
-  if (c.var >= b.vars.size() || !(b.vars[c.var].flags & pf::kVarCompact))
-    return {NC_EINTERNAL, "compact piece for a variable that is not compact"};
-  std::vector<uint8_t>& data = b.vars[c.var].data;
-  if (data.empty() && c.total > 0) {  // not written yet: the fill value first
-    if (c.total > uint64_t(b.vars[c.var].var.vsize)) return {NC_EINTERNAL, "compact piece: bad size"};
-    data.assign(size_t(c.total), 0);
-    for (size_t at = 0; !c.fill.empty() && at + c.fill.size() <= data.size(); at += c.fill.size())
-      std::memcpy(data.data() + at, c.fill.data(), c.fill.size());
-  }
-  if (c.offset > data.size() || c.bytes.size() > data.size() - c.offset)
-    return {NC_EINTERNAL, "compact piece beyond its variable"};
-  if (!c.bytes.empty()) std::memcpy(data.data() + c.offset, c.bytes.data(), c.bytes.size());
-  return Status::ok();
-}
-
-// The blocks this rank rewrites, read, with every piece for them applied in
+// One piece in the order it applies: by block, then variable, then the
 // rank order (the lower ranks' pieces, this rank's, the higher ranks'),
 // each rank's in its order.
-Status rewrite_blocks(MpiFile& file, const pf::Superblock& sb, const pf::IndexTable& index,
-                      std::span<const CompactPiece> mine, const std::vector<int>& writer, std::span<const uint8_t> in,
-                      int64_t lower, std::map<size_t, pf::Block>* blocks) {
+struct Ordered {
+  uint64_t block = 0, var = 0;
+  const CompactPiece* piece = nullptr;
+};
+
+// Appends to *encoded the blocks this rank rewrites, in block order, each
+// as it is on disk (or as `held` has it) with every piece for it applied
+// (format/compact_patch: no decoding); *entries gets (block, offset in
+// *encoded, size, crc) of each.
+Status rewrite_blocks(MpiFile& file, const pf::IndexTable& index, std::span<const CompactPiece> mine,
+                      const std::vector<int>& writer, std::span<const uint8_t> in, int64_t lower,
+                      const HeldBlockFn& held, std::vector<uint8_t>* encoded, std::vector<uint64_t>* entries) {
   std::vector<CompactPiece> before, after;
   EXA_RETURN_IF_ERROR(unpack_pieces(in.first(size_t(lower)), &before));
   EXA_RETURN_IF_ERROR(unpack_pieces(in.subspan(size_t(lower)), &after));
-  std::vector<size_t> wanted;
-  for (const auto* list : {&before, &after})
-    for (const CompactPiece& c : *list) wanted.push_back(size_t(c.block));
+  std::vector<Ordered> order;
+  order.reserve(before.size() + mine.size() + after.size());
+  for (const CompactPiece& c : before) order.push_back({c.block, c.var, &c});
   for (const CompactPiece& c : mine)
-    if (writer[c.block] == file.rank()) wanted.push_back(size_t(c.block));
-  std::sort(wanted.begin(), wanted.end());
-  wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
-  EXA_RETURN_IF_ERROR(read_blocks(file, sb, index, std::move(wanted), blocks));
-  for (const CompactPiece& c : before) EXA_RETURN_IF_ERROR(apply_piece(c, blocks));
-  for (const CompactPiece& c : mine)
-    if (writer[c.block] == file.rank()) EXA_RETURN_IF_ERROR(apply_piece(c, blocks));
-  for (const CompactPiece& c : after) EXA_RETURN_IF_ERROR(apply_piece(c, blocks));
+    if (writer[c.block] == file.rank()) order.push_back({c.block, c.var, &c});
+  for (const CompactPiece& c : after) order.push_back({c.block, c.var, &c});
+  const auto by_place = [](const Ordered& a, const Ordered& b) { return a.block < b.block || (a.block == b.block && a.var < b.var); };
+  if (!std::is_sorted(order.begin(), order.end(), by_place)) std::stable_sort(order.begin(), order.end(), by_place);
+  for (const Ordered& o : order)
+    if (o.block >= index.blocks.size()) return {NC_EINTERNAL, "compact piece for no block"};
+  std::vector<size_t> starts;  // of each block's pieces in `order`
+  for (size_t k = 0; k < order.size(); ++k)
+    if (k == 0 || order[k].block != order[k - 1].block) starts.push_back(k);
+  starts.push_back(order.size());
+  // Room for every block as it is plus the data its pieces may add: one
+  // allocation, not a copy of everything written so far each time it grows.
+  size_t room = encoded->size();
+  for (size_t g = 0; g + 1 < starts.size(); ++g) room += size_t(index.blocks[size_t(order[starts[g]].block)].size);
+  for (size_t k = 0; k < order.size(); ++k)
+    if (k == 0 || order[k].block != order[k - 1].block || order[k].var != order[k - 1].var)
+      room += size_t(std::min<uint64_t>(order[k].piece->total, uint64_t(1) << 30) + 3) / 4 * 4;
+  encoded->reserve(room);
+  std::vector<uint8_t> run;  // blocks read from run_at on
+  uint64_t run_at = 0;
+  std::vector<pf::CompactPatch> patches;
+  for (size_t g = 0; g + 1 < starts.size(); ++g) {
+    const size_t b = size_t(order[starts[g]].block);
+    const pf::BlockEntry& e = index.blocks[b];
+    std::span<const uint8_t> bytes = held ? held(b, e) : std::span<const uint8_t>();
+    if (bytes.empty() && !(e.offset >= run_at && e.offset + e.size <= run_at + run.size())) {
+      // A run from this block on, over the next blocks not held that follow it closely.
+      uint64_t end = e.offset + e.size;
+      for (size_t h = g + 1; h + 1 < starts.size(); ++h) {
+        const size_t nb = size_t(order[starts[h]].block);
+        const pf::BlockEntry& n = index.blocks[nb];
+        if (n.offset < end || n.offset - end > kReadGap || n.offset + n.size - e.offset > kReadRun) break;
+        if (held && !held(nb, n).empty()) continue;  // (not read for itself)
+        end = n.offset + n.size;
+      }
+      run_at = e.offset;
+      Status st = read_extent(file, {e.offset, end - e.offset}, &run);
+      if (st.code() == NC_ETRUNC) return {NC_ETRUNC, "block '" + e.path + "' lies beyond the end of the file"};
+      EXA_RETURN_IF_ERROR(st);
+    }
+    if (bytes.empty()) bytes = std::span<const uint8_t>(run).subspan(size_t(e.offset - run_at), size_t(e.size));
+    patches.clear();
+    for (size_t k = starts[g]; k < starts[g + 1]; ++k) {
+      const CompactPiece& c = *order[k].piece;
+      patches.push_back({c.var, c.offset, c.total, c.fill, c.bytes});
+    }
+    const size_t at = encoded->size();
+    EXA_RETURN_IF_ERROR(pf::append_patched_block(bytes, e, patches, encoded));
+    entries->insert(entries->end(), {uint64_t(b), uint64_t(at), uint64_t(encoded->size() - at),
+                                     crc32c(encoded->data() + at, encoded->size() - at)});
+    note_metadata_written(1, int64_t(encoded->size() - at));
+  }
   return Status::ok();
 }
 
@@ -279,7 +290,7 @@ Status place_reusing(MpiFile& file, const std::vector<uint64_t>& sizes, format::
 
 Status commit_compact_pieces(MpiFile& file, std::span<const CompactPiece> mine, const std::vector<int>& writer,
                              pf::Superblock* sb, pf::IndexTable* index, std::vector<pf::PageRef>* placement,
-                             std::vector<size_t>* changed, format::ReusableSpace* reuse) {
+                             std::vector<size_t>* changed, format::ReusableSpace* reuse, const HeldBlockFn& held) {
   EXA_RETURN_IF_ERROR(file.use_byte_view());  // a data call may have left its view
   const int p = file.nprocs(), r = file.rank();
   // To each other block's rewriter, in bytes; pieces of blocks this rank
@@ -307,23 +318,13 @@ Status commit_compact_pieces(MpiFile& file, std::span<const CompactPiece> mine, 
   send.clear();
   int64_t lower = 0;
   for (int i = 0; i < r; ++i) lower += recv_counts[size_t(i)];
-  std::map<size_t, pf::Block> blocks;  // by index position: the blocks this rank rewrites
-  st = rewrite_blocks(file, *sb, *index, mine, writer, in, lower, &blocks);
-  in.clear();
-  EXA_RETURN_IF_ERROR(agree(file.comm(), st));
   // Placed past the end in use, this rank's after the lower ranks', back to
   // back: one segment per rank.
   std::vector<uint8_t> encoded;
   std::vector<uint64_t> entries;  // (block, offset from this rank's start, size, crc) of this rank's
-  for (auto& [b, block] : blocks) {
-    const size_t at = encoded.size();
-    pf::append_encoded_block(block, &encoded);
-    entries.insert(entries.end(), {uint64_t(b), uint64_t(at), uint64_t(encoded.size() - at),
-                                   crc32c(encoded.data() + at, encoded.size() - at)});
-    note_metadata_written(1, int64_t(encoded.size() - at));
-    block = pf::Block{};  // the decoded copy is not needed any more
-  }
-  blocks.clear();
+  st = rewrite_blocks(file, *index, mine, writer, in, lower, held, &encoded, &entries);
+  in.clear();
+  EXA_RETURN_IF_ERROR(agree(file.comm(), st));
   int64_t bytes = int64_t(encoded.size()), before = 0, all = 0;
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Exscan(&bytes, &before, 1, MPI_INT64_T, MPI_SUM, file.comm())));
   if (file.rank() == 0) before = 0;
@@ -710,6 +711,7 @@ Status share_extents(MpiFile& file, const std::vector<Extent>& need, const Exten
         st = {NC_ETRUNC, "metadata lies beyond the end of the file"};
       else
         st = file.read_at(int64_t(e.offset), mine.data() + at, int64_t(e.size));
+      if (st.is_ok()) note_metadata_read(int64_t(e.size));
       at += e.size;
     }
     EXA_RETURN_IF_ERROR(agree(file.comm(), st));
@@ -735,7 +737,9 @@ Status read_extent(MpiFile& file, const Extent& extent, std::vector<uint8_t>* ou
   if (extent.offset > uint64_t(size) || extent.size > uint64_t(size) - extent.offset)
     return {NC_ETRUNC, "metadata lies beyond the end of the file"};
   out->resize(size_t(extent.size));
-  return file.read_at(int64_t(extent.offset), out->data(), int64_t(out->size()));
+  EXA_RETURN_IF_ERROR(file.read_at(int64_t(extent.offset), out->data(), int64_t(out->size())));
+  note_metadata_read(int64_t(out->size()));
+  return Status::ok();
 }
 
 Status read_block(MpiFile& file, const pf::Superblock& sb, const pf::BlockEntry& entry, pf::Block* out) {

@@ -24,13 +24,19 @@ namespace exa::io {
 // its writer before encoding (the image leaves it empty). *placement, if
 // given, receives where each page of the table lies (absolute offsets,
 // sizes, CRCs: PagedIndex::set_placement), on every rank.
+// *written, if given, receives this rank's encoded blocks that hold compact
+// variables (file offset, bytes; CompactStore::hold_written), unless they
+// add up to more than kHoldWrittenMax bytes: then none.
 using CompleteBlockFn = std::function<Status(size_t block, format::partitioned::Block* b)>;
+using WrittenRuns = std::vector<std::pair<uint64_t, std::vector<uint8_t>>>;
+inline constexpr size_t kHoldWrittenMax = size_t(64) << 20;
 Status write_blocks_and_index(MpiFile& file, const format::Header& header,
                               const format::partitioned::Image& image,
                               const std::vector<int>& writer, const CompleteBlockFn& complete,
                               format::partitioned::Superblock* sb,
                               format::partitioned::IndexTable* index,
-                              std::vector<format::partitioned::PageRef>* placement = nullptr);
+                              std::vector<format::partitioned::PageRef>* placement = nullptr,
+                              WrittenRuns* written = nullptr);
 
 // New bytes for part of a compact variable's data: variable `var` (its
 // position within block `block`), `bytes` at `offset` of its data, which is
@@ -45,11 +51,17 @@ struct CompactPiece {
   std::span<const uint8_t> bytes;
 };
 
+// The encoded bytes of a block (at position `block` of the index) this
+// process holds as the file has them (e.g. as it wrote them at enddef), or
+// an empty span: a compact commit need not read that block.
+using HeldBlockFn = std::function<std::span<const uint8_t>(size_t block, const format::partitioned::BlockEntry&)>;
+
 // Collective. Commits what the ranks wrote into compact variables: every
 // piece goes to the rank that rewrites its block (writer[block], the same
 // vector on every rank), which reads the block (blocks close together in
-// one read), applies the pieces in rank order (then in each rank's order: a
-// later write wins), and writes it anew past sb->file_end (a rank's blocks
+// one read; not those `held` gives), applies the pieces in rank order (then
+// in each rank's order: a later write wins) to its encoded bytes
+// (format/compact_patch.hpp), and writes it anew past sb->file_end (a rank's blocks
 // back to back, one independent write each) or, given `reuse` with a refresh
 // bound, into space it says the new generation may write (one segment per
 // block); rank 0 writes the new index table after them; then
@@ -64,7 +76,7 @@ struct CompactPiece {
 Status commit_compact_pieces(MpiFile& file, std::span<const CompactPiece> mine, const std::vector<int>& writer,
                              format::partitioned::Superblock* sb, format::partitioned::IndexTable* index,
                              std::vector<format::partitioned::PageRef>* placement, std::vector<size_t>* changed,
-                             format::ReusableSpace* reuse = nullptr);
+                             format::ReusableSpace* reuse = nullptr, const HeldBlockFn& held = {});
 
 // Collective. Syncs every rank's writes, makes the file reach sb.file_end
 // (synced), then write_superblock: the new state becomes the current one.

@@ -12,6 +12,7 @@
 #include "io/partitioned_io.hpp"
 #include "layer/native_connector.hpp"
 #include "layer/native_internal.hpp"
+#include "util/crc32c.hpp"
 
 namespace exa::layer {
 
@@ -23,6 +24,28 @@ void CompactStore::reset() {
   var_pos_.clear();
   raw_.clear();
   current_.clear();
+  held_.clear();
+}
+
+void CompactStore::hold_written(uint64_t offset, std::vector<uint8_t> run) {
+  if (!run.empty()) held_[offset] = std::move(run);
+}
+
+std::span<const uint8_t> CompactStore::held(const format::partitioned::BlockEntry& entry) const {
+  auto it = held_.upper_bound(entry.offset);
+  if (it == held_.begin()) return {};
+  --it;
+  const uint64_t at = entry.offset - it->first;
+  if (at > it->second.size() || entry.size > it->second.size() - at) return {};
+  const auto bytes = std::span<const uint8_t>(it->second).subspan(size_t(at), size_t(entry.size));
+  if (crc32c(bytes.data(), bytes.size()) != entry.crc) return {};  // not the block written there
+  return bytes;
+}
+
+size_t CompactStore::held_bytes() const {
+  size_t n = 0;
+  for (const auto& [offset, run] : held_) n += run.size();
+  return n;
 }
 
 int64_t CompactStore::position(const NativeFile& nf, int varid) {
@@ -298,8 +321,11 @@ Status CompactStore::commit(NativeFile& nf) {
   std::vector<size_t> changed;
   // Where the current pages lie: the commit keeps those it does not change.
   std::vector<format::partitioned::PageRef> placement = nf.index->placement();
+  const io::HeldBlockFn held_block = [this](size_t, const format::partitioned::BlockEntry& e) { return held(e); };
   EXA_RETURN_IF_ERROR(io::commit_compact_pieces(nf.file, mine, writer, &nf.superblock, &table, &placement, &changed,
-                                                  nf.swmr == NativeFile::Swmr::kWrite ? &nf.reusable : nullptr));
+                                                  nf.swmr == NativeFile::Swmr::kWrite ? &nf.reusable : nullptr,
+                                                  held_.empty() ? io::HeldBlockFn() : held_block));
+  held_.clear();  // (the blocks moved; those not rewritten are read from the file when needed)
   // In place: a lazy dataset shares the index and reads later blocks from
   // their new versions.
   *nf.index = format::partitioned::PagedIndex(nf.superblock, table);

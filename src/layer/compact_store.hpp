@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "format/partitioned.hpp"
 #include "io/aggregate.hpp"
 #include "util/status.hpp"
 
@@ -48,6 +49,16 @@ class CompactStore {
 
   // After an enddef: file positions and blocks may have changed.
   void reset();
+
+  // Encoded blocks this rank just wrote at the enddef, back to back from
+  // file offset `offset` (blocks holding compact variables): the first
+  // commit writes its pieces into them instead of reading them back. Kept
+  // until a commit succeeds or the next enddef.
+  void hold_written(uint64_t offset, std::vector<uint8_t> run);
+  // The held bytes of the block at `entry` if they are those the entry
+  // names (offset, size, CRC), else empty.
+  std::span<const uint8_t> held(const format::partitioned::BlockEntry& entry) const;
+  size_t held_bytes() const;
 
   // One write of this rank since the last commit: `len` bytes at `offset`
   // of the variable at file position `pos`, kept in arena_ from `at` on.
@@ -87,6 +98,8 @@ class CompactStore {
   // log_ by position, built when a read needs it (entries below indexed_).
   std::unordered_map<int64_t, std::vector<size_t>> by_pos_;
   size_t indexed_ = 0;
+  // hold_written's runs, by file offset.
+  std::map<uint64_t, std::vector<uint8_t>> held_;
 };
 
 }  // namespace exa::layer

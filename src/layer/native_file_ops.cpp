@@ -771,9 +771,10 @@ Status finish_define_partitioned(NativeFile& nf, const format::LayoutHints& hint
   };
   std::vector<int> writers;
   std::vector<pf::PageRef> placement;  // where the table's pages go
+  io::WrittenRuns written;              // for the first compact commit (CompactStore::hold_written)
   EXA_RETURN_IF_ERROR(block_writers(nf, image, &writers));
-  EXA_RETURN_IF_ERROR(
-      io::write_blocks_and_index(nf.file, nf.ds.header(), image, writers, complete, &sb, &index, &placement));
+  EXA_RETURN_IF_ERROR(io::write_blocks_and_index(nf.file, nf.ds.header(), image, writers, complete, &sb, &index,
+                                                 &placement, &written));
   if (nf.in_redef && !layout.sections.present) {
     // The records move to the new record section; their old copies stay
     // valid (the current state's) until the commit. (With record sections
@@ -793,6 +794,7 @@ Status finish_define_partitioned(NativeFile& nf, const format::LayoutHints& hint
   nf.index->set_placement(placement);  // a compact commit keeps the pages it does not change
   nf.record_blocks.reset();
   nf.compact.reset();
+  for (auto& [offset, bytes] : written) nf.compact.hold_written(offset, std::move(bytes));
   nf.enddef_now.header_io = MPI_Wtime() - t;
   return Status::ok();
 }

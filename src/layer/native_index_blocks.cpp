@@ -205,13 +205,13 @@ Status plan_record_move(NativeFile& nf, pf::IndexTable* table, RecordMove* move,
 // the table encoded again with their CRCs (its size does not change).
 // Collective.
 Status finish_record_move(NativeFile& nf, pf::Superblock* nsb, pf::IndexTable* table, RecordMove* move,
-                          int64_t* delta, std::vector<uint8_t>* bytes) {
+                          int64_t* delta, std::vector<uint8_t>* bytes, std::vector<pf::PageRef>* placed) {
   nsb->record_sections = true;
   nsb->record_begin = round8(nsb->index_offset + nsb->index_size);
   nsb->file_end = nsb->record_begin;  // (the current section holds no record yet)
   *delta = int64_t(nsb->record_begin) - int64_t(nf.superblock.record_begin);
   EXA_RETURN_IF_ERROR(rewrite_record_blocks(nf, *delta, table, move));
-  *bytes = pf::encode_index(*table, pf::kIndexPageEntries, &nsb->index_head_size);
+  *bytes = pf::encode_index_placed(*table, nsb->index_offset, &nsb->index_head_size, placed);
   return Status::ok();
 }
 
@@ -271,11 +271,13 @@ Status commit_headers(NativeFile& nf, const std::vector<std::pair<int, std::vect
   if (records) EXA_RETURN_IF_ERROR(plan_record_move(nf, &table, &move, &cursor));
   nsb.index_offset = cursor;
   nsb.kept_pages = false;  // the whole table, packed
-  std::vector<uint8_t> bytes = pf::encode_index(table, pf::kIndexPageEntries, &nsb.index_head_size);
+  // (placed: where its pages lie, so that a later compact commit keeps those it does not change)
+  std::vector<pf::PageRef> placed;
+  std::vector<uint8_t> bytes = pf::encode_index_placed(table, nsb.index_offset, &nsb.index_head_size, &placed);
   nsb.index_size = bytes.size();
   nsb.file_end = nsb.index_offset + nsb.index_size;
   int64_t delta = 0;
-  if (records) EXA_RETURN_IF_ERROR(finish_record_move(nf, &nsb, &table, &move, &delta, &bytes));
+  if (records) EXA_RETURN_IF_ERROR(finish_record_move(nf, &nsb, &table, &move, &delta, &bytes, &placed));
   nsb.index_crc = crc32c(bytes.data(), size_t(nsb.index_head_size));
   nsb.nblocks = table.blocks.size();
   nsb.index_blocks = has_index_blocks(table);
@@ -293,6 +295,7 @@ Status commit_headers(NativeFile& nf, const std::vector<std::pair<int, std::vect
   // In place: a lazy dataset shares the index (metadata blocks keep their
   // positions: index blocks sort last).
   *nf.index = pf::PagedIndex(nsb, table);
+  nf.index->set_placement(placed);
   if (records) adopt_record_move(nf, table, delta);
   note_committed_end(nf);
   nf.index_store_end = 0;

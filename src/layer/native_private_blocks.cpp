@@ -106,6 +106,16 @@ Status scatter_placements(NativeFile& nf, const pf::Assembly& a, size_t mine,
 struct Written {
   std::vector<uint8_t> table;
   std::vector<uint8_t> root;
+  // Runs of blocks holding compact variables (file offset, bytes), for the
+  // first compact commit (CompactStore::hold_written): it writes into them
+  // instead of reading them back. Their data is written once, usually right
+  // after the enddef, and every block holding one is rewritten then. At most
+  // io::kHoldWrittenMax bytes a rank, else none: a rank's memory after the enddef stays
+  // its objects plus a constant (a file of millions of compact variables
+  // that are never written keeps nothing).
+  io::WrittenRuns compact_runs;
+  size_t held = 0;
+  bool over = false;  // more than io::kHoldWrittenMax: nothing kept
 };
 
 // Step 3: own blocks (and rank 0 the root if no rank claimed it), each rank
@@ -128,9 +138,22 @@ Status write_blocks(NativeFile& nf, const pf::Image& image, const std::vector<si
   int64_t run_at = 0;
   std::vector<uint32_t> crcs;
   Status st;
+  bool run_compact = false;  // whether a block of the run holds compact variables
   auto flush = [&] {
     if (!run.empty() && st.is_ok()) st = nf.file.write_at(run_at, run.data(), int64_t(run.size()));
+    if (run_compact && st.is_ok() && !out->over) {
+      out->held += run.size();
+      out->over = out->held > io::kHoldWrittenMax;
+      if (out->over) {
+        out->compact_runs = {};
+      } else {
+        if (run.size() < run.capacity() / 4 * 3) run.shrink_to_fit();
+        out->compact_runs.emplace_back(uint64_t(run_at), std::move(run));
+        run = {};
+      }
+    }
     run.clear();
+    run_compact = false;
   };
   for (size_t i = 0; i < blocks.size() && st.is_ok(); ++i) {
     const bool follows = int64_t(placed[i].offset) == run_at + int64_t(run.size());
@@ -142,6 +165,7 @@ Status write_blocks(NativeFile& nf, const pf::Image& image, const std::vector<si
     }
     const size_t at = run.size();
     pf::append_image_block(nf.ds.header(), image, blocks[i], &run);
+    run_compact = run_compact || pf::image_block_has_compact(image, blocks[i]);
     if (run.size() - at != summaries[i].size)
       st = {NC_EINTERNAL, "block '" + summaries[i].path + "' encoded to an unplanned size"};
     crcs.push_back(crc32c(run.data() + at, run.size() - at));
@@ -255,6 +279,7 @@ Status write_private_blocks(NativeFile& nf, const format::LayoutHints& hints, bo
   io::OpenedIndex opened;
   EXA_RETURN_IF_ERROR(io::share_written_root(nf.file, sb, written.table, int(words[kRootWriter]), written.root,
                                              &opened, &root));
+  auto compact_runs = std::move(written.compact_runs);
   written = {};
   attach_index(nf, std::move(opened));
   st = nf.ds.keep_own_go_lazy(nf.index, std::move(root), block_reader(nf), std::move(dim_positions),
@@ -262,6 +287,7 @@ Status write_private_blocks(NativeFile& nf, const format::LayoutHints& hints, bo
   EXA_RETURN_IF_ERROR(io::agree(nf.comm(), st));
   set_partitioned_layout(nf);
   nf.compact.reset();
+  for (auto& [offset, run] : compact_runs) nf.compact.hold_written(offset, std::move(run));
   nf.enddef_now.header_io = MPI_Wtime() - t;
   *done = true;
   return Status::ok();

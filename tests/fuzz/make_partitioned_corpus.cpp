@@ -221,8 +221,14 @@ int main(int argc, char** argv) {
 
   // metadata blocks
   int k = 0;
-  for (auto [path, nvars, compact] : {std::tuple{"/", 1, false}, std::tuple{"/event7", 3, true}}) {
+  for (auto [path, nvars, compact] :
+       {std::tuple{"/", 1, false}, std::tuple{"/event7", 3, true}, std::tuple{"/\xc3\xa9v\xc3\xa9nement8", 3, true}}) {
     pf::Block b = block(path, nvars, compact);
+    if (b.path != "/" && b.path != "/event7") {  // UTF-8 path ("/événement8"); v2 compact too, not written yet (as an
+                                                  // enddef leaves it for a commit to patch)
+      b.vars[2].flags = pf::kVarCompact;
+      b.vars[2].var.begin = 0;
+    }
     std::vector<uint8_t> bytes = pf::encode_block(b);
     std::vector<uint8_t> in;
     exa::fuzz::put_u64(in, 2);  // total dims
