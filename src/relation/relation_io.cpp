@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <utility>
 
 #include "api/file_order_put.hpp"
@@ -269,9 +270,11 @@ Status stage_relation(const std::string& variable, int arity, uint64_t nlocal, c
   out->shape = WriteShape{};
   out->shape.nlocal = nlocal;
   const size_t cols = static_cast<size_t>(arity) + 1;
-  // new T[] (not a vector): the rows are written once, a zero-filling pass first
-  // cost a tenth of a TC run's samples (perf record, fe_ocean:2000, 1 rank).
-  out->rows.reset(new uint64_t[static_cast<size_t>(nlocal) * cols]);
+  // Not a vector: the rows are written once, a zero-filling pass first cost a
+  // tenth of a TC run's samples (perf record, fe_ocean:2000, 1 rank).
+  if (nlocal > SIZE_MAX / cols) return {NC_ENOMEM, "staged rows"};
+  out->rows = allocate_rows(static_cast<size_t>(nlocal) * cols);
+  if (!out->rows) return {NC_ENOMEM, "staged rows"};
   // In the file's byte order (big-endian) as they are copied: the put then
   // writes them as they are (no swap in place before it and back after it).
   uint64_t* rows = out->rows.get();
@@ -333,13 +336,16 @@ Status gather_staged(MPI_Comm comm, int rank, int size, StagedRelation& r) {
   const uint64_t cols = static_cast<uint64_t>(r.arity) + 1;
   if (r.shape.total * cols > INT_MAX) return {NC_EINTOVERFLOW, "gather of more than 2^31 values"};
   std::vector<int> counts(rank == 0 ? size : 0), displs(rank == 0 ? size : 0);
-  std::unique_ptr<uint64_t[]> all;
+  StagedRows all;
   if (rank == 0) {
     for (int p = 0; p < size; ++p) {
       counts[p] = static_cast<int>(r.rank_rows[p] * cols);
       if (p > 0) displs[p] = displs[p - 1] + counts[p - 1];
     }
-    all.reset(new uint64_t[static_cast<size_t>(r.shape.total * cols)]);
+    all = allocate_rows(static_cast<size_t>(r.shape.total * cols));
+    // As new[] did here before: the other ranks are already in the gather, so
+    // there is no status to agree on without one more collective per checkpoint.
+    if (!all) throw std::bad_alloc();
   }
   const Status st = EXA_MPI(MPI_Gatherv(r.rows.get(), static_cast<int>(r.shape.nlocal * cols), MPI_UINT64_T,
                                         all.get(), counts.data(), displs.data(), MPI_UINT64_T, 0, comm));

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "relation/pure/policy.hpp"
+#include "relation/staging.hpp"
 #include "util/status.hpp"
 
 namespace exa::relation {
@@ -45,7 +46,7 @@ struct StagedRelation {
   std::string variable;  // its netCDF variable in the checkpoint file
   int arity = 0;
   WriteShape shape;      // nlocal at once; offset, total and skew from measure_staged
-  std::unique_ptr<uint64_t[]> rows;  // shape.nlocal rows of arity + 1 values
+  StagedRows rows;                   // shape.nlocal rows of arity + 1 values (staging.hpp)
   std::vector<uint64_t> rank_rows;   // every rank's nlocal (measure_staged)
 };
 

@@ -34,8 +34,9 @@ TEST(RelationPolicy, LargeSharesAreWrittenIndependently) {
   EXPECT_TRUE(decide(in(kLargeBytes, 64), kAllSteps).independent);
   EXPECT_FALSE(decide(in(kSmallBytes, 1), kAllSteps).independent);                 // one rank: nothing to aggregate
   EXPECT_FALSE(decide(in(kSmallBytes, 4), kAllSteps & ~kO5Hints).independent);    // O5 off: the library's default
-  EXPECT_FALSE(decide(in(kTinyBytes - 1, 2), kAllSteps).independent);              // O1: rank 0 writes alone
+  EXPECT_FALSE(decide(in(kTinyBytes - 1, kGatherMinRanks), kAllSteps).independent);  // O1: rank 0 writes alone
   EXPECT_TRUE(decide(in(kTinyBytes - 1, 2), kAllSteps & ~kO1Gather).independent);
+  EXPECT_TRUE(decide(in(kTinyBytes - 1, 2), kAllSteps).independent);               // 2 ranks do not gather
 }
 
 TEST(RelationPolicy, TinyOutputsGatherAndSkipParallelSteps) {
@@ -57,6 +58,21 @@ TEST(RelationPolicy, TinyOutputsGatherAndSkipParallelSteps) {
   d = decide(in(kTinyBytes, 1), kAllSteps);
   EXPECT_FALSE(d.gather);
   EXPECT_FALSE(d.two_phase);
+}
+
+// O1 weighs the rank count: a tiny output is gathered at one rank (its only
+// writer) and from kGatherMinRanks ranks on, never at 2 or 3.
+TEST(RelationPolicy, TinyOutputsGatherOnlyWithEnoughRanks) {
+  EXPECT_TRUE(decide(in(100, 1), kAllSteps).gather);
+  EXPECT_FALSE(decide(in(100, 2), kAllSteps).gather);
+  EXPECT_FALSE(decide(in(kTinyBytes - 1, kGatherMinRanks - 1), kAllSteps).gather);
+  EXPECT_TRUE(decide(in(kTinyBytes - 1, kGatherMinRanks), kAllSteps).gather);
+  EXPECT_FALSE(decide(in(kTinyBytes, kGatherMinRanks), kAllSteps).gather);
+  PolicyDecision d = decide(in(2 * kMiB, 2), kAllSteps);  // written in parallel, as with O1 off
+  EXPECT_TRUE(d.two_phase);
+  EXPECT_EQ(d.cb_nodes, 1);
+  EXPECT_FALSE(d.independent);  // a 1 MiB share: collective
+  EXPECT_EQ(d.phases, 1);
 }
 
 TEST(RelationPolicy, AggregatorTiers) {

@@ -34,6 +34,17 @@ inline constexpr uint64_t kLargeBytes = 10 * kGiB;   // O5, O6 tier edge
 // byte went through rank 0). The size of the O6 middle tier, a run of a
 // whole 4 MiB Lustre stripe or more.
 inline constexpr uint64_t kIndependentShare = 4 * kMiB;
+// O1 gathers a tiny output to rank 0 only from this many ranks on (or at one
+// rank, where rank 0 is the only writer anyway). Gathering costs what moving
+// the rows to one rank and writing them serially costs, which grows with the
+// bytes; it saves the fixed cost of the ranks' parallel create, open, write
+// and sync, which grows with the rank count. On this machine (2 cores, the
+// quiet run of docs/perf/checkpoint.md) the gather cost more than it saved at
+// 2 ranks for every graph (usroad: 24 ms without O1, 28 ms with it alone;
+// fe_ocean, 6-10 MB per checkpoint: 45 ms without the policy, 53 ms with it)
+// and saved at 4 and 8 (usroad: 38 -> 30 ms, 47 -> 32 ms); 3 ranks were not
+// measured and keep the library's default (every rank writes its rows).
+inline constexpr int kGatherMinRanks = 4;
 
 // "all", "none", or a comma list of step names ("O1,O3,o5"; spaces ignored).
 // False for anything else (mask untouched).
