@@ -3,7 +3,7 @@
 # calls, per writer (issue 21): strace -c -f counts of openat/fsync/pwrite64/rename/symlink
 # over every rank, and the collective / MPI-IO calls counted by bench/mpi_calls_count.c,
 # each minus the same run without checkpoints (--every 0), so only the checkpoints remain.
-# Usage: NP=2 GRAPH=usroad:4000 IOS="exacdf mpiio-opt" bench/run_checkpoint_syscalls.sh
+# Usage: NP=2 GRAPH=usroad:4000 IOS="exacdf mpiio-opt" [POLICY=all] bench/run_checkpoint_syscalls.sh
 set -euo pipefail
 export LC_ALL=C
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -23,7 +23,7 @@ SYSCALLS="openat,fsync,fdatasync,pwrite64,pwritev,write,rename,symlink,unlink,mk
 profile() {  # io every -> "name=count ..." lines
   local io=$1 every=$2
   rm -rf "$SCRATCH/run"
-  EXACDF_POLICY=all timeout 600 strace -f -c -e trace="$SYSCALLS" -o "$SCRATCH/strace.txt" \
+  EXACDF_POLICY="${POLICY:-all}" timeout 600 strace -f -c -e trace="$SYSCALLS" -o "$SCRATCH/strace.txt" \
     mpiexec --oversubscribe -n "$NP" -x LD_PRELOAD="$LIB" "$TC" --graph "${GRAPH%%:*}" \
     --vertices "${GRAPH##*:}" --every "$every" --full-every 1 --dir "$SCRATCH/run" --io "$io" \
     > /dev/null 2> "$SCRATCH/mpi.txt"
