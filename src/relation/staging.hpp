@@ -6,7 +6,8 @@
 // write). On this machine's VM a 4 KiB page fault costs 1-10 us: a 20 MB
 // buffer took 54 ms to fill at 4 KiB pages, 3 ms in 2 MiB pages, 2.3 ms
 // reused (docs/perf/checkpoint.md, "Staging in huge pages"). So buffers of
-// 2 MiB and more are 2 MiB-aligned and advised MADV_HUGEPAGE (a hint: where
+// 2 MiB and more are 2 MiB-aligned, rounded up to whole 2 MiB (less than
+// 2 MiB more per relation) and advised MADV_HUGEPAGE (a hint: where
 // transparent huge pages are off it changes nothing).
 #pragma once
 
