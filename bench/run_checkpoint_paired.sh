@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # run_checkpoint_paired.sh -- paired comparison of exacdf-with-policy against MPI-IO OPT and
 # HDF5-OPT on a loaded machine (issue 21): for each repetition, rank count and graph the three
-# writers run back to back (same load), and the ratio exacdf / peer of their checkpoint times
+# writers run back to back (same load; the order rotated each repetition), and the ratio exacdf / peer of their checkpoint times
 # is taken per repetition; the report is the median ratio (< 1: exacdf faster) with its range,
 # the load average at the start, and the TC digests (all must agree).
 # Usage: RANKS="1 2 4" REPS=3 GRAPHS="fe_ocean:1200 fe_ocean:2000" bench/run_checkpoint_paired.sh
@@ -28,7 +28,11 @@ run() {  # np graph:vertices io -> one JSON line
 for rep in $(seq 1 "$REPS"); do
   for np in $RANKS; do
     for gv in $GRAPHS; do
-      for io in exacdf $PEERS; do
+      # The order rotates by one each repetition: in a fixed order exacdf always ran first,
+      # right after the previous cell's writers, whose dirty pages its fsync then waited on.
+      read -r -a ios <<< "exacdf $PEERS"
+      for k in $(seq 0 $((${#ios[@]} - 1))); do
+        io=${ios[$(((k + rep) % ${#ios[@]}))]}
         echo "{\"rep\": $rep, \"load\": \"$(cut -d' ' -f1 /proc/loadavg)\", $(run "$np" "$gv" "$io" | sed 's/^{//')" >> "$OUT"
       done
     done
