@@ -2,8 +2,9 @@
 # run_checkpoint_paired.sh -- paired comparison of exacdf-with-policy against MPI-IO OPT and
 # HDF5-OPT on a loaded machine (issue 21): for each repetition, rank count and graph the three
 # writers run back to back (same load; the order rotated each repetition), and the ratio
-# exacdf / peer of their checkpoint times is taken per repetition; the report is the median ratio (< 1: exacdf faster) with its range,
-# the load average at the start, and the TC digests (all must agree).
+# exacdf / peer of their checkpoint times is taken per repetition; the report is the median
+# ratio (< 1: exacdf faster) with its range, the load average at the start, and the TC
+# digests (all must agree).
 # Usage: RANKS="1 2 4" REPS=3 GRAPHS="fe_ocean:1200 fe_ocean:2000" bench/run_checkpoint_paired.sh
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
