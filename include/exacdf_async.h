@@ -30,8 +30,9 @@ extern int exa_async_wait(int ncid, double timeout_s, int *pending);
  *  past the last one (and for a stack without async). Local. */
 extern int exa_async_error(int ncid, int index, exa_async_error_info *info);
 
-/** The most bytes of copied put data the file's async connector has held at
- *  once (at most its mem= bound); 0 for a stack without async. Local. */
+/** The most bytes the file's async connector's copy buffers have held at once
+ *  (queued puts' copies, buffers kept for reuse and buffers being made ready;
+ *  at most its mem= bound); 0 for a stack without async. Local. */
 extern int exa_async_peak_bytes(int ncid, long long *bytes);
 
 /** Debugging: the file's background tasks (a copy's conversion to the file's
