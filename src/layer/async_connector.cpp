@@ -326,7 +326,7 @@ class AsyncFile final : public WrappedState {
   void drain() {
     if (!threaded_) return progress();
     std::unique_lock<std::mutex> lock(mu_);
-    idle_.wait(lock, [this] { return ops_.empty() && jobs_ == 0; });
+    idle_.wait(lock, [this] { return idle_locked(); });
   }
 
   // Waits at most timeout_s (< 0: no limit); the operations left.
@@ -336,7 +336,7 @@ class AsyncFile final : public WrappedState {
       return 0;
     }
     std::unique_lock<std::mutex> lock(mu_);
-    idle_.wait_for(lock, std::chrono::duration<double>(timeout_s), [this] { return ops_.empty() && jobs_ == 0; });
+    idle_.wait_for(lock, std::chrono::duration<double>(timeout_s), [this] { return idle_locked(); });
     return static_cast<int>(ops_.size());
   }
 
@@ -371,7 +371,13 @@ class AsyncFile final : public WrappedState {
   }
 
   // Completes the file's operations; none runs afterwards.
-  void stop() { drain(); }
+  // Buffers not yet made are not made; one being made is waited for.
+  void stop() {
+    drain();
+    std::unique_lock<std::mutex> lock(mu_);
+    stopping_ = true;
+    idle_.wait(lock, [this] { return jobs_ == 0; });
+  }
 
   size_t peak() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -509,7 +515,7 @@ class AsyncFile final : public WrappedState {
       op->prepared = true;
       --jobs_;
       poke = schedule_locked();
-      if (ops_.empty() && jobs_ == 0) idle_.notify_all();
+      if (idle_locked()) idle_.notify_all();
     }
     if (poke) poke_all();
   }
@@ -545,8 +551,12 @@ class AsyncFile final : public WrappedState {
     auto it = std::find_if(ops_.begin(), ops_.end(), [op](const std::unique_ptr<Op>& o) { return o.get() == op; });
     if (it != ops_.end()) ops_.erase(it);
     space_.notify_all();
-    if (ops_.empty() && jobs_ == 0) idle_.notify_all();
+    if (idle_locked()) idle_.notify_all();
   }
+
+  // Nothing queued and no job but buffers being made (those touch no file
+  // state: a drain -- a barrier, a close -- does not wait for them).
+  bool idle_locked() const { return ops_.empty() && jobs_ == warming_; }
 
   // The bytes the file's copies hold: queued, kept for reuse, being made
   // (mu_ held); within mem=.
@@ -571,7 +581,7 @@ class AsyncFile final : public WrappedState {
   // mem= bound, as kept buffers are; a put that finds none ready makes its
   // own, as before.
   void warm_locked(size_t bytes) {
-    if (!threaded_ || spare_.size() + static_cast<size_t>(warming_) >= kMaxSpare ||
+    if (!threaded_ || stopping_ || spare_.size() + static_cast<size_t>(warming_) >= kMaxSpare ||
         held_locked() + 2 * bytes > mem_cap_)
       return;
     ++warming_;
@@ -585,15 +595,20 @@ class AsyncFile final : public WrappedState {
   // fill value is not zero, so the allocation cannot become a calloc of
   // pages left unmapped).
   void warm(size_t bytes) {
+    bool wanted = true;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      wanted = !stopping_;
+    }
     std::vector<uint8_t> b;
-    b.assign(bytes, uint8_t{0xa5});
+    if (wanted) b.assign(bytes, uint8_t{0xa5});
     std::lock_guard<std::mutex> lock(mu_);
     --warming_;
     warming_bytes_ -= bytes;
-    keep_buffer(std::move(b));
+    if (wanted) keep_buffer(std::move(b));
     --jobs_;
     space_.notify_all();
-    if (ops_.empty() && jobs_ == 0) idle_.notify_all();
+    idle_.notify_all();  // (stop waits for every job)
   }
 
   // Keeps a finished put's buffer for the next put (mu_ held). What is kept
@@ -714,6 +729,7 @@ class AsyncFile final : public WrappedState {
   std::vector<std::vector<uint8_t>> spare_;  // finished puts' buffers, for reuse
   size_t spare_bytes_ = 0;
   int warming_ = 0;            // buffers being made ready on the pool (warm)
+  bool stopping_ = false;      // stop(): no more buffers made
   size_t warming_bytes_ = 0;   // their bytes
   size_t used_ = 0, peak_ = 0;
   int pending_records_ = 0;
