@@ -399,7 +399,9 @@ class AsyncFile final : public WrappedState {
   // new one faults every page in when it is filled, which costs as much as
   // the write it defers).
   // A buffer is made ready on the pool meanwhile (see warm) for every put
-  // that found none, and when this put took the last that fitted.
+  // that found none, and when this put took the last that fitted (puts of
+  // at least kWarmMinBytes: smaller ones come from memory malloc has mapped
+  // already, and a job per put would cost more than it saves).
   std::vector<uint8_t> take_buffer(size_t bytes) {
     std::lock_guard<std::mutex> lock(mu_);
     size_t best = best_spare_locked(bytes);
@@ -409,7 +411,8 @@ class AsyncFile final : public WrappedState {
       spare_bytes_ -= b.capacity();
       spare_.erase(spare_.begin() + static_cast<std::ptrdiff_t>(best));
     }
-    if (b.capacity() == 0 || (best_spare_locked(bytes) == spare_.size() && warming_ == 0)) warm_locked(bytes);
+    if (bytes >= kWarmMinBytes && (b.capacity() == 0 || (best_spare_locked(bytes) == spare_.size() && warming_ == 0)))
+      warm_locked(bytes);
     return b;
   }
 
@@ -726,6 +729,7 @@ class AsyncFile final : public WrappedState {
   int active_ = 0, max_active_ = 0;
   bool held_ = false;  // EXACDF_ASYNC_HOLD: the first task held
   static constexpr size_t kMaxSpare = 64;
+  static constexpr size_t kWarmMinBytes = size_t{64} << 10;
   std::vector<std::vector<uint8_t>> spare_;  // finished puts' buffers, for reuse
   size_t spare_bytes_ = 0;
   int warming_ = 0;            // buffers being made ready on the pool (warm)

@@ -4,10 +4,12 @@
  * computation does not fault new pages in on every put), and everything its
  * copies hold -- queued, kept, being made -- stays within mem=, which is what
  * exa_async_peak_bytes reports.
- *   1. mem=1m, one step of four 1 KiB puts: after a put, a kept buffer fits
+ * (Puts of 64 KiB and more: smaller copies come from memory malloc has
+ * mapped already.)
+ *   1. mem=1m, one step of four 64 KiB puts: after a put, a kept buffer fits
  *      the next put or one is being made, so the copies held reach at least
  *      five puts' bytes (four puts alone held at most four before).
- *   2. mem=4k, six steps of four 1 KiB puts: never above 4 KiB.
+ *   2. mem=256k, six steps of four 64 KiB puts: never above 256 KiB.
  * Every value read back after the close. */
 #include <pnetcdf.h>
 #include <exacdf.h>
@@ -15,9 +17,9 @@
 
 #include "mpi_test.h"
 
-enum { kVars = 4, kLen = 256 }; /* 256 ints: 1 KiB per put */
+enum { kVars = 4, kLen = 16384 }; /* 16384 ints: 64 KiB per put */
 
-static int value(int var, int step, int rank, int k) { return ((var * 100 + step) * 10 + rank) * 1000 + k; }
+static int value(int var, int step, int rank, int k) { return ((var * 100 + step) * 10 + rank) * 100000 + k; }
 
 /* Writes `steps` steps (step s into record s of a [steps][ranks * kLen] variable
  * per var: fixed size, so async defers the puts) and returns the peak. */
@@ -35,7 +37,7 @@ static long long write_steps(const char* path, const char* stack, int steps) {
     CHECK_OK(ncmpi_def_var(ncid, name, NC_INT, 2, dims, &v[q]));
   }
   CHECK_OK(ncmpi_enddef(ncid));
-  int buf[kLen];
+  static int buf[kLen];
   for (int s = 0; s < steps; ++s) {
     for (int q = 0; q < kVars; ++q) {
       MPI_Offset start[2] = {s, (MPI_Offset)mpi_test_rank * kLen}, count[2] = {1, kLen};
@@ -54,7 +56,8 @@ static long long write_steps(const char* path, const char* stack, int steps) {
 }
 
 static void check_file(const char* path, int steps) {
-  int ncid, v, buf[kLen];
+  static int buf[kLen];
+  int ncid, v;
   CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_NOWRITE, MPI_INFO_NULL, &ncid));
   for (int q = 0; q < kVars; ++q) {
     char name[8] = {'v', (char)('0' + q), 0};
@@ -79,8 +82,8 @@ int main(int argc, char** argv) {
   check_file(one, 1);
 
   const char* capped = mpi_test_path("async_buffers_capped.nc");
-  peak = write_steps(capped, "async{mem=4k}", 6);
-  CHECK(peak >= put_bytes && peak <= 4096);
+  peak = write_steps(capped, "async{mem=256k}", 6);
+  CHECK(peak >= put_bytes && peak <= 256 * 1024);
   check_file(capped, 6);
 
   return mpi_test_finish();
