@@ -138,6 +138,7 @@ class CacheFile final : public WrappedState {
   // fetches them (MPI_THREAD_MULTIPLE; else fetched inside the read).
   std::unique_ptr<ReadCache> reads;
   std::thread fetcher;
+  int advise_fd = -1;  // the target opened read-only: its extents asked for ahead (fadvise)
   bool writable = false;
   bool erange_keep = false;  // exa_erange_fill=disable: out-of-range reads keep the C cast
 };
@@ -609,9 +610,33 @@ Status fetch(Connector* next, CacheFile& cf, const PrefetchJob& job, std::shared
   return Status::ok();
 }
 
+// The file extents of every scheduled fetch not asked for yet, asked of the
+// target at once (POSIX_FADV_WILLNEED: the kernel reads them ahead, in large
+// requests, while the fetcher copies the first chunk and the program
+// computes), runs of a box less than 64 KiB apart merged into one extent.
+// Only advice: what the fetch then reads comes through native as always.
+// Classic files only (prefetch is off for partitioned ones). below_mu held.
+void advise_scheduled(Connector* next, CacheFile& cf) {
+  const std::vector<PrefetchJob> jobs = cf.reads->advise_next();
+  if (cf.advise_fd < 0 || jobs.empty()) return;
+  const model::Dataset& ds = next->dataset(cf.below());
+  for (const PrefetchJob& job : jobs) {
+    if (!ds.valid_var(job.varid)) continue;
+    const format::Variable& var = ds.var(job.varid);
+    const size_t n = var.dimids.size();
+    if (n == 0 || job.box.start.size() != n) continue;
+    std::vector<int64_t> pitch(n, format::external_size(var.type));
+    for (size_t d = n - 1; d > 0; --d) pitch[d - 1] = pitch[d] * ds.dim(var.dimids[d]).length;
+    if (var.dimids[0] == ds.unlimited_dim()) pitch[0] = ds.layout().recsize;
+    for (const auto& [offset, length] : prefetch::extents(job.box, pitch, var.begin, int64_t{64} << 10))
+      static_cast<void>(::posix_fadvise(cf.advise_fd, offset, length, POSIX_FADV_WILLNEED));  // advice only
+  }
+}
+
 // One scheduled fetch; a failed one is only not kept (the read it was for
 // goes below and reports its own outcome). below_mu held.
 void fetch_one(Connector* next, CacheFile& cf, const PrefetchJob& job) {
+  advise_scheduled(next, cf);
   std::shared_ptr<PrefetchChunk> chunk;
   Status st = fetch(next, cf, job, &chunk);
   if (!st.is_ok() && verbose()) std::fprintf(stderr, "exacdf cache: prefetch skipped: %s\n", st.message().c_str());
@@ -628,23 +653,90 @@ void fetcher_loop(Connector* next, CacheFile* cf) {
   }
 }
 
+// Bytes of chunks predicted ahead of a read with a fetcher thread: about
+// a second of a slow target (0.8 s at 20 MB/s), two of a chunk of 8 MiB.
+constexpr int64_t kLookahead = int64_t{16} << 20;
+
 // At close: the thread ends and the chunks are freed.
 void stop_fetcher(CacheFile& cf) {
   if (!cf.reads) return;
   cf.reads->stop();
   if (cf.fetcher.joinable()) cf.fetcher.join();
   cf.reads->invalidate();
+  if (cf.advise_fd >= 0) ::close(cf.advise_fd);
+  cf.advise_fd = -1;
 }
 
-// Drops every prefetched chunk: a write (any rank's: a collective put is
-// made by every rank, whatever part each writes), or a point where other
-// ranks' independent writes become visible.
+// Drops every prefetched chunk: a point where other ranks' writes become
+// visible (sync, waits, mode changes, define mode), or a write whose region
+// is not known.
 void invalidate_reads(CacheFile& cf) {
   if (cf.reads) cf.reads->invalidate();
 }
 
 std::vector<int64_t> as_int64(const MPI_Offset* v, size_t n) {
   return v ? std::vector<int64_t>(v, v + n) : std::vector<int64_t>();
+}
+
+// The box of a variable a put writes: true with `whole` when the region is
+// the whole variable as far as prefetch can tell (varn, no start, a scalar),
+// false when it writes nothing (a count of 0) or the variable is not valid.
+bool written_box(const model::Dataset& ds, const DataRequest& req, prefetch::Box* out, bool* whole) {
+  *whole = false;
+  if (!ds.valid_var(req.varid)) return false;
+  const size_t ndims = ds.var(req.varid).dimids.size();
+  if (req.varn || !req.start || ndims == 0) {
+    *whole = true;
+    return true;
+  }
+  const std::vector<int64_t> start = as_int64(req.start, ndims), stride = as_int64(req.stride, ndims);
+  const std::vector<int64_t> count = req.count ? as_int64(req.count, ndims) : std::vector<int64_t>(ndims, 1);
+  *out = prefetch::bounding_box(ndims, start.data(), count.data(), req.stride ? stride.data() : nullptr);
+  return !out->empty();
+}
+
+// This rank's own write of req: the chunks and fetches it reaches are dropped.
+void invalidate_written(const model::Dataset& ds, CacheFile& cf, const DataRequest& req) {
+  if (!cf.reads) return;
+  prefetch::Box box;
+  bool whole = false;
+  if (written_box(ds, req, &box, &whole)) cf.reads->invalidate(req.varid, whole ? nullptr : &box);
+}
+
+// What the ranks wrote in one collective put, agreed in the allreduce the put
+// makes anyway (MPI_MAX over int64): [varid or -1, -varid or min, whole?,
+// then -start and end of each dimension]. Every rank then drops the union of
+// the writers' boxes when they wrote one variable, else all its chunks.
+constexpr size_t kUnionDims = 8;
+constexpr size_t kUnionSize = 3 + 2 * kUnionDims;
+
+void fill_union(const model::Dataset& ds, const DataRequest& req, bool writes, int64_t* u) {
+  std::fill(u, u + kUnionSize, INT64_MIN);
+  u[0] = -1;
+  prefetch::Box box;
+  bool whole = false;
+  if (!writes || !written_box(ds, req, &box, &whole)) return;
+  u[0] = req.varid;
+  u[1] = -static_cast<int64_t>(req.varid);
+  u[2] = whole || box.start.size() > kUnionDims ? 1 : 0;
+  if (u[2] != 0) return;
+  for (size_t d = 0; d < box.start.size(); ++d) {
+    u[3 + 2 * d] = -box.start[d];
+    u[4 + 2 * d] = box.start[d] + box.count[d];
+  }
+}
+
+void invalidate_union(const model::Dataset& ds, CacheFile& cf, const int64_t* u) {
+  if (u[0] < 0) return;  // no rank wrote
+  const int varid = static_cast<int>(u[0]);
+  if (u[0] != -u[1] || !ds.valid_var(varid)) return cf.reads->invalidate();  // several variables
+  if (u[2] != 0) return cf.reads->invalidate(varid, nullptr);
+  prefetch::Box box;
+  for (size_t d = 0; d < ds.var(varid).dimids.size(); ++d) {
+    box.start.push_back(-u[3 + 2 * d]);
+    box.count.push_back(u[4 + 2 * d] + u[3 + 2 * d]);
+  }
+  cf.reads->invalidate(varid, &box);
 }
 
 // The box a typed get of a var1/vara/vars selection reads; false for the
@@ -784,7 +876,7 @@ class CacheConnector final : public ForwardingConnector {
 
   Status put(FileState& f, const DataRequest& req) override {
     CacheFile& cf = own(f);
-    invalidate_reads(cf);
+    invalidate_written(next()->dataset(below(f)), cf, req);  // other ranks' writes: below
     if (!cf.active) {
       std::lock_guard<std::recursive_mutex> lock(cf.below_mu);
       return next()->put(below(f), req);
@@ -834,8 +926,13 @@ class CacheConnector final : public ForwardingConnector {
           room = true;
       }
     }
-    int64_t agreed[2] = {through || room ? 1 : 0, -static_cast<int64_t>(lowest)};
-    EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(MPI_IN_PLACE, agreed, 2, MPI_INT64_T, MPI_MAX, cf.dup)));
+    // With prefetch, the same allreduce carries what every rank writes in
+    // this call (the chunks it reaches are dropped on every rank).
+    int64_t agreed[2 + kUnionSize] = {through || room ? 1 : 0, -static_cast<int64_t>(lowest)};
+    if (cf.reads) fill_union(ds, req, checked.is_ok() && !nothing, agreed + 2);
+    const int nagreed = cf.reads ? 2 + static_cast<int>(kUnionSize) : 2;
+    EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(MPI_IN_PLACE, agreed, nagreed, MPI_INT64_T, MPI_MAX, cf.dup)));
+    if (cf.reads) invalidate_union(ds, cf, agreed + 2);
     uint64_t watermark = static_cast<uint64_t>(-agreed[1]);
     if (agreed[0] != 0) {
       std::lock_guard<std::recursive_mutex> lock(cf.below_mu);
@@ -884,14 +981,15 @@ class CacheConnector final : public ForwardingConnector {
   }
   Status vard(FileState& f, int varid, MPI_Datatype filetype, void* buf, MPI_Offset bufcount,
               MPI_Datatype buftype, bool put, bool collective) override {
-    if (put) invalidate_reads(own(f));
+    if (put && collective) invalidate_reads(own(f));  // other ranks' regions are not known
+    if (put && !collective && own(f).reads) own(f).reads->invalidate(varid, nullptr);
     return after_drain(f, [&] { return next()->vard(below(f), varid, filetype, buf, bufcount, buftype, put, collective); },
                        collective);
   }
   // A post does no I/O (the wait does, after draining the log), and it is
   // independent: draining here would order this rank's log alone.
   Status post(FileState& f, const DataRequest& req, PostKind kind, int* reqid) override {
-    if (kind != PostKind::kIget) invalidate_reads(own(f));
+    if (kind != PostKind::kIget) invalidate_written(next()->dataset(below(f)), own(f), req);  // the wait drops the rest
     return locked(f, [&] { return next()->post(below(f), req, kind, reqid); });
   }
   Status wait(FileState& f, int num, int* reqids, int* statuses, bool collective) override {
@@ -1241,10 +1339,16 @@ class CacheConnector final : public ForwardingConnector {
     EXA_RETURN_IF_ERROR(got);
     cf.erange_keep = found && std::strcmp(value, "disable") == 0;
     EXA_RETURN_IF_ERROR(cache::make_dir(cf.settings.dir));
-    cf.reads = std::make_unique<ReadCache>(cf.settings.prefetch, cf.settings.ghost, cf.settings.size / local);
     int provided = MPI_THREAD_SINGLE;
     EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Query_thread(&provided)));
-    if (provided == MPI_THREAD_MULTIPLE) cf.fetcher = std::thread(fetcher_loop, next(), &cf);
+    const bool thread = provided == MPI_THREAD_MULTIPLE;
+    // With a fetcher thread, chunks are predicted up to kLookahead bytes ahead
+    // (fetched while the program computes); inline, only `prefetch` of them
+    // (each fetch delays the read that schedules it).
+    cf.reads = std::make_unique<ReadCache>(cf.settings.prefetch, cf.settings.ghost, cf.settings.size / local,
+                                           thread ? kLookahead : 0);
+    cf.advise_fd = ::open(next()->facts(cf.below()).path.c_str(), O_RDONLY | O_CLOEXEC);  // -1: no advice
+    if (thread) cf.fetcher = std::thread(fetcher_loop, next(), &cf);
     return Status::ok();
   }
 

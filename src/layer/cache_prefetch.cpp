@@ -140,6 +140,91 @@ std::vector<Box> History::predict(int depth) const {
   return out;
 }
 
+namespace {
+
+// The chunk a read holds: less the ghost zone on every side not at an edge.
+Box core_of(const Box& read, const std::vector<int64_t>& ghost, const std::vector<int64_t>& dims) {
+  Box c = read;
+  for (size_t d = 0; d < c.start.size(); ++d) {
+    const int64_t w = d < ghost.size() ? ghost[d] : 0;
+    int64_t lo = c.start[d], hi = c.start[d] + c.count[d];
+    if (lo > 0) lo += w;
+    if (hi < dims[d]) hi -= w;
+    if (hi <= lo) return read;  // narrower than its ghost zone: take it as it is
+    c.start[d] = lo;
+    c.count[d] = hi - lo;
+  }
+  return c;
+}
+
+}  // namespace
+
+std::vector<Box> guess(const std::deque<Box>& last, const std::vector<int64_t>& ghost,
+                       const std::vector<int64_t>& dims, int depth) {
+  std::vector<Box> out;
+  if (last.empty() || last.size() > 2 || last.back().start.size() != dims.size()) return out;
+  const size_t n = dims.size();
+  const Box core = core_of(last.back(), ghost, dims);
+  std::vector<int64_t> s(n, 0);
+  if (last.size() == 2) {
+    if (last.front().start.size() != n) return out;
+    s = step(core_of(last.front(), ghost, dims), core);
+    if (!moves(s)) return out;
+  } else {
+    for (size_t d = n; d-- > 0;)
+      if (core.count[d] < dims[d]) {
+        s[d] = core.count[d];
+        break;
+      }
+    if (!moves(s)) return out;  // the whole variable
+  }
+  Box next = core;
+  for (int k = 0; k < depth; ++k) {
+    for (size_t d = 0; d < n; ++d) next.start[d] += s[d];
+    const Box read = grown(next, ghost, dims);
+    if (read.empty()) break;
+    // Past an edge: the guess ends there (the loop wraps in a way not seen yet).
+    bool inside = true;
+    for (size_t d = 0; d < n; ++d) inside = inside && next.start[d] >= 0 && next.start[d] < dims[d];
+    if (!inside) break;
+    out.push_back(read);
+  }
+  return out;
+}
+
+std::vector<std::pair<int64_t, int64_t>> extents(const Box& box, const std::vector<int64_t>& pitch, int64_t begin,
+                                                 int64_t gap) {
+  std::vector<std::pair<int64_t, int64_t>> out;
+  const size_t n = box.start.size();
+  if (n == 0 || box.empty() || pitch.size() != n) return out;
+  const size_t last = n - 1;
+  const int64_t run = box.count[last] * pitch[last];
+  std::vector<int64_t> idx(n, 0);
+  while (true) {
+    int64_t at = begin;
+    for (size_t d = 0; d < n; ++d) at += (box.start[d] + (d == last ? 0 : idx[d])) * pitch[d];
+    if (!out.empty() && at - (out.back().first + out.back().second) <= gap && at >= out.back().first)
+      out.back().second = std::max(out.back().second, at + run - out.back().first);
+    else
+      out.emplace_back(at, run);
+    size_t d = last;
+    while (d > 0) {
+      --d;
+      if (++idx[d] < box.count[d]) break;
+      idx[d] = 0;
+      if (d == 0) return out;
+    }
+    if (last == 0) return out;
+  }
+}
+
+bool overlaps(const Box& a, const Box& b) {
+  if (a.start.size() != b.start.size() || a.empty() || b.empty()) return false;
+  for (size_t d = 0; d < a.start.size(); ++d)
+    if (a.start[d] + a.count[d] <= b.start[d] || b.start[d] + b.count[d] <= a.start[d]) return false;
+  return true;
+}
+
 void gather(const Box& box, const uint8_t* values, int64_t elem, size_t ndims, const int64_t* start,
             const int64_t* count, const int64_t* stride, uint8_t* out) {
   if (ndims == 0) {

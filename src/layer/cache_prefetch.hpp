@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <utility>
 #include <vector>
 
 namespace exa::layer::prefetch {
@@ -50,6 +51,9 @@ class History {
   // none without an established stride. A last read clipped at the lower
   // edge (start 0, smaller than the reads before) predicts the full size.
   std::vector<Box> predict(int depth) const;
+  // Whether a stride is established, and the last reads (up to three).
+  bool has_stride() const { return !stride_.empty(); }
+  const std::deque<Box>& last() const { return last_; }
 
  private:
   std::deque<Box> last_;          // the last three reads
@@ -58,6 +62,27 @@ class History {
   int64_t run_ = 0;               // strides between the last two wraps (0: unknown)
   int64_t since_wrap_ = 0;        // strides since the last wrap
 };
+
+// Before a stride is established: the next `depth` reads guessed from the
+// first one or two reads of a variable (`last`, oldest first), knowing the
+// variable's shape and the ghost zone the reads carry. A read is taken as a
+// chunk (its core: the read less `ghost` on each side not at an edge) grown
+// by the ghost zone. After one read: the chunk loop runs along the innermost
+// dimension the chunk does not fill, by the core's extent. After two: by the
+// step between their cores. Guesses stop at the variable's edges (no wrap).
+std::vector<Box> guess(const std::deque<Box>& last, const std::vector<int64_t>& ghost,
+                       const std::vector<int64_t>& dims, int depth);
+
+// The byte extents of a box in a classic file: `pitch[d]` bytes between
+// successive indexes of dimension d (the last: the element size; the first
+// of a record variable: the record size), the first element at `begin`.
+// Runs closer than `gap` bytes are merged into one extent (reading the gap
+// costs less than another request). Offset-ordered pairs (offset, length).
+std::vector<std::pair<int64_t, int64_t>> extents(const Box& box, const std::vector<int64_t>& pitch, int64_t begin,
+                                                 int64_t gap);
+
+// Whether two boxes of one variable share an element.
+bool overlaps(const Box& a, const Box& b);
 
 // Copies the elements of the selection (start, count, stride; within `box`)
 // out of the box's values (row-major, `elem` bytes each) into `out`, packed

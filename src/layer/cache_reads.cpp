@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +16,9 @@ PrefetchChunk::~PrefetchChunk() {
 }
 
 namespace {
+
+// The most chunks predicted ahead of one read (small chunks, a large lookahead).
+constexpr int64_t kMostAhead = 64;
 
 // An unlinked file of the tier directory: nothing is left behind by a crash.
 int tier_file(const std::string& dir) {
@@ -86,7 +90,19 @@ int ReadCache::note_and_schedule(int varid, nc_type type, int64_t elem, const pr
   h.note(read);
   int scheduled = 0;
   const std::vector<int64_t> ghost = prefetch::ghost_for(ghost_, dims.size());
-  for (const prefetch::Box& next : h.predict(depth_)) {
+  // How many ahead: depth, or as many as the lookahead holds (a few chunks
+  // of a big read, many of a small one), within half the budget.
+  int ahead = depth_;
+  if (lookahead_ > 0) {
+    const int64_t each = std::max<int64_t>(prefetch::grown(read, ghost, dims).elements() * elem, 1);
+    const int64_t room = std::min(lookahead_, budget_ / 2);
+    ahead = static_cast<int>(std::max<int64_t>(depth_, std::min<int64_t>(room / each, kMostAhead)));
+  }
+  // A stride once two equal steps show it; before that, a guess from the
+  // first read or two (the chunk's shape along the variable's).
+  const std::vector<prefetch::Box> predicted =
+      h.has_stride() ? h.predict(ahead) : prefetch::guess(h.last(), ghost, dims, ahead);
+  for (const prefetch::Box& next : predicted) {
     prefetch::Box box = prefetch::grown(next, ghost, dims);
     if (box.empty() || box.elements() * elem * 2 > budget_) continue;  // past the edge, or too big to keep two
     if (mostly_clipped(next, box)) continue;  // the loop ends at that edge: a sliver is no chunk
@@ -113,6 +129,36 @@ void ReadCache::invalidate() {
   held_ = 0;
   std::erase_if(jobs_, [](const PrefetchJob& j) { return !j.running; });
   changed_.notify_all();
+}
+
+void ReadCache::invalidate(int varid, const prefetch::Box* region) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto reached = [&](int v, const prefetch::Box& b) {
+    return v == varid && (!region || prefetch::overlaps(b, *region));
+  };
+  for (auto it = chunks_.begin(); it != chunks_.end();) {
+    if (reached((*it)->varid, (*it)->box)) {
+      held_ -= (*it)->bytes;
+      it = chunks_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (PrefetchJob& j : jobs_)
+    if (j.running && reached(j.varid, j.box)) j.stale = true;
+  std::erase_if(jobs_, [&](const PrefetchJob& j) { return !j.running && reached(j.varid, j.box); });
+  changed_.notify_all();
+}
+
+std::vector<PrefetchJob> ReadCache::advise_next() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<PrefetchJob> out;
+  for (PrefetchJob& j : jobs_)
+    if (!j.advised && j.epoch == epoch_) {
+      j.advised = true;
+      out.push_back(j);
+    }
+  return out;
 }
 
 bool ReadCache::next_job(PrefetchJob* out) {
@@ -142,13 +188,16 @@ bool ReadCache::take_job(PrefetchJob* out) {
 
 void ReadCache::finish(const PrefetchJob& job, std::shared_ptr<PrefetchChunk> chunk) {
   std::lock_guard<std::mutex> lock(mu_);
+  bool stale = false;
   for (auto it = jobs_.begin(); it != jobs_.end(); ++it)
     if (it->running) {  // one job runs at a time
+      stale = it->stale;
       jobs_.erase(it);
       break;
     }
-  if (chunk && job.epoch != epoch_) counters_.dropped++;
-  if (chunk && job.epoch == epoch_) {
+  const bool current = job.epoch == epoch_ && !stale;
+  if (chunk && !current) counters_.dropped++;
+  if (chunk && current) {
     counters_.fetched++;
     counters_.fetched_bytes += chunk->bytes;
     while (!chunks_.empty() && held_ + chunk->bytes > budget_) {

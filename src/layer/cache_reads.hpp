@@ -46,6 +46,8 @@ struct PrefetchJob {
   nc_type type = NC_NAT;
   prefetch::Box box;
   bool running = false;
+  bool advised = false;  // its file extents were asked of the target (advise_next)
+  bool stale = false;    // a write reached its box while it ran: thrown away at its end
 };
 
 // What prefetch did (exa_cache_read_stats).
@@ -55,8 +57,11 @@ struct ReadCounters {
 
 class ReadCache {
  public:
-  ReadCache(int depth, std::vector<int64_t> ghost, int64_t budget)
-      : depth_(depth), ghost_(std::move(ghost)), budget_(budget) {}
+  // depth: chunks predicted per read at least; lookahead: bytes of chunks
+  // predicted ahead at most beyond that (0: depth only), while the budget
+  // (bytes of chunks kept) has room for them.
+  ReadCache(int depth, std::vector<int64_t> ghost, int64_t budget, int64_t lookahead = 0)
+      : depth_(depth), ghost_(std::move(ghost)), budget_(budget), lookahead_(lookahead) {}
 
   int depth() const { return depth_; }
   const std::vector<int64_t>& ghost() const { return ghost_; }
@@ -71,9 +76,17 @@ class ReadCache {
   int note_and_schedule(int varid, nc_type type, int64_t elem, const prefetch::Box& read,
                         const std::vector<int64_t>& dims);
   // Every chunk and scheduled fetch is dropped; fetches running now are
-  // thrown away when they end (a write, or a point where other ranks' writes
-  // become visible).
+  // thrown away when they end (a point where other ranks' writes become
+  // visible, or a write whose region is not known).
   void invalidate();
+  // The same for the chunks and fetches of varid that share an element with
+  // `region` (null: the whole variable): a write of that region.
+  void invalidate(int varid, const prefetch::Box* region);
+
+  // The scheduled fetches whose file extents were not asked for yet, in
+  // order (marked asked): the fetcher asks for them all before it reads the
+  // first, so the target reads ahead in large requests.
+  std::vector<PrefetchJob> advise_next();
 
   // The fetcher: the next job to run (marked running), false when stopped.
   bool next_job(PrefetchJob* out);
@@ -93,6 +106,7 @@ class ReadCache {
   const int depth_;
   const std::vector<int64_t> ghost_;
   const int64_t budget_;  // bytes of chunks kept (oldest dropped first)
+  const int64_t lookahead_;
   std::mutex mu_;
   std::condition_variable changed_;
   uint64_t epoch_ = 0;

@@ -150,3 +150,62 @@ TEST(CachePrefetch, GatherInThreeDimensions) {
 }
 
 }  // namespace
+
+TEST(CachePrefetch, TheFirstReadGuessesTheNextChunkAlongTheInnermostDimension) {
+  // [31, 768, 1152] read in [31, 768, 32] chunks: along x by 32.
+  std::deque<pf::Box> last = {box({0, 0, 0}, {31, 768, 32})};
+  std::vector<pf::Box> next = pf::guess(last, {0, 0, 0}, {31, 768, 1152}, 2);
+  ASSERT_EQ(next.size(), 2u);
+  EXPECT_EQ(next[0], box({0, 0, 32}, {31, 768, 32}));
+  EXPECT_EQ(next[1], box({0, 0, 64}, {31, 768, 32}));
+  // Slices of [10, 1100, 1080]: along the first dimension; the guess ends at the edge.
+  last = {box({8, 0, 0}, {1, 1100, 1080})};
+  next = pf::guess(last, {0, 1, 1}, {10, 1100, 1080}, 4);
+  ASSERT_EQ(next.size(), 1u);
+  EXPECT_EQ(next[0], box({9, 0, 0}, {1, 1100, 1080}));
+  // The whole variable: nothing to guess.
+  last = {box({0, 0}, {4, 4})};
+  EXPECT_TRUE(pf::guess(last, {1}, {4, 4}, 3).empty());
+}
+
+TEST(CachePrefetch, TheGuessKnowsTheGhostZoneOfTheReads) {
+  // [50, 50, 20] chunks read with a ghost zone of 1, clipped at the lower edges.
+  std::deque<pf::Box> last = {box({0, 0, 0}, {51, 51, 21})};
+  std::vector<pf::Box> next = pf::guess(last, {1, 1, 1}, {400, 400, 160}, 2);
+  ASSERT_EQ(next.size(), 2u);
+  EXPECT_EQ(next[0], box({0, 0, 19}, {51, 51, 22}));
+  EXPECT_EQ(next[1], box({0, 0, 39}, {51, 51, 22}));
+  // Two reads: the step between their chunks (every other chunk: another rank has the rest).
+  last = {box({0, 0, 0}, {51, 51, 21}), box({0, 0, 39}, {51, 51, 22})};
+  next = pf::guess(last, {1, 1, 1}, {400, 400, 160}, 2);
+  ASSERT_EQ(next.size(), 2u);
+  EXPECT_EQ(next[0], box({0, 0, 79}, {51, 51, 22}));
+  EXPECT_EQ(next[1], box({0, 0, 119}, {51, 51, 22}));
+}
+
+TEST(CachePrefetch, ExtentsMergeRunsThatAreClose) {
+  // A [2, 3, 2] box of a [4, 5, 10] int variable at 1000.
+  const std::vector<int64_t> pitch = {200, 40, 4};
+  auto e = pf::extents(box({1, 1, 4}, {2, 3, 2}), pitch, 1000, 0);
+  ASSERT_EQ(e.size(), 6u);  // one run per row
+  EXPECT_EQ(e[0], std::make_pair(int64_t{1000 + 200 + 40 + 16}, int64_t{8}));
+  EXPECT_EQ(e[5], std::make_pair(int64_t{1000 + 400 + 120 + 16}, int64_t{8}));
+  e = pf::extents(box({1, 1, 4}, {2, 3, 2}), pitch, 1000, 32);  // rows merge, planes do not
+  ASSERT_EQ(e.size(), 2u);
+  EXPECT_EQ(e[0], std::make_pair(int64_t{1256}, int64_t{88}));
+  EXPECT_EQ(e[1], std::make_pair(int64_t{1456}, int64_t{88}));
+  e = pf::extents(box({0, 0, 0}, {4, 5, 10}), pitch, 0, 0);  // the whole variable: one extent
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0], std::make_pair(int64_t{0}, int64_t{800}));
+  // A record variable: records 1000 bytes apart.
+  e = pf::extents(box({2, 0}, {2, 3}), {1000, 4}, 64, 0);
+  ASSERT_EQ(e.size(), 2u);
+  EXPECT_EQ(e[1], std::make_pair(int64_t{64 + 3000}, int64_t{12}));
+}
+
+TEST(CachePrefetch, Overlaps) {
+  EXPECT_TRUE(pf::overlaps(box({0, 0}, {4, 4}), box({3, 3}, {2, 2})));
+  EXPECT_FALSE(pf::overlaps(box({0, 0}, {4, 4}), box({4, 0}, {2, 2})));
+  EXPECT_FALSE(pf::overlaps(box({0, 0}, {4, 4}), box({0, 4}, {4, 1})));
+  EXPECT_FALSE(pf::overlaps(box({0, 0}, {4, 4}), box({0}, {4})));
+}
