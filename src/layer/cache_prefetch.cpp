@@ -140,9 +140,6 @@ std::vector<Box> History::predict(int depth) const {
   return out;
 }
 
-namespace {
-
-// The chunk a read holds: less the ghost zone on every side not at an edge.
 Box core_of(const Box& read, const std::vector<int64_t>& ghost, const std::vector<int64_t>& dims) {
   Box c = read;
   for (size_t d = 0; d < c.start.size(); ++d) {
@@ -156,8 +153,6 @@ Box core_of(const Box& read, const std::vector<int64_t>& ghost, const std::vecto
   }
   return c;
 }
-
-}  // namespace
 
 std::vector<Box> guess(const std::deque<Box>& last, const std::vector<int64_t>& ghost,
                        const std::vector<int64_t>& dims, int depth) {

@@ -63,6 +63,12 @@ class History {
   int64_t since_wrap_ = 0;        // strides since the last wrap
 };
 
+// The chunk a read holds, as a chunk loop reading with the ghost zone
+// `ghost` reads it: the read less the ghost zone on every side not at one of
+// the variable's edges (dims); the read itself when narrower than that.
+// Chunks are regular where reads clipped at the edges are not.
+Box core_of(const Box& read, const std::vector<int64_t>& ghost, const std::vector<int64_t>& dims);
+
 // Before a stride is established: the next `depth` reads guessed from the
 // first one or two reads of a variable (`last`, oldest first), knowing the
 // variable's shape and the ghost zone the reads carry. A read is taken as a

@@ -86,30 +86,31 @@ std::shared_ptr<PrefetchChunk> ReadCache::await(int varid, const prefetch::Box& 
 int ReadCache::note_and_schedule(int varid, nc_type type, int64_t elem, const prefetch::Box& read,
                                  const std::vector<int64_t>& dims) {
   std::lock_guard<std::mutex> lock(mu_);
-  prefetch::History& h = history_[varid];
-  h.note(read);
-  int scheduled = 0;
+  // The history is of the reads' chunks (less their ghost zone): regular
+  // where the reads are clipped at the edges, so strides and wraps are exact;
+  // a fetch holds the predicted chunk with its ghost zone.
   const std::vector<int64_t> ghost = prefetch::ghost_for(ghost_, dims.size());
+  const prefetch::Box core = prefetch::core_of(read, ghost, dims);
+  prefetch::History& h = history_[varid];
+  h.note(core);
+  int scheduled = 0;
   // How many ahead: depth, or as many as the lookahead holds (a few chunks
   // of a big read, many of a small one), within half the budget.
   int ahead = depth_;
   if (lookahead_ > 0) {
-    const int64_t each = std::max<int64_t>(prefetch::grown(read, ghost, dims).elements() * elem, 1);
+    const int64_t each = std::max<int64_t>(prefetch::grown(core, ghost, dims).elements() * elem, 1);
     const int64_t room = std::min(lookahead_, budget_ / 2);
     ahead = static_cast<int>(std::max<int64_t>(depth_, std::min<int64_t>(room / each, kMostAhead)));
   }
   // A stride once two equal steps show it; before that, a guess from the
-  // first read or two (the chunk's shape along the variable's).
+  // first chunk or two (the chunk's shape along the variable's).
   const std::vector<prefetch::Box> predicted =
-      h.has_stride() ? h.predict(ahead) : prefetch::guess(h.last(), ghost, dims, ahead);
+      h.has_stride() ? h.predict(ahead) : prefetch::guess(h.last(), {}, dims, ahead);
   for (const prefetch::Box& next : predicted) {
     prefetch::Box box = prefetch::grown(next, ghost, dims);
     if (box.empty() || box.elements() * elem * 2 > budget_) continue;  // past the edge, or too big to keep two
     if (mostly_clipped(next, box)) continue;  // the loop ends at that edge: a sliver is no chunk
-    // Held already when a chunk or fetch holds the read itself (predictions
-    // made from different reads may differ in their margins).
-    const prefetch::Box core = prefetch::grown(next, {}, dims);
-    if (find_locked(varid, core) || scheduled_locked(varid, core)) continue;
+    if (find_locked(varid, box) || scheduled_locked(varid, box)) continue;  // held already
     PrefetchJob job;
     job.epoch = epoch_;
     job.varid = varid;
