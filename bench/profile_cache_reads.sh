@@ -30,7 +30,8 @@ for k in $KERNELS; do
     rm -f "$OUT/$name".trace*
     EXACDF_CONNECTORS=$stack timeout 900 mpiexec --oversubscribe -n 1 \
       strace -f -T -tt -e trace=openat,read,pread64,preadv,fadvise64 -o "$OUT/$name.trace" \
-      "$BIN" "$k" "$SLOW_MNT/$k.nc" read "$MS" | grep '^RESULT' | sed "s/^/$name: /"
+      "$BIN" "$k" "$SLOW_MNT/$k.nc" read "$MS" > "$OUT/$name.out" 2>&1 || echo "$name: run failed: $(tail -3 "$OUT/$name.out")"
+    grep '^RESULT' "$OUT/$name.out" | sed "s/^/$name: /" || true
     python3 "$here/profile_cache_reads.py" "$OUT/$name.trace" "$k.nc" | sed "s/^/$name: /"
   done
 done

@@ -628,8 +628,13 @@ void advise_scheduled(Connector* next, CacheFile& cf) {
     std::vector<int64_t> pitch(n, format::external_size(var.type));
     for (size_t d = n - 1; d > 0; --d) pitch[d - 1] = pitch[d] * ds.dim(var.dimids[d]).length;
     if (var.dimids[0] == ds.unlimited_dim()) pitch[0] = ds.layout().recsize;
+    // In pieces of 1 MiB: the kernel reads at most its readahead window per
+    // call (max of the device's io and readahead sizes), the rest of a longer
+    // extent would not be asked for.
+    constexpr int64_t kPiece = int64_t{1} << 20;
     for (const auto& [offset, length] : prefetch::extents(job.box, pitch, var.begin, int64_t{64} << 10))
-      static_cast<void>(::posix_fadvise(cf.advise_fd, offset, length, POSIX_FADV_WILLNEED));  // advice only
+      for (int64_t at = offset; at < offset + length; at += kPiece)  // advice only: its outcome changes nothing
+        static_cast<void>(::posix_fadvise(cf.advise_fd, at, std::min(kPiece, offset + length - at), POSIX_FADV_WILLNEED));
   }
 }
 
