@@ -7,6 +7,7 @@
 # outside the library (overlapped with its computation). Same slow tier as
 # bench/run_cache_reads.sh (bench/slow_tier.sh). Needs root.
 #   BIN=build/bench/cache_reads OUT=/tmp/cache-profile MS=50 bench/profile_cache_reads.sh
+# (KERNELS="grad vort" and STACKS="native", "cache" or "native cache" choose)
 set -eu
 BIN=${BIN:-build/bench/cache_reads}
 OUT=${OUT:-/tmp/cache-profile}
@@ -25,7 +26,9 @@ sync
 slow_tier_throttle read "$BPS"
 echo "load $(cut -d' ' -f1-3 /proc/loadavg)"
 for k in $KERNELS; do
-  for stack in native "cache{dir=$TIER;prefetch=4;ghost=$(ghost_of "$k")}"; do
+  for which in ${STACKS:-native cache}; do
+    stack=native
+    [[ $which == cache ]] && stack="cache{dir=$TIER;prefetch=4;ghost=$(ghost_of "$k")}"
     name=$k.${stack%%\{*}
     rm -f "$OUT/$name".trace*
     EXACDF_CONNECTORS=$stack timeout 900 mpiexec --oversubscribe -n 1 \
