@@ -17,8 +17,17 @@ namespace exa::format {
 class ReusableSpace {
  public:
   // Δt in seconds; 0 (no bound agreed): nothing is ever reused.
-  void set_bound(double seconds) { bound_ = seconds > 0 ? seconds : 0; }
-  bool enabled() const { return bound_ > 0; }
+  void set_bound(double seconds) {
+    bound_ = seconds > 0 ? seconds : 0;
+    enabled_ = bound_ > 0;
+  }
+  // No reader in another job follows the file (a writer without SWMR): an
+  // extent is reusable by generation rule alone (time plays no part).
+  void set_generations_only() {
+    bound_ = 0;
+    enabled_ = true;
+  }
+  bool enabled() const { return enabled_; }
 
   // [offset, offset + size) is no longer referenced by generation `gen`,
   // committed at `now` (seconds, any fixed origin). Adjacent released
@@ -40,9 +49,10 @@ class ReusableSpace {
     double time = 0;   // when
   };
   bool reusable(const Extent& e, uint64_t gen, double now) const {
-    return gen >= e.gen + 2 && now - e.time >= 2 * bound_;
+    return gen >= e.gen + 2 && (bound_ == 0 || now - e.time >= 2 * bound_);  // (no bound: generations only)
   }
   double bound_ = 0;
+  bool enabled_ = false;
   std::vector<Extent> extents_;  // by offset, disjoint, none adjacent
 };
 

@@ -17,7 +17,7 @@ struct IndexBlocksArgs {
     kInfo,     // local: the fields below marked "kInfo"
     kRead,     // local: varid's index block (CRC checked) into bytes; empty: none
     kReadAt,   // local: size bytes at offset into bytes (a chunk piece)
-    kStore,    // collective: this rank's bytes written past the end of the space in use; offset out
+    kStore,    // collective: this rank's bytes written into released space or past the end in use; offset out
     kCommit,   // collective: headers (the same on every rank) become index blocks in a new generation
     kList,     // collective: the varids that have an index block
     kApplied,  // local (on every rank): this process's puts are in the index blocks; the close may clear the writer-open flag
@@ -35,6 +35,10 @@ struct IndexBlocksArgs {
   std::vector<uint8_t> bytes;     // kRead, kReadAt out; kStore in
   // kCommit: (varid, header bytes; empty: remove varid's index block).
   std::vector<std::pair<int, std::vector<uint8_t>>> headers;
+  // kCommit: (offset, size) of the chunk pieces the committed headers of
+  // those varids point at and the new ones do not (the same on every rank):
+  // space the commit stops referencing.
+  std::vector<std::pair<uint64_t, uint64_t>> released;
   std::vector<int> varids;  // kList out
 };
 

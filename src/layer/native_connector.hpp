@@ -115,6 +115,11 @@ class NativeFile : public FileState {
   bool index_writer = false;
   bool index_marks_applied = false;
   uint64_t index_store_end = 0;
+  // Space index commits of a writer without SWMR stopped referencing (old
+  // header blocks, chunk pieces, index tables, record blocks moved): index
+  // commits write there again two generations later (an SWMR writer uses
+  // `reusable`, with its refresh bound).
+  format::ReusableSpace index_reusable;
   // Positions in the index table of the blocks that hold record variables
   // (those an index commit writes anew, native_index_blocks.cpp), once
   // found; forgotten whenever a new table replaces the index (open, enddef).

@@ -5,6 +5,7 @@
 // with a new generation, so an index becomes durable with the data it was
 // built from, and a crash before the superblock leaves the previous state.
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <set>
 
@@ -71,21 +72,51 @@ Status read_header_block(NativeFile& nf, int varid, std::vector<uint8_t>* out) {
   return Status::ok();
 }
 
-// Collective: every rank's bytes written back to back past the space in use.
+// The list of released space index commits write into again: an SWMR
+// writer's (its refresh bound decides; without one nothing is reused),
+// else this handle's own, by the generation rule alone (format/
+// reusable_space.hpp: a commit of generation g + 2 may write what the commit
+// of g stopped referencing, so neither superblock slot references it).
+format::ReusableSpace& index_space(NativeFile& nf) {
+  if (nf.swmr == NativeFile::Swmr::kWrite) return nf.reusable;
+  if (!nf.index_reusable.enabled()) nf.index_reusable.set_generations_only();
+  return nf.index_reusable;
+}
+
+// The time reuse is decided at, the same on every rank (rank 0's clock):
+// only an SWMR writer's refresh bound needs one. Collective.
+Status reuse_clock(NativeFile& nf, double* now) {
+  *now = 0;
+  if (nf.swmr != NativeFile::Swmr::kWrite || !nf.reusable.enabled()) return Status::ok();
+  if (nf.file.rank() == 0)
+    *now = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  return EXA_MPI(MPI_Bcast(now, 1, MPI_DOUBLE, 0, nf.comm()));
+}
+
+// Collective: every rank's bytes written back to back, into one extent
+// earlier index commits released when one holds them all (at or after
+// at_least), else past the space in use.
 Status store_pieces(NativeFile& nf, IndexBlocksArgs* a) {
   EXA_RETURN_IF_ERROR(io::agree(nf.comm(), check_writable(nf)));
   unsigned long long mine = a->bytes.size(), before = 0, total = 0;
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Exscan(&mine, &before, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, nf.comm())));
   if (nf.file.rank() == 0) before = 0;
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(&mine, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, nf.comm())));
-  const uint64_t base = std::max(next_free(nf), round8(a->at_least));
+  double now = 0;
+  EXA_RETURN_IF_ERROR(io::agree(nf.comm(), reuse_clock(nf, &now)));
+  format::ReusableSpace& space = index_space(nf);
+  format::ReusableSpace trial = space;
+  const int64_t reused = total > 0 ? trial.take(int64_t(total), nf.superblock.generation + 1, now) : -1;
+  const bool in_released = reused >= 0 && uint64_t(reused) >= a->at_least;
+  const uint64_t base = in_released ? uint64_t(reused) : std::max(next_free(nf), round8(a->at_least));
+  if (in_released) space = std::move(trial);
   a->offset = base + before;
   EXA_RETURN_IF_ERROR(nf.file.use_byte_view());
   std::vector<io::Segment> segments;
   if (!a->bytes.empty()) segments.push_back({int64_t(a->offset), int64_t(a->bytes.size()), a->bytes.data()});
   EXA_RETURN_IF_ERROR(io::agree(nf.comm(), io::write_segments(nf.file, std::move(segments), true)));
   EXA_RETURN_IF_ERROR(nf.file.use_byte_view());
-  nf.index_store_end = base + total;
+  if (!in_released && total > 0) nf.index_store_end = base + total;
   return Status::ok();
 }
 
@@ -232,52 +263,109 @@ bool has_index_blocks(const pf::IndexTable& table) {
   return false;
 }
 
+// Whether a released span lies where index bytes may lie (a header's
+// chunk piece: inside the space in use, past the superblocks).
+bool plausible_span(const NativeFile& nf, uint64_t offset, uint64_t size) {
+  return size > 0 && offset >= uint64_t(pf::kFirstRegion) && offset <= nf.superblock.file_end &&
+         size <= nf.superblock.file_end - offset;
+}
+
+// Releases the spans, each byte once: a span overlapping one before it
+// (two chunk entries naming one piece, say) is left out, so the list of
+// released space never holds a byte twice.
+void release_disjoint(format::ReusableSpace* space, std::vector<std::pair<uint64_t, uint64_t>> spans, uint64_t gen,
+                      double now) {
+  std::sort(spans.begin(), spans.end());
+  uint64_t end = 0;
+  for (const auto& [offset, size] : spans) {
+    if (size == 0 || offset < end) continue;
+    space->release(int64_t(offset), int64_t(size), gen, now);
+    end = offset + size;
+  }
+}
+
 // Collective: the table with `headers` as index blocks (replacing those of
-// their variables; empty bytes: removed), written with the header blocks
-// past the space in use, then a new superblock. A writer that commits index
-// blocks has the file open: the flag is set until its close.
-Status commit_headers(NativeFile& nf, const std::vector<std::pair<int, std::vector<uint8_t>>>& headers) {
+// their variables; empty bytes: removed), then a new superblock. A writer
+// that commits index blocks has the file open: the flag is set until its
+// close. The header blocks and the table go into space earlier index
+// commits released (index_space) when it holds them; in a file with records
+// only then does the current record section stay where it is (and with it
+// every block of a record variable), else all of it goes past the space in
+// use and the section moves past it (RecordMove). What the new generation
+// no longer references -- the replaced header blocks, `released` pieces,
+// the old table, moved blocks' old places -- is released with it.
+Status commit_headers(NativeFile& nf, const std::vector<std::pair<int, std::vector<uint8_t>>>& headers,
+                      const std::vector<std::pair<uint64_t, uint64_t>>& released) {
   EXA_RETURN_IF_ERROR(io::agree(nf.comm(), check_writable(nf)));
   pf::IndexTable table;
   EXA_RETURN_IF_ERROR(load_whole_index(nf, &table));
+  double now = 0;
+  EXA_RETURN_IF_ERROR(io::agree(nf.comm(), reuse_clock(nf, &now)));
+  std::vector<std::pair<uint64_t, uint64_t>> unreferenced;
+  for (const auto& [offset, size] : released)
+    if (plausible_span(nf, offset, size)) unreferenced.emplace_back(offset, size);
   std::set<std::string> replaced;
   for (const auto& [varid, bytes] : headers) replaced.insert(pf::index_block_path(uint64_t(varid)));
   std::erase_if(table.blocks, [&](const pf::BlockEntry& e) {
-    return (e.flags & pf::kEntryIndexBlock) && replaced.count(e.path);
+    const bool gone = (e.flags & pf::kEntryIndexBlock) && replaced.count(e.path);
+    if (gone) unreferenced.emplace_back(e.offset, e.size);
+    return gone;
   });
-  const uint64_t at = next_free(nf);
+  unreferenced.emplace_back(nf.superblock.index_offset, nf.superblock.index_size);
   std::vector<uint8_t> blob;
+  std::set<std::string> added;  // the new entries (their offsets from the blob's start)
   for (const auto& [varid, bytes] : headers) {
     if (bytes.empty()) continue;
     pf::BlockEntry e;
     e.path = pf::index_block_path(uint64_t(varid));
     e.flags = pf::kEntryIndexBlock;
-    e.offset = at + blob.size();
+    e.offset = blob.size();
     e.size = bytes.size();
     e.crc = crc32c(bytes.data(), bytes.size());
+    added.insert(e.path);
     table.blocks.push_back(std::move(e));
     blob.insert(blob.end(), bytes.begin(), bytes.end());
     blob.resize(round8(blob.size()), 0);
   }
-  std::sort(table.blocks.begin(), table.blocks.end(),
-            [](const pf::BlockEntry& x, const pf::BlockEntry& y) { return x.path < y.path; });
   pf::Superblock nsb = nf.superblock;
   nsb.generation += 1;
-  // With records: the blocks of record variables anew after the header
-  // blocks, then the table, then the new current record section.
+  // Where the header blocks and the table go (the table's size does not
+  // depend on offsets): released space when it holds them.
+  std::sort(table.blocks.begin(), table.blocks.end(),
+            [](const pf::BlockEntry& x, const pf::BlockEntry& y) { return x.path < y.path; });
+  std::vector<uint8_t> bytes = pf::encode_index(table, pf::kIndexPageEntries, &nsb.index_head_size);
+  format::ReusableSpace& space = index_space(nf);
+  format::ReusableSpace trial = space;
+  const int64_t blob_reused = blob.empty() ? -1 : trial.take(int64_t(blob.size()), nsb.generation, now);
+  const int64_t table_reused = trial.take(int64_t(bytes.size()), nsb.generation, now);
   const bool records = has_records(nf);
+  // With records, all or nothing: pieces or header blocks past the space in
+  // use move the record section anyway, and then the table follows them.
+  const bool in_released = !records || (nf.index_store_end == 0 && (blob.empty() || blob_reused >= 0) &&
+                                        table_reused >= 0);
+  if (in_released) space = std::move(trial);
+  const uint64_t start = next_free(nf);  // past the space in use: what does not go into released space
+  uint64_t cursor = start;
+  const bool blob_released = in_released && blob_reused >= 0;
+  const uint64_t blob_at = blob_released ? uint64_t(blob_reused) : cursor;
+  if (!blob_released) cursor += blob.size();
+  for (pf::BlockEntry& e : table.blocks)
+    if (added.count(e.path)) e.offset += blob_at;
+  // With records and no room: the blocks of record variables anew after
+  // the header blocks, then the table, then the new current record section.
+  const bool move_records = records && !in_released;
   RecordMove move;
-  uint64_t cursor = at + blob.size();
-  if (records) EXA_RETURN_IF_ERROR(plan_record_move(nf, &table, &move, &cursor));
-  nsb.index_offset = cursor;
+  const std::vector<pf::BlockEntry> before = move_records ? table.blocks : std::vector<pf::BlockEntry>();
+  if (move_records) EXA_RETURN_IF_ERROR(plan_record_move(nf, &table, &move, &cursor));
   nsb.kept_pages = false;  // the whole table, packed
-  // (placed: where its pages lie, so that a later compact commit keeps those it does not change)
-  std::vector<pf::PageRef> placed;
-  std::vector<uint8_t> bytes = pf::encode_index_placed(table, nsb.index_offset, &nsb.index_head_size, &placed);
+  bytes = pf::encode_index(table, pf::kIndexPageEntries, &nsb.index_head_size);
   nsb.index_size = bytes.size();
-  nsb.file_end = nsb.index_offset + nsb.index_size;
+  const bool table_released = in_released && table_reused >= 0;
+  nsb.index_offset = table_released ? uint64_t(table_reused) : cursor;
+  if (!table_released) cursor += nsb.index_size;
+  nsb.file_end = cursor > start ? cursor : std::max(nf.superblock.file_end, nf.index_store_end);
   int64_t delta = 0;
-  if (records) EXA_RETURN_IF_ERROR(finish_record_move(nf, &nsb, &table, &move, &delta, &bytes, &placed));
+  if (move_records) EXA_RETURN_IF_ERROR(finish_record_move(nf, &nsb, &table, &move, &delta, &bytes));
   nsb.index_crc = crc32c(bytes.data(), size_t(nsb.index_head_size));
   nsb.nblocks = table.blocks.size();
   nsb.index_blocks = has_index_blocks(table);
@@ -285,18 +373,20 @@ Status commit_headers(NativeFile& nf, const std::vector<std::pair<int, std::vect
   EXA_RETURN_IF_ERROR(nf.file.use_byte_view());
   Status st;
   if (nf.file.rank() == 0) {
-    blob.insert(blob.end(), move.bytes.begin(), move.bytes.end());
-    if (!blob.empty()) st = nf.file.write_at(int64_t(at), blob.data(), int64_t(blob.size()));
+    if (move_records) blob.insert(blob.end(), move.bytes.begin(), move.bytes.end());  // (after the header blocks)
+    if (!blob.empty()) st = nf.file.write_at(int64_t(blob_at), blob.data(), int64_t(blob.size()));
     if (st.is_ok()) st = nf.file.write_at(int64_t(nsb.index_offset), bytes.data(), int64_t(bytes.size()));
   }
   EXA_RETURN_IF_ERROR(io::agree(nf.comm(), st));
   EXA_RETURN_IF_ERROR(io::commit_superblock(nf.file, nsb));
   nf.superblock = nsb;
+  for (uint64_t b : move.blocks)  // (every rank knows their positions)
+    unreferenced.emplace_back(before[size_t(b)].offset, before[size_t(b)].size);
+  release_disjoint(&space, std::move(unreferenced), nsb.generation, now);
   // In place: a lazy dataset shares the index (metadata blocks keep their
   // positions: index blocks sort last).
   *nf.index = pf::PagedIndex(nsb, table);
-  nf.index->set_placement(placed);
-  if (records) adopt_record_move(nf, table, delta);
+  if (move_records) adopt_record_move(nf, table, delta);
   note_committed_end(nf);
   nf.index_store_end = 0;
   nf.index_writer = nsb.index_blocks;
@@ -328,7 +418,7 @@ Status adopt_index_blocks(NativeFile& nf) {
     std::vector<std::pair<int, std::vector<uint8_t>>> drop;
     for (int v : varids) drop.emplace_back(v, std::vector<uint8_t>());
     if (!keeps_inside(nf)) return Status::ok();  // (cannot happen: only such files get them)
-    return commit_headers(nf, drop);
+    return commit_headers(nf, drop, {});
   }
   pf::Superblock nsb = nf.superblock;
   nsb.generation += 1;
@@ -374,7 +464,7 @@ Status NativeConnector::extension(FileState& f, const char* name, void* args) {
       return store_pieces(nf, a);
     case IndexBlocksArgs::Op::kCommit:
       if (has_records(nf) && !nf.define_mode) EXA_RETURN_IF_ERROR(sync_numrecs(f));
-      return commit_headers(nf, a->headers);
+      return commit_headers(nf, a->headers, a->released);
     case IndexBlocksArgs::Op::kList:
       return list_index_blocks(nf, &a->varids);
     case IndexBlocksArgs::Op::kApplied:

@@ -53,3 +53,16 @@ TEST(ReusableSpace, BestFit) {
   EXPECT_EQ(s.take(100, 10, 5.0), -1);
   EXPECT_EQ(s.take(100, 11, 5.0), 9000);
 }
+
+// A writer without SWMR (index commits): the generation rule alone.
+TEST(ReusableSpace, GenerationsOnly) {
+  ReusableSpace s;
+  s.set_generations_only();
+  EXPECT_TRUE(s.enabled());
+  s.release(4096, 200, 7, 100.0);
+  EXPECT_EQ(s.take(200, 8, 0.0), -1);  // generation 6's slot may still reference it
+  EXPECT_EQ(s.take(200, 9, 0.0), 4096);
+  EXPECT_EQ(s.bytes(), 0);
+  s.set_bound(0);  // (and off again)
+  EXPECT_FALSE(s.enabled());
+}

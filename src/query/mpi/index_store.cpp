@@ -16,6 +16,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <set>
 #include <type_traits>
 #include <utility>
 
@@ -844,6 +845,35 @@ void forget_trust(int ncid) {
 
 namespace {
 
+// The chunk pieces varid's committed index block points at and `next` (the
+// new header's bytes) does not: space the commit of `next` stops
+// referencing. Rank 0 reads the committed block and broadcasts the list
+// (the same on every rank); none when there is no block or one of the two
+// does not decode; `next` empty: the block goes, all its pieces with it (the space then stays unused). Collective.
+Status pieces_released(const FileCtx& ctx, int varid, const std::vector<unsigned char>& next,
+                       std::vector<std::pair<uint64_t, uint64_t>>* out) {
+  std::vector<unsigned long long> flat;
+  if (ctx.rank == 0) {
+    std::vector<unsigned char> old;
+    bool found = false, trusted = false;
+    read_index_block(ctx, varid, &old, &found, &trusted);
+    IndexHeader before, after;  // (no next: the block is removed)
+    if (!old.empty() && decode_header(old.data(), old.size(), &before).is_ok() &&
+        (next.empty() || decode_header(next.data(), next.size(), &after).is_ok())) {
+      std::set<uint64_t> kept;
+      for (const ChunkEntry& c : after.chunks) kept.insert(c.offset);
+      for (const ChunkEntry& c : before.chunks)
+        if (c.length > 0 && !kept.count(c.offset)) flat.insert(flat.end(), {c.offset, c.length});
+    }
+  }
+  unsigned long long n = flat.size();
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, ctx.comm)));
+  flat.resize(static_cast<size_t>(n));
+  if (n > 0) EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(flat.data(), static_cast<int>(n), MPI_UNSIGNED_LONG_LONG, 0, ctx.comm)));
+  for (size_t k = 0; k + 1 < flat.size(); k += 2) out->emplace_back(flat[k], flat[k + 1]);
+  return Status::ok();
+}
+
 // What a rebuild does with each chunk of this rank.
 enum class ChunkPlan { kBuild, kKeep, kKeepIfSameData };
 
@@ -962,6 +992,7 @@ Status store_sidecar(const FileCtx& ctx, const BuildPlan& p, const std::vector<d
     layer::IndexBlocksArgs a;
     a.op = layer::IndexBlocksArgs::Op::kCommit;
     a.headers.emplace_back(p.var.varid, std::vector<uint8_t>(head.begin(), head.end()));
+    EXA_RETURN_IF_ERROR(pieces_released(ctx, p.var.varid, head, &a.released));
     EXA_RETURN_IF_ERROR(index_blocks(ctx.ncid, &a));
     // An old sidecar (or min/max record) of the variable is replaced.
     if (ctx.rank == 0) ::unlink(final_path.c_str());
@@ -1090,6 +1121,7 @@ Status index_drop(const FileCtx& ctx, int varid) {
       layer::IndexBlocksArgs a;
       a.op = layer::IndexBlocksArgs::Op::kCommit;
       a.headers.emplace_back(varid, std::vector<uint8_t>());
+      EXA_RETURN_IF_ERROR(pieces_released(ctx, varid, {}, &a.released));
       EXA_RETURN_IF_ERROR(index_blocks(ctx.ncid, &a));
     }
   }
