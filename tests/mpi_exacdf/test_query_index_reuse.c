@@ -193,14 +193,15 @@ int main(int argc, char **argv) {
     cost[k] = file_size(reuse) - file_size(plain);
     if (mpi_test_rank == 0) printf("%s: the index costs the file %lld bytes\n", what, cost[k]);
   }
-  /* The cost stops growing: the second half of the rounds adds at most
-   * what one commit that moves the records writes (the header block, the
-   * blocks of the record variables, the table: under 16 KiB here), where
-   * without reuse every commit adds it (about 6 KiB each: measured 35 KiB
-   * over those 6 rounds before reuse). */
+  /* The cost stops growing: the second half of the rounds may add at most
+   * about one commit that moves the records (its header block, the blocks
+   * of the 24 record variables and the table: under 6 KiB here). Without
+   * reuse every commit is such a move: 30,008 bytes over rounds 5-9 at 2
+   * ranks (the cost 11,120 bytes after round 0, 63,952 after round 9);
+   * with it, 0 (5,536 bytes after every round). */
   const long long grown = cost[ROUNDS - 1] - cost[ROUNDS / 2 - 1];
   if (mpi_test_rank == 0) printf("rounds %d-%d: %lld bytes\n", ROUNDS / 2, ROUNDS - 1, grown);
-  CHECK(grown <= 16384);
+  CHECK(grown <= 8192);
   CHECK_OK(ncmpi_close(xs[0].ncid));
   CHECK_OK(ncmpi_close(xs[1].ncid));
 
@@ -210,6 +211,7 @@ int main(int argc, char **argv) {
   lookup(&xs[0]);
   expect_current(&xs[0], "reopened");
   all_queries(&xs[0], "reopened");
+  both_choices = 0;
   CHECK_OK(ncmpi_close(xs[0].ncid));
 
   /* A writer that reopens (its list of released space starts empty) and
@@ -218,7 +220,7 @@ int main(int argc, char **argv) {
   CHECK_OK(ncmpi_open(MPI_COMM_WORLD, plain, NC_WRITE, MPI_INFO_NULL, &xs[1].ncid));
   lookup(&xs[0]);
   lookup(&xs[1]);
-  for (int k = 0; k < 3; ++k) {
+  for (int k = 0; k < 2; ++k) {
     put_rows(xs, 2, nrows, 2, 0.0f);
     put_rows(xs, 2, 5 + k, 1, 2000.0f);
     CHECK_OK(exa_index_create(xs[0].ncid, xs[0].f, "update"));
