@@ -45,9 +45,12 @@ inline exa::query::PutCall query_put_call(const RequestArgs& a, bool written) {
 
 // Whether the put's conversion pass should take its values' range
 // (layer/put_range.hpp), and how its values are segmented (*segments).
+// Flexible calls too (bufcount, buftype): native converts their values in
+// the selection's order, gathered from the buftype when it is not contiguous.
 inline bool query_put_takes_range(int ncid, OpenFile& f, const RequestArgs& a,
                                   exa::convert::SegmentedRange* segments) {
-  if (!query_put_values_known(a)) return false;
+  const bool flexible = a.kind != Kind::kVarm && a.buftype != MPI_DATATYPE_NULL;
+  if (!query_put_values_known(a) && !flexible) return false;
   if (!exa::query::range_wanted_at_put(ncid, a.varid, [&f] { return f.path; }))
     return false;
   exa::query::PutVarShape shape;

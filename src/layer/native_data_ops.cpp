@@ -164,8 +164,9 @@ Status NativeConnector::put(FileState& f, const DataRequest& req) {
   uint8_t* external = as_is || in_place ? static_cast<uint8_t*>(const_cast<void*>(native_values))
                                         : scratch.data();
   Status converted = Status::ok();
-  // The values' range, in the same pass, when the api layer asks for it.
-  convert::SegmentedRange* range = st.is_ok() && plan.nelems > 0 ? put_range_for(req.varid, native_values) : nullptr;
+  // The values' range, in the same pass, when the api layer asks for it
+  // (for the caller's buffer: a flexible put's values gathered from it too).
+  convert::SegmentedRange* range = st.is_ok() && plan.nelems > 0 ? put_range_for(req.varid, req.buf) : nullptr;
   if (in_place)
     convert::swap_to_external_in_place(external, plan.xtype, plan.nelems, range);
   else if (plan.nelems > 0 && !as_is)

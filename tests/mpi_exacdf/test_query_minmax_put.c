@@ -9,7 +9,9 @@
  * write whose values were not seen (a flexible nonblocking put before the
  * first query) leaves its chunk without bounds; posted typed puts (iput,
  * bput) take their range at post and count as written once their wait
- * succeeds (a cancelled one does not), and a later session that wrote
+ * succeeds (a cancelled one does not); flexible puts (bufcount, buftype:
+ * a strided MPI datatype, blocking and posted) take theirs from the values
+ * gathered for the conversion; and a later session that wrote
  * behind the record makes it untrusted: the answers stay those of a scan of
  * the values read back. CDF-5 and the partitioned format. */
 #define _POSIX_C_SOURCE 200809L
@@ -133,13 +135,13 @@ static void run_format(int cmode, const char *name) {
   /* Sidecars of an earlier run's file (NC_CLOBBER leaves them): a put into a
    * variable with a sidecar sees its values even when nonblocking. */
   if (mpi_test_rank == 0)
-    for (int v = 0; v < 2 * NTYPES + 3; ++v) {
+    for (int v = 0; v < 2 * NTYPES + 4; ++v) {
       char sidecar[4096];
       snprintf(sidecar, sizeof sidecar, "%s.exaidx.%d", path, v);
       unlink(sidecar);
     }
   MPI_Barrier(MPI_COMM_WORLD);
-  int ncid, dim, bigdim, own[NTYPES], other[NTYPES], big, e, ie;
+  int ncid, dim, bigdim, own[NTYPES], other[NTYPES], big, e, ie, fx;
   CHECK_OK(ncmpi_create(MPI_COMM_WORLD, path, NC_CLOBBER | cmode, MPI_INFO_NULL, &ncid));
   CHECK_OK(ncmpi_def_dim(ncid, "n", N, &dim));
   CHECK_OK(ncmpi_def_dim(ncid, "nbig", BIG, &bigdim));
@@ -153,6 +155,7 @@ static void run_format(int cmode, const char *name) {
   CHECK_OK(ncmpi_def_var(ncid, "big", NC_FLOAT, 1, &bigdim, &big));
   CHECK_OK(ncmpi_def_var(ncid, "e", NC_DOUBLE, 1, &dim, &e));
   CHECK_OK(ncmpi_def_var(ncid, "ie", NC_FLOAT, 1, &dim, &ie));
+  CHECK_OK(ncmpi_def_var(ncid, "fx", NC_DOUBLE, 1, &dim, &fx));
   CHECK_OK(ncmpi_enddef(ncid));
 
   /* Every variable written whole before any query; bytes at scale 10 (0..75), the others 100. */
@@ -170,11 +173,11 @@ static void run_format(int cmode, const char *name) {
   put_chunks(ncid, e, NC_DOUBLE, NCHUNKS, 100.0);
   {
     /* Rank 0 posts a put of 1e6 into e's chunk 0 whose values no conversion
-     * pass saw (a flexible call, an MPI datatype): that chunk is left without bounds. */
-    MPI_Offset start = 5, count = mpi_test_rank == 0 ? 1 : 0;
+     * pass saw (a mapped call: varm): that chunk is left without bounds. */
+    MPI_Offset start = 5, count = mpi_test_rank == 0 ? 1 : 0, imap = 1;
     double v = 1e6;
     int req;
-    CHECK_OK(ncmpi_iput_vara(ncid, e, &start, &count, &v, count, MPI_DOUBLE, &req));
+    CHECK_OK(ncmpi_iput_varm_double(ncid, e, &start, &count, NULL, &imap, &v, &req));
     int st = NC_NOERR;
     CHECK_OK(ncmpi_wait_all(ncid, 1, &req, &st));
     CHECK_OK(st);
@@ -207,6 +210,33 @@ static void run_format(int cmode, const char *name) {
     CHECK_OK(ncmpi_buffer_detach(ncid));
   }
 
+  {
+    /* fx (double): written only by flexible puts of every other value of a
+     * buffer (MPI_Type_vector, not contiguous) -- blocking into even chunks,
+     * posted into odd ones -- and never queried: the values gathered for
+     * their conversion give their ranges, so the first query skips chunks. */
+    static double strided[2 * CHUNK];
+    int reqs[NCHUNKS], sts[NCHUNKS], n = 0;
+    const MPI_Offset lo = CHUNK * mpi_test_rank / mpi_test_nprocs, hi = CHUNK * (mpi_test_rank + 1) / mpi_test_nprocs;
+    MPI_Datatype every_other;
+    CHECK(MPI_Type_vector((int)(hi - lo), 1, 2, MPI_DOUBLE, &every_other) == MPI_SUCCESS);
+    CHECK(MPI_Type_commit(&every_other) == MPI_SUCCESS);
+    for (int c = 0; c < NCHUNKS; ++c) {
+      MPI_Offset start = (MPI_Offset)c * CHUNK + lo, count = hi - lo;
+      static double posted[NCHUNKS][2 * CHUNK];
+      double *at = c % 2 == 0 ? strided : posted[c];
+      for (MPI_Offset i = 0; i < count; ++i) {
+        at[2 * i] = value_at(start + i, 100.0);
+        at[2 * i + 1] = -1e9; /* skipped by the datatype: never written, never in a range */
+      }
+      if (c % 2 == 0) CHECK_OK(ncmpi_put_vara_all(ncid, fx, &start, &count, at, 1, every_other));
+      else CHECK_OK(ncmpi_iput_vara(ncid, fx, &start, &count, at, 1, every_other, &reqs[n++]));
+    }
+    CHECK_OK(ncmpi_wait_all(ncid, n, reqs, sts));
+    for (int k = 0; k < n; ++k) CHECK_OK(sts[k]);
+    CHECK(MPI_Type_free(&every_other) == MPI_SUCCESS);
+  }
+
   /* The first query of each: only the chunk that straddles is tested. */
   for (int t = 0; t < NTYPES; ++t) {
     const double scale = kTypes[t] == NC_BYTE || kTypes[t] == NC_UBYTE ? 10.0 : 100.0;
@@ -225,6 +255,10 @@ static void run_format(int cmode, const char *name) {
   /* ie: chunk 3 straddles, chunk 7 (cancelled: fill values) has no bounds. */
   expect_tested(check_gt(ncid, ie, N, 325.0, "posted puts"), 2 * CHUNK, "posted puts");
   expect_record(ncid, ie, NCHUNKS, NCHUNKS - 1, "posted puts");
+  /* fx: chunk 3 straddles; every chunk has bounds (the -1e9 between the values are in none). */
+  expect_tested(check_gt(ncid, fx, N, 325.0, "flexible puts"), CHUNK, "flexible puts");
+  expect_record(ncid, fx, NCHUNKS, NCHUNKS, "flexible puts");
+  expect_tested(check_gt(ncid, fx, N, -1.0, "flexible puts, all above"), 0, "flexible puts, all above");
   CHECK_OK(ncmpi_close(ncid));
 
   /* A later process trusts the records (the close gave them the file's fingerprint). */
