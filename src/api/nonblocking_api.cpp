@@ -62,6 +62,28 @@ void varn_request(int varid, int num, MPI_Offset* const* starts, MPI_Offset* con
   r->counts = counts;
 }
 
+// A varn put's conversion at post takes its values' ranges, a segment per
+// subarray (cut at the min/max chunks' rows), when the query layer wants them.
+// (*range: opened in place, where it stays until the call returns.)
+void open_varn_range(int ncid, OpenFile& f, const exa::layer::DataRequest& r, bool put,
+                     std::optional<exa::layer::PutRangeScope>* range) {
+  exa::convert::SegmentedRange segments;
+  if (put && exa::api::query_varn_takes_range(ncid, f, r.varid, r.npieces, r.starts, r.counts, r.buftype,
+                                              r.memtype, &segments))
+    range->emplace(r.varid, r.buf, segments);
+}
+
+// Notes a posted varn put: with the ranges its conversion took, its rows of
+// whole rows count as written once request `id`'s wait succeeds (through a
+// stack that writes at once).
+void note_varn(int ncid, OpenFile& f, const exa::layer::DataRequest& r,
+               const std::optional<exa::layer::PutRangeScope>& range, int id) {
+  const int credit = id != NC_REQ_NULL && f.stack->writes_at_once() ? id : -1;
+  exa::api::note_query_put_varn(ncid, f, r.varid, r.npieces, r.starts, r.counts, r.buf,
+                                r.buftype == MPI_DATATYPE_NULL ? r.memtype : NC_NAT,
+                                range ? range->range() : nullptr, credit);
+}
+
 int post_varn(const char* fn, int ncid, int varid, int num, MPI_Offset* const* starts,
               MPI_Offset* const* counts, const void* buf, MPI_Offset bufcount,
               MPI_Datatype buftype, nc_type memtype, PostKind kind, int* req) {
@@ -69,11 +91,12 @@ int post_varn(const char* fn, int ncid, int varid, int num, MPI_Offset* const* s
     exa::layer::DataRequest r;
     varn_request(varid, num, starts, counts, buf, bufcount, buftype, memtype, &r);
     int id = NC_REQ_NULL;
+    std::optional<exa::layer::PutRangeScope> range;
+    open_varn_range(ncid, f, r, kind != PostKind::kIget, &range);
     Status posted = f.connector->post(*f.state, r, kind, &id);
     if (req) *req = id;
     if ((posted.is_ok() || posted.code() == NC_ERANGE) && kind != PostKind::kIget)
-      exa::api::note_query_put_varn(ncid, f, varid, num, starts, counts, buf,
-                                    buftype == MPI_DATATYPE_NULL ? memtype : NC_NAT);
+      note_varn(ncid, f, r, range, posted.is_ok() ? id : NC_REQ_NULL);
     return posted;
   });
 }
@@ -97,8 +120,11 @@ int blocking_via_requests(const char* fn, int ncid, bool collective, bool post_c
     std::vector<int> ids;
     Status posted = post_all(f, &ids);
     std::vector<int> statuses(ids.size(), NC_NOERR);
+    const std::vector<int> posted_ids = ids;  // (the wait sets each id to NC_REQ_NULL)
     Status waited = f.connector->wait(*f.state, static_cast<int>(ids.size()), ids.data(),
                                       statuses.data(), collective);
+    for (size_t i = 0; i < posted_ids.size(); ++i)  // (a varn put's rows: written whole when it succeeded)
+      exa::query::note_request_done(ncid, posted_ids[i], waited.is_ok() && statuses[i] == NC_NOERR);
     // NC_ERANGE of a post (its request was still posted and done) comes last.
     if (!posted.is_ok() && posted.code() != NC_ERANGE) return posted;
     if (!waited.is_ok()) return waited;
@@ -118,11 +144,12 @@ int varn_blocking(const char* fn, int ncid, int varid, int num, MPI_Offset* cons
     r.blocking = true;
     r.collective = collective;
     int id = NC_REQ_NULL;
+    std::optional<exa::layer::PutRangeScope> range;
+    open_varn_range(ncid, f, r, put, &range);
     Status st = f.connector->post(*f.state, r, put ? PostKind::kIput : PostKind::kIget, &id);
     if (id != NC_REQ_NULL) ids->push_back(id);  // posted, perhaps with NC_ERANGE
     if (id != NC_REQ_NULL && put)  // the arguments are good: the note may read the values
-      exa::api::note_query_put_varn(ncid, f, varid, num, starts, counts, buf,
-                                    buftype == MPI_DATATYPE_NULL ? memtype : NC_NAT);
+      note_varn(ncid, f, r, range, st.is_ok() ? id : NC_REQ_NULL);
     return st;
   });
 }

@@ -73,11 +73,24 @@ inline void note_query_put(int ncid, OpenFile& f, const RequestArgs& a, bool wri
   exa::query::note_put(ncid, a.varid, pc, shape);
 }
 
+// Whether a varn put's conversion should take its values' ranges, and how
+// they are segmented (exa::query::varn_segments).
+inline bool query_varn_takes_range(int ncid, OpenFile& f, int varid, int num, MPI_Offset* const* starts,
+                                   MPI_Offset* const* counts, MPI_Datatype buftype, int memtype,
+                                   exa::convert::SegmentedRange* segments) {
+  if (buftype == MPI_DATATYPE_NULL && memtype == NC_NAT) return false;
+  if (!exa::query::range_wanted_at_put(ncid, varid, [&f] { return f.path; })) return false;
+  exa::query::PutVarShape shape;
+  if (!query_var_shape(f, varid, &shape)) return false;
+  return exa::query::varn_segments(num, starts, counts, shape, segments);
+}
+
 inline void note_query_put_varn(int ncid, OpenFile& f, int varid, int num, MPI_Offset* const* starts,
-                                MPI_Offset* const* counts, const void* buf, int memtype) {
+                                MPI_Offset* const* counts, const void* buf, int memtype,
+                                const exa::convert::SegmentedRange* seen = nullptr, int request = -1) {
   exa::query::PutVarShape shape;
   if (!query_var_shape(f, varid, &shape)) return;
-  exa::query::note_put_varn(ncid, varid, num, starts, counts, buf, memtype, shape);
+  exa::query::note_put_varn(ncid, varid, num, starts, counts, buf, memtype, shape, seen, request);
 }
 
 }  // namespace exa::api

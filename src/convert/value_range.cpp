@@ -231,7 +231,10 @@ void SegmentedRange::add(const void* p, nc_type t, int64_t m, bool external) {
   while (m > 0) {
     size_t k = 0;
     int64_t end = INT64_MAX;  // where segment k ends
-    if (every_ > 0 && seen_ >= first_) {
+    if (!ends_.empty()) {
+      k = static_cast<size_t>(std::upper_bound(ends_.begin(), ends_.end(), seen_) - ends_.begin());
+      end = k < ends_.size() ? ends_[k] : INT64_MAX;
+    } else if (every_ > 0 && seen_ >= first_) {
       k = 1 + static_cast<size_t>((seen_ - first_) / every_);
       end = first_ + static_cast<int64_t>(k) * every_;
     } else if (every_ > 0) {

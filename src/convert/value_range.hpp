@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "exacdf_nc_constants.h"
@@ -35,6 +36,14 @@ class SegmentedRange {
  public:
   explicit SegmentedRange(int64_t first = 0, int64_t every = 0)
       : first_(every > 0 && first <= 0 ? every : first), every_(every) {}
+  // Segments of any lengths: segment k ends after ends[k] values (ends
+  // increasing; a varn put's subarrays, say). Values past the last end make
+  // one more segment.
+  static SegmentedRange with_ends(std::vector<int64_t> ends) {
+    SegmentedRange r;
+    r.ends_ = std::move(ends);
+    return r;
+  }
   // Widens the segments by the next m values at p (native or external order).
   void add_native(const void* p, nc_type t, int64_t m) { add(p, t, m, false); }
   void add_external(const void* p, nc_type t, int64_t m) { add(p, t, m, true); }
@@ -46,6 +55,7 @@ class SegmentedRange {
  private:
   void add(const void* p, nc_type t, int64_t m, bool external);
   int64_t first_, every_, seen_ = 0;
+  std::vector<int64_t> ends_;  // (with_ends)
   std::vector<ValueRange> segs_;
 };
 

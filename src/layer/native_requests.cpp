@@ -45,8 +45,8 @@ Status convert_put(PendingRequest& r, MPI_Datatype buftype, BufferPool& pool) {
   r.external = pool.take(static_cast<size_t>(r.nelems * r.geo.xsize));
   if (r.nelems == 0) return Status::ok();
   // The values' range, in the same pass, when the api layer asks for it
-  // (for the caller's buffer: a flexible put's values gathered from it too;
-  // a varn request's pieces are not segmented by rows, so it asks for none).
+  // (for the caller's buffer: a flexible put's values gathered from it too,
+  // a varn request's values of all its pieces, one after the other).
   convert::SegmentedRange* range = put_range_for(r.varid, r.buf);
   return convert::to_external(values, r.memtype, r.xtype, r.nelems, r.external.data(), r.cdf5,
                               r.erange, range);

@@ -11,7 +11,8 @@
  * bput) take their range at post and count as written once their wait
  * succeeds (a cancelled one does not); flexible puts (bufcount, buftype:
  * a strided MPI datatype, blocking and posted) take theirs from the values
- * gathered for the conversion; and a later session that wrote
+ * gathered for the conversion; varn puts (blocking, iput, bput: several
+ * chunks' shares in one call) a range per subarray; and a later session that wrote
  * behind the record makes it untrusted: the answers stay those of a scan of
  * the values read back. CDF-5 and the partitioned format. */
 #define _POSIX_C_SOURCE 200809L
@@ -135,13 +136,13 @@ static void run_format(int cmode, const char *name) {
   /* Sidecars of an earlier run's file (NC_CLOBBER leaves them): a put into a
    * variable with a sidecar sees its values even when nonblocking. */
   if (mpi_test_rank == 0)
-    for (int v = 0; v < 2 * NTYPES + 4; ++v) {
+    for (int v = 0; v < 2 * NTYPES + 5; ++v) {
       char sidecar[4096];
       snprintf(sidecar, sizeof sidecar, "%s.exaidx.%d", path, v);
       unlink(sidecar);
     }
   MPI_Barrier(MPI_COMM_WORLD);
-  int ncid, dim, bigdim, own[NTYPES], other[NTYPES], big, e, ie, fx;
+  int ncid, dim, bigdim, own[NTYPES], other[NTYPES], big, e, ie, fx, vn;
   CHECK_OK(ncmpi_create(MPI_COMM_WORLD, path, NC_CLOBBER | cmode, MPI_INFO_NULL, &ncid));
   CHECK_OK(ncmpi_def_dim(ncid, "n", N, &dim));
   CHECK_OK(ncmpi_def_dim(ncid, "nbig", BIG, &bigdim));
@@ -156,6 +157,7 @@ static void run_format(int cmode, const char *name) {
   CHECK_OK(ncmpi_def_var(ncid, "e", NC_DOUBLE, 1, &dim, &e));
   CHECK_OK(ncmpi_def_var(ncid, "ie", NC_FLOAT, 1, &dim, &ie));
   CHECK_OK(ncmpi_def_var(ncid, "fx", NC_DOUBLE, 1, &dim, &fx));
+  CHECK_OK(ncmpi_def_var(ncid, "vn", NC_FLOAT, 1, &dim, &vn));
   CHECK_OK(ncmpi_enddef(ncid));
 
   /* Every variable written whole before any query; bytes at scale 10 (0..75), the others 100. */
@@ -237,6 +239,41 @@ static void run_format(int cmode, const char *name) {
     CHECK(MPI_Type_free(&every_other) == MPI_SUCCESS);
   }
 
+  {
+    /* vn (float): written only by varn calls, each rank its share of four
+     * chunks per call -- chunks 0, 2, 4, 6 by a blocking put_varn of doubles,
+     * 1 and 3 by an iput_varn of floats, 5 and 7 by a bput_varn -- and never
+     * queried: each subarray's range is taken in the conversion. */
+    static double dv[4 * CHUNK];
+    static float fv[2][2 * CHUNK];
+    MPI_Offset starts_v[4][1], counts_v[4][1];
+    MPI_Offset *sp[4], *cp[4];
+    const MPI_Offset lo = CHUNK * mpi_test_rank / mpi_test_nprocs, hi = CHUNK * (mpi_test_rank + 1) / mpi_test_nprocs;
+    for (int k = 0; k < 4; ++k) sp[k] = starts_v[k], cp[k] = counts_v[k];
+    int reqs[2], sts[2];
+    CHECK_OK(ncmpi_buffer_attach(ncid, (MPI_Offset)sizeof fv[1]));
+    for (int call = 0; call < 3; ++call) {
+      const int first = call == 0 ? 0 : call == 1 ? 1 : 5, step = call == 0 ? 2 : 2, n = call == 0 ? 4 : 2;
+      MPI_Offset at = 0;
+      for (int k = 0; k < n; ++k) {
+        const int c = first + step * k;
+        starts_v[k][0] = (MPI_Offset)c * CHUNK + lo;
+        counts_v[k][0] = hi - lo;
+        for (MPI_Offset i = 0; i < hi - lo; ++i, ++at) {
+          if (call == 0) dv[at] = value_at(starts_v[k][0] + i, 100.0);
+          else fv[call - 1][at] = (float)value_at(starts_v[k][0] + i, 100.0);
+        }
+      }
+      if (call == 0) CHECK_OK(ncmpi_put_varn_double_all(ncid, vn, n, sp, cp, dv));
+      else if (call == 1) CHECK_OK(ncmpi_iput_varn_float(ncid, vn, n, sp, cp, fv[0], &reqs[0]));
+      else CHECK_OK(ncmpi_bput_varn_float(ncid, vn, n, sp, cp, fv[1], &reqs[1]));
+    }
+    CHECK_OK(ncmpi_wait_all(ncid, 2, reqs, sts));
+    CHECK_OK(sts[0]);
+    CHECK_OK(sts[1]);
+    CHECK_OK(ncmpi_buffer_detach(ncid));
+  }
+
   /* The first query of each: only the chunk that straddles is tested. */
   for (int t = 0; t < NTYPES; ++t) {
     const double scale = kTypes[t] == NC_BYTE || kTypes[t] == NC_UBYTE ? 10.0 : 100.0;
@@ -259,6 +296,9 @@ static void run_format(int cmode, const char *name) {
   expect_tested(check_gt(ncid, fx, N, 325.0, "flexible puts"), CHUNK, "flexible puts");
   expect_record(ncid, fx, NCHUNKS, NCHUNKS, "flexible puts");
   expect_tested(check_gt(ncid, fx, N, -1.0, "flexible puts, all above"), 0, "flexible puts, all above");
+  /* vn: chunk 3 straddles; every chunk has the bounds of its own subarrays. */
+  expect_tested(check_gt(ncid, vn, N, 325.0, "varn puts"), CHUNK, "varn puts");
+  expect_record(ncid, vn, NCHUNKS, NCHUNKS, "varn puts");
   CHECK_OK(ncmpi_close(ncid));
 
   /* A later process trusts the records (the close gave them the file's fingerprint). */

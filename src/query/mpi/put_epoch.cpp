@@ -293,11 +293,92 @@ convert::SegmentedRange put_segments(const PutCall& c, const PutVarShape& shape)
                                  static_cast<int64_t>(chunk_rows * row));
 }
 
+namespace {
+
+// One segment of a varn put's values: they end after `end` values and lie
+// in rows [row0, row1) of dimension 0.
+struct VarnSegment {
+  int64_t end = 0;
+  uint64_t row0 = 0, row1 = 0;
+  bool whole = false;  // every value of those rows
+};
+
+// The segments of a varn put (varn_segments); false when a piece is bad.
+bool varn_pieces(int num, MPI_Offset* const* starts, MPI_Offset* const* counts, const PutVarShape& shape,
+                 std::vector<VarnSegment>* out) {
+  const int nd = shape.ndims;
+  const std::vector<MPI_Offset>& dims = shape.dims;
+  if (num < 0 || (num > 0 && starts == nullptr) || nd == 0 || dims.size() != static_cast<size_t>(nd)) return false;
+  uint64_t row = 1;
+  for (int d = 1; d < nd; ++d) row *= static_cast<uint64_t>(std::max<MPI_Offset>(dims[static_cast<size_t>(d)], 0));
+  const uint64_t chunk_rows = std::max<uint64_t>(1, minmax_chunk_elems() / std::max<uint64_t>(row, 1));
+  int64_t at = 0;
+  for (int i = 0; i < num; ++i) {
+    if (starts[i] == nullptr || starts[i][0] < 0) return false;
+    uint64_t k = 1;
+    MPI_Offset c0 = 1;
+    bool whole = true;
+    for (int d = 0; d < nd; ++d) {
+      const MPI_Offset c = counts != nullptr && counts[i] != nullptr ? counts[i][d] : 1;
+      if (c < 0) return false;
+      k *= static_cast<uint64_t>(c);
+      if (d == 0) c0 = c;
+      else whole = whole && starts[i][d] == 0 && c == dims[static_cast<size_t>(d)];
+    }
+    if (k == 0) continue;
+    MPI_Offset end = 0;
+    if (__builtin_add_overflow(starts[i][0], c0, &end) || k > (uint64_t{1} << 62)) return false;
+    const uint64_t r0 = static_cast<uint64_t>(starts[i][0]), r1 = static_cast<uint64_t>(end);
+    if (!whole || row == 0 || chunk_rows > (uint64_t{1} << 62) / row) {
+      at += static_cast<int64_t>(k);
+      out->push_back({at, r0, r1, false});
+      continue;
+    }
+    for (uint64_t r = r0; r < r1;) {  // whole rows: cut at the chunks' rows
+      const uint64_t next = std::min(r1, (r / chunk_rows + 1) * chunk_rows);
+      at += static_cast<int64_t>((next - r) * row);
+      out->push_back({at, r, next, true});
+      r = next;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool varn_segments(int num, MPI_Offset* const* starts, MPI_Offset* const* counts, const PutVarShape& shape,
+                   convert::SegmentedRange* out) {
+  std::vector<VarnSegment> segs;
+  if (!varn_pieces(num, starts, counts, shape, &segs) || segs.empty()) return false;
+  std::vector<int64_t> ends;
+  for (const VarnSegment& s : segs) ends.push_back(s.end);
+  *out = convert::SegmentedRange::with_ends(std::move(ends));
+  return true;
+}
+
 void note_put_varn(int ncid, int varid, int num, MPI_Offset* const* starts, MPI_Offset* const* counts,
-                   const void* buf, int memtype, const PutVarShape& shape) {
+                   const void* buf, int memtype, const PutVarShape& shape, const convert::SegmentedRange* seen,
+                   int request) {
   const int nd = shape.ndims, vtype = shape.vtype;
   if (num < 0 || (num > 0 && starts == nullptr)) return note_put(ncid, varid);
   if (nd == 0 || num == 0) return;
+  std::vector<VarnSegment> segs;
+  if (seen != nullptr && varn_pieces(num, starts, counts, shape, &segs) && !segs.empty() &&
+      seen->size() == segs.back().end && seen->segments().size() == segs.size()) {
+    // The conversion took each segment's range: a record per segment; those
+    // of whole rows count as written whole once the request's wait succeeds.
+    std::vector<PutRecord> whole;
+    for (size_t k = 0; k < segs.size(); ++k) {
+      PutRecord r{segs[k].row0, segs[k].row1, stored_bounds(seen->segments()[k]), false};
+      add(ncid, varid, r);
+      r.whole_rows = true;
+      if (segs[k].whole) whole.push_back(r);
+    }
+    if (request < 0 || whole.empty()) return;
+    std::lock_guard<std::mutex> lock(g_mutex);
+    g_posted[{ncid, request}] = {varid, std::move(whole)};
+    return;
+  }
   uint64_t n = 0;
   std::vector<PutRecord> rows;
   for (int i = 0; i < num; ++i) {

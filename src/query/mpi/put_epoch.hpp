@@ -77,9 +77,19 @@ void note_request_done(int ncid, int request, bool succeeded);
 void forget_requests(int ncid);
 // A put whose region and values are not known (mput, vard, ...).
 void note_put(int ncid, int varid);
-// varn: num pieces, their values back to back in buf.
+// varn: num pieces, their values back to back in buf; seen: the ranges its
+// conversion took (segmented by varn_segments), or null (then the values
+// are read here when ranges are wanted and memtype is known); request: as
+// PutCall::request (with seen: its pieces of whole rows count as written
+// whole once its wait succeeds).
 void note_put_varn(int ncid, int varid, int num, MPI_Offset* const* starts, MPI_Offset* const* counts,
-                   const void* buf, int memtype, const PutVarShape& shape);
+                   const void* buf, int memtype, const PutVarShape& shape,
+                   const convert::SegmentedRange* seen = nullptr, int request = -1);
+// How a varn put's values are segmented for their ranges: a segment per
+// piece, a piece of whole rows cut at the min/max chunks' rows; false when
+// the pieces are not all good (the put then fails or is noted whole).
+bool varn_segments(int num, MPI_Offset* const* starts, MPI_Offset* const* counts, const PutVarShape& shape,
+                   convert::SegmentedRange* out);
 
 // The records of (ncid, varid) since the last take, removed.
 std::vector<PutRecord> take_puts(int ncid, int varid);
