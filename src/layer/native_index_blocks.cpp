@@ -299,6 +299,8 @@ Status commit_headers(NativeFile& nf, const std::vector<std::pair<int, std::vect
   EXA_RETURN_IF_ERROR(io::agree(nf.comm(), check_writable(nf)));
   pf::IndexTable table;
   EXA_RETURN_IF_ERROR(load_whole_index(nf, &table));
+  const std::vector<pf::BlockEntry> loaded = table.blocks;  // as the committed table lists them
+  const pf::Superblock committed = nf.superblock;
   double now = 0;
   EXA_RETURN_IF_ERROR(io::agree(nf.comm(), reuse_clock(nf, &now)));
   std::vector<std::pair<uint64_t, uint64_t>> unreferenced;
@@ -311,7 +313,6 @@ Status commit_headers(NativeFile& nf, const std::vector<std::pair<int, std::vect
     if (gone) unreferenced.emplace_back(e.offset, e.size);
     return gone;
   });
-  unreferenced.emplace_back(nf.superblock.index_offset, nf.superblock.index_size);
   std::vector<uint8_t> blob;
   std::set<std::string> added;  // the new entries (their offsets from the blob's start)
   for (const auto& [varid, bytes] : headers) {
@@ -333,7 +334,24 @@ Status commit_headers(NativeFile& nf, const std::vector<std::pair<int, std::vect
   // depend on offsets): released space when it holds them.
   std::sort(table.blocks.begin(), table.blocks.end(),
             [](const pf::BlockEntry& x, const pf::BlockEntry& y) { return x.path < y.path; });
-  std::vector<uint8_t> bytes = pf::encode_index(table, pf::kIndexPageEntries, &nsb.index_head_size);
+  // Kept pages (flag 16): when the records stay, only the pages whose
+  // entries change are written (those of index blocks, the table's last),
+  // if the pages of the committed table are known and page it alike.
+  const std::vector<pf::PageRef> old_pages = nf.index->placement();
+  std::vector<bool> rewrite;
+  bool keep = !old_pages.empty() && pf::can_keep_pages(table, old_pages);
+  if (keep) {
+    rewrite.assign(old_pages.size(), false);
+    for (size_t b = 0; b < table.blocks.size(); ++b)
+      if (b >= loaded.size() || !(loaded[b] == table.blocks[b])) rewrite[b / pf::kIndexPageEntries] = true;
+    keep = std::find(rewrite.begin(), rewrite.end(), false) != rewrite.end();
+  }
+  std::vector<pf::PageRef> placed;
+  auto encode_table = [&](bool keeping, uint64_t at) {
+    return keeping ? pf::encode_index_keeping(table, at, old_pages, rewrite, &nsb.index_head_size, &placed)
+                   : pf::encode_index_placed(table, at, &nsb.index_head_size, &placed);
+  };
+  std::vector<uint8_t> bytes = encode_table(keep, uint64_t(pf::kFirstRegion));  // (its size: offsets do not change it)
   format::ReusableSpace& space = index_space(nf);
   format::ReusableSpace trial = space;
   const int64_t blob_reused = blob.empty() ? -1 : trial.take(int64_t(blob.size()), nsb.generation, now);
@@ -357,15 +375,16 @@ Status commit_headers(NativeFile& nf, const std::vector<std::pair<int, std::vect
   RecordMove move;
   const std::vector<pf::BlockEntry> before = move_records ? table.blocks : std::vector<pf::BlockEntry>();
   if (move_records) EXA_RETURN_IF_ERROR(plan_record_move(nf, &table, &move, &cursor));
-  nsb.kept_pages = false;  // the whole table, packed
-  bytes = pf::encode_index(table, pf::kIndexPageEntries, &nsb.index_head_size);
-  nsb.index_size = bytes.size();
+  keep = keep && !move_records;  // (a record move changes the pages of the blocks it rewrites)
   const bool table_released = in_released && table_reused >= 0;
   nsb.index_offset = table_released ? uint64_t(table_reused) : cursor;
+  bytes = encode_table(keep, nsb.index_offset);
+  nsb.kept_pages = keep;
+  nsb.index_size = bytes.size();
   if (!table_released) cursor += nsb.index_size;
   nsb.file_end = cursor > start ? cursor : std::max(nf.superblock.file_end, nf.index_store_end);
   int64_t delta = 0;
-  if (move_records) EXA_RETURN_IF_ERROR(finish_record_move(nf, &nsb, &table, &move, &delta, &bytes));
+  if (move_records) EXA_RETURN_IF_ERROR(finish_record_move(nf, &nsb, &table, &move, &delta, &bytes, &placed));
   nsb.index_crc = crc32c(bytes.data(), size_t(nsb.index_head_size));
   nsb.nblocks = table.blocks.size();
   nsb.index_blocks = has_index_blocks(table);
@@ -382,10 +401,18 @@ Status commit_headers(NativeFile& nf, const std::vector<std::pair<int, std::vect
   nf.superblock = nsb;
   for (uint64_t b : move.blocks)  // (every rank knows their positions)
     unreferenced.emplace_back(before[size_t(b)].offset, before[size_t(b)].size);
+  if (keep) {  // the old head and the pages replaced (kept pages are still referenced)
+    unreferenced.emplace_back(committed.index_offset, committed.index_head_size);
+    for (size_t k = 0; k < rewrite.size(); ++k)
+      if (rewrite[k]) unreferenced.emplace_back(old_pages[k].offset, old_pages[k].size);
+  } else {  // the old table region (pages an older commit kept outside it stay unused)
+    unreferenced.emplace_back(committed.index_offset, committed.index_size);
+  }
   release_disjoint(&space, std::move(unreferenced), nsb.generation, now);
   // In place: a lazy dataset shares the index (metadata blocks keep their
   // positions: index blocks sort last).
   *nf.index = pf::PagedIndex(nsb, table);
+  nf.index->set_placement(placed);  // (the next commit may keep pages)
   if (move_records) adopt_record_move(nf, table, delta);
   note_committed_end(nf);
   nf.index_store_end = 0;
