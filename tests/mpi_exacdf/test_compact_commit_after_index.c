@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "mpi_test.h"
+#include "superblock_probe.h"
 
 #define NB 1100 /* blocks /b0000 ... /b1099 of one compact variable: three pages */
 #define NF 20000 /* elements of /big/f: not compact (80,000 bytes) */
@@ -27,27 +28,6 @@ static long long all_ranks(long long mine) {
 
 static int value(int b, int e) { return 1000 * b + e; }
 
-/* Flag 16 of the current superblock (the slot with the larger generation). */
-static int kept_pages(const char *path) {
-  int kept = 0;
-  if (rank == 0) {
-    unsigned char s[2][128];
-    FILE *f = fopen(path, "rb");
-    CHECK(f != NULL);
-    if (f) {
-      CHECK(fread(s[0], 1, 128, f) == 128);
-      CHECK(fseek(f, 512, SEEK_SET) == 0);
-      CHECK(fread(s[1], 1, 128, f) == 128);
-      fclose(f);
-      unsigned long long g[2] = {0, 0};
-      for (int k = 0; k < 2; k++)
-        for (int i = 16; i < 24; i++) g[k] = g[k] << 8 | s[k][i];
-      kept = ((g[1] > g[0] ? s[1] : s[0])[15] & 16) != 0;
-    }
-  }
-  MPI_Bcast(&kept, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  return kept;
-}
 
 /* Rank nprocs - 1 writes block b's variable, then a sync commits it:
  * returns the metadata bytes every rank wrote. */
@@ -111,11 +91,11 @@ int main(int argc, char **argv) {
   CHECK_OK(exa_index_create(ncid, f, "bins=16;chunk=1024"));
   CHECK_OK(exa_inq_blocks(ncid, &blocks_after));
   CHECK(blocks_after == blocks_before + 1); /* an index block, inside the file */
-  CHECK(!kept_pages(path)); /* the index build wrote the whole table */
+  CHECK(!superblock_flag_set(path, 16u)); /* the index build wrote the whole table */
   /* Blocks 700 and 600 are listed on page 1; the first commit after the
    * build keeps pages 0 and 2 as the second does. */
   const long long first = change_and_sync(ncid, 700, -700);
-  CHECK(kept_pages(path));
+  CHECK(superblock_flag_set(path, 16u));
   const long long second = change_and_sync(ncid, 600, -600);
   CHECK(first == second);
   if (first != second && rank == 0) fprintf(stderr, "after the build %lld bytes, then %lld\n", first, second);

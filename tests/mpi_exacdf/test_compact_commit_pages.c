@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "mpi_test.h"
+#include "superblock_probe.h"
 
 #define NB 1100  /* blocks /b0000 ... /b1099, and the root "/" */
 #define PATH_LEN 6 /* "/b0000" */
@@ -55,28 +56,6 @@ static long long page_of_block(int b) { return (b + 1) / PAGE; }
 
 static int value(int b, int e) { return 1000 * b + e; }
 
-/* The flags of the current superblock (the slot with the larger generation). */
-static unsigned current_flags(const char *path) {
-  unsigned flags = 0;
-  if (rank == 0) {
-    unsigned char s[2][128];
-    FILE *f = fopen(path, "rb");
-    CHECK(f != NULL);
-    if (f) {
-      CHECK(fread(s[0], 1, 128, f) == 128);
-      CHECK(fseek(f, 512, SEEK_SET) == 0);
-      CHECK(fread(s[1], 1, 128, f) == 128);
-      fclose(f);
-      unsigned long long g[2] = {0, 0};
-      for (int k = 0; k < 2; k++)
-        for (int i = 16; i < 24; i++) g[k] = g[k] << 8 | s[k][i];
-      const unsigned char *cur = g[1] > g[0] ? s[1] : s[0];
-      flags = (unsigned)cur[12] << 24 | (unsigned)cur[13] << 16 | (unsigned)cur[14] << 8 | cur[15];
-    }
-  }
-  MPI_Bcast(&flags, 1, MPI_UNSIGNED, 0, MPI_COMM_WORLD);
-  return flags;
-}
 
 /* changed[b] != 0: block b's variable holds changed[b] + e. */
 static void check_all(const char *path, const int *changed) {
@@ -160,13 +139,13 @@ int main(int argc, char **argv) {
   /* Every block has the same size (the same names' lengths, the same data). */
   const long long block_bytes = (bytes - table_size() - SUPERBLOCK) / NB;
   CHECK(bytes == NB * block_bytes + table_size() + SUPERBLOCK);
-  CHECK((current_flags(path) & 16u) == 0); /* the whole table, packed: the layout before flag 16 */
+  CHECK(!superblock_flag_set(path, 16u)); /* the whole table, packed: the layout before flag 16 */
   check_all(path, changed);
 
   /* Reopened (the old layout): one variable of page 1. */
   CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_WRITE, MPI_INFO_NULL, &ncid));
   change_one(ncid, 700, -700, changed, block_bytes, 1);
-  CHECK((current_flags(path) & 16u) != 0);
+  CHECK(superblock_flag_set(path, 16u));
   check_all(path, changed);
 
   /* Page 2, then page 1 again, on one handle: the placement each commit left. */
@@ -188,11 +167,11 @@ int main(int argc, char **argv) {
   CHECK_OK(ncmpi_def_dim(ncid, "/z/n", 2, &d));
   CHECK_OK(ncmpi_def_var(ncid, "/z/new", NC_INT, 1, &d, &v));
   CHECK_OK(ncmpi_enddef(ncid));
-  CHECK((current_flags(path) & 16u) == 0); /* the redef wrote the whole table */
+  CHECK(!superblock_flag_set(path, 16u)); /* the redef wrote the whole table */
   int two[2] = {7, 8}, back[2] = {0, 0};
   CHECK_OK(ncmpi_put_var_int_all(ncid, v, two));
   CHECK_OK(ncmpi_close(ncid));
-  CHECK((current_flags(path) & 16u) != 0); /* and its close kept the pages it did not change */
+  CHECK(superblock_flag_set(path, 16u)); /* and its close kept the pages it did not change */
   check_all(path, changed);
   CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_NOWRITE, MPI_INFO_NULL, &ncid));
   CHECK_OK(ncmpi_inq_varid(ncid, "/z/new", &v));
@@ -214,7 +193,7 @@ int main(int argc, char **argv) {
   CHECK_OK(ncmpi_enddef(ncid));
   static int none[NB];
   change_one(ncid, 1090, -1090, none, block_bytes, 1);
-  CHECK((current_flags(fresh) & 16u) != 0);
+  CHECK(superblock_flag_set(fresh, 16u));
   CHECK_OK(ncmpi_open(MPI_COMM_WORLD, fresh, NC_NOWRITE, MPI_INFO_NULL, &ncid));
   CHECK_OK(ncmpi_begin_indep_data(ncid));
   int bad = 0;

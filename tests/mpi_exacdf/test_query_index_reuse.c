@@ -26,6 +26,7 @@
 #include <exacdf.h>
 
 #include "mpi_test.h"
+#include "superblock_probe.h"
 
 #define COLS 8
 #define GROUPS 24 /* record variables in blocks of their own: a record move rewrites them all */
@@ -173,29 +174,6 @@ static long long file_size(const char *path) {
   return n;
 }
 
-/* The flags of the current superblock (the valid slot of the larger
- * generation; docs/format.md "Superblock"), on every rank. */
-static unsigned superblock_flags(const char *path) {
-  unsigned flags = 0;
-  if (mpi_test_rank == 0) {
-    unsigned char b[1024];
-    FILE *fp = fopen(path, "rb");
-    CHECK(fp != NULL && fread(b, 1, sizeof b, fp) == sizeof b);
-    if (fp) fclose(fp);
-    unsigned long long best = 0;
-    for (int slot = 0; slot < 2; ++slot) {
-      const unsigned char *s = b + 512 * slot;
-      unsigned long long gen = 0;
-      for (int i = 0; i < 8; ++i) gen = gen << 8 | s[16 + i];
-      if (gen > best) {
-        best = gen;
-        flags = (unsigned)s[12] << 24 | (unsigned)s[13] << 16 | (unsigned)s[14] << 8 | s[15];
-      }
-    }
-  }
-  MPI_Bcast(&flags, 1, MPI_UNSIGNED, 0, MPI_COMM_WORLD);
-  return flags;
-}
 
 /* Crash runs (tool.query_index_reuse, one rank): EXA_REUSE_CRASH=K kills
  * the writer (SIGKILL) at the Kth I/O event of the update of round
@@ -304,7 +282,7 @@ int main(int argc, char **argv) {
   CHECK_OK(ncmpi_close(xs[1].ncid));
   /* The last commit kept page 0 of the table (flag 16), wrote the page of
    * the index block, and the close kept it so. */
-  CHECK((superblock_flags(reuse) & 16) != 0);
+  CHECK(superblock_flag_set(reuse, 16u));
 
   /* Reopened: the index is current and answers as the scan does (page 0
    * read where an older commit wrote it). */

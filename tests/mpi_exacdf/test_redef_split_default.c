@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "mpi_test.h"
+#include "superblock_probe.h"
 
 #define W 256  /* ints of a's record: 1 KiB */
 #define NREC 200
@@ -24,30 +25,6 @@ static int rank, nprocs;
 
 static int fa(int rec, int i) { return rec * 1000 + i; }
 static int fb(int rec) { return -rec - 1; }
-
-static uint64_t be(const unsigned char *p, int n) {
-  uint64_t v = 0;
-  for (int i = 0; i < n; i++) v = v << 8 | p[i];
-  return v;
-}
-
-/* The flags of the current superblock (the slot with the larger
- * generation), read on rank 0 from the raw bytes; -1 if unreadable. */
-static long long current_flags(const char *path) {
-  long long flags = -1;
-  if (rank == 0) {
-    unsigned char slots[1024];
-    FILE *fp = fopen(path, "rb");
-    if (fp && fread(slots, 1, sizeof slots, fp) == sizeof slots) {
-      const unsigned char *s0 = slots, *s1 = slots + 512;
-      const int use1 = s1[0] == 0x89 && be(s1 + 16, 8) > be(s0 + 16, 8);
-      flags = (long long)be((use1 ? s1 : s0) + 12, 4);
-    }
-    if (fp) fclose(fp);
-  }
-  MPI_Bcast(&flags, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
-  return flags;
-}
 
 static long long file_size(const char *path) {
   long long size = 0;
@@ -116,13 +93,13 @@ static long long add_record_var(const char *path, const char *hint, unsigned cha
   put_a(ncid, 0, NREC);
   CHECK_OK(ncmpi_close(ncid));
   /* no redef yet: no sections, also after an open for writing and a redef that changes nothing */
-  CHECK(current_flags(path) == 0);
+  CHECK(superblock_current_flags(path) == 0);
   CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_WRITE, MPI_INFO_NULL, &ncid));
   check_values(ncid, NREC, 0, b_written);
   CHECK_OK(ncmpi_redef(ncid));
   CHECK_OK(ncmpi_enddef(ncid));
   CHECK_OK(ncmpi_close(ncid));
-  CHECK(current_flags(path) == 0);
+  CHECK(superblock_current_flags(path) == 0);
   const long long before = file_size(path);
   if (hint) {
     MPI_Info_create(&info);
@@ -166,7 +143,7 @@ static void no_records_no_sections(const char *path) {
   CHECK_OK(ncmpi_enddef(ncid));
   put_a(ncid, 0, 2);
   CHECK_OK(ncmpi_close(ncid));
-  CHECK(current_flags(path) == 0);
+  CHECK(superblock_current_flags(path) == 0);
 }
 
 int main(int argc, char **argv) {
@@ -176,10 +153,10 @@ int main(int argc, char **argv) {
   static unsigned char written_split[NREC + 8], written_copy[NREC + 8];
   const char *split_path = mpi_test_path("redef_split_default.nc");
   const long long split = add_record_var(split_path, NULL, written_split);
-  CHECK(current_flags(split_path) == FLAG_SECTIONS);
+  CHECK(superblock_current_flags(split_path) == FLAG_SECTIONS);
   const char *copy_path = mpi_test_path("redef_split_copy.nc");
   const long long copy = add_record_var(copy_path, "copy", written_copy);
-  CHECK(current_flags(copy_path) == 0);
+  CHECK(superblock_current_flags(copy_path) == 0);
   if (rank == 0)
     printf("redef adding a record variable to %d records of %d bytes: the file grew by %lld bytes (default), "
            "%lld (exa_redef_records=copy)\n", NREC, W * 4, split, copy);

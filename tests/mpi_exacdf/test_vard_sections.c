@@ -20,28 +20,8 @@
 static int rank, nprocs;
 
 #include "vard_records_scenario.h"
+#include "superblock_probe.h"
 
-/* Whether the current superblock (the slot of the larger generation) has
- * flag 2, record sections: read on rank 0 from the raw bytes. */
-static int has_sections(const char *path) {
-  int yes = 0;
-  if (rank == 0) {
-    unsigned char slots[1024];
-    FILE *fp = fopen(path, "rb");
-    if (fp && fread(slots, 1, sizeof slots, fp) == sizeof slots) {
-      uint64_t gen[2] = {0, 0}, flags[2] = {0, 0};
-      for (int s = 0; s < 2; s++)
-        for (int k = 0; k < 8; k++) {
-          gen[s] = gen[s] << 8 | slots[512 * s + 16 + k];
-          if (k < 4) flags[s] = flags[s] << 8 | slots[512 * s + 12 + k];
-        }
-      yes = (int)(flags[slots[512] == 0x89 && gen[1] > gen[0]] & 2u) != 0;
-    }
-    if (fp) fclose(fp);
-  }
-  MPI_Bcast(&yes, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  return yes;
-}
 
 /* A file type reaching before record 0: NC_EINVALCOORDS (bytes no section
  * holds: tests/unit/test_record_runs.cpp). */
@@ -219,7 +199,7 @@ int main(int argc, char **argv) {
   scenario(classic, NC_64BIT_DATA);
   const char *split = mpi_test_path("vard_sections.nc");
   scenario(split, EXA_FORMAT_PARTITIONED);
-  CHECK(has_sections(split));
+  CHECK(superblock_flag_set(split, 2u));
   compare_types(classic, split);
   refused(split);
   partitioned_reach(mpi_test_path("vard_reach.nc"));
