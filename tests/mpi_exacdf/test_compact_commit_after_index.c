@@ -28,7 +28,6 @@ static long long all_ranks(long long mine) {
 
 static int value(int b, int e) { return 1000 * b + e; }
 
-
 /* Rank nprocs - 1 writes block b's variable, then a sync commits it:
  * returns the metadata bytes every rank wrote. */
 static long long change_and_sync(int ncid, int b, int first) {

@@ -56,7 +56,6 @@ static long long page_of_block(int b) { return (b + 1) / PAGE; }
 
 static int value(int b, int e) { return 1000 * b + e; }
 
-
 /* changed[b] != 0: block b's variable holds changed[b] + e. */
 static void check_all(const char *path, const int *changed) {
   int ncid, v, got[3];

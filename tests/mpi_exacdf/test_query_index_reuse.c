@@ -174,7 +174,6 @@ static long long file_size(const char *path) {
   return n;
 }
 
-
 /* Crash runs (tool.query_index_reuse, one rank): EXA_REUSE_CRASH=K kills
  * the writer (SIGKILL) at the Kth I/O event of the update of round
  * CRASH_ROUND, a commit that writes into released space (0: no kill; prints

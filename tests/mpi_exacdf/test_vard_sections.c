@@ -22,7 +22,6 @@ static int rank, nprocs;
 #include "vard_records_scenario.h"
 #include "superblock_probe.h"
 
-
 /* A file type reaching before record 0: NC_EINVALCOORDS (bytes no section
  * holds: tests/unit/test_record_runs.cpp). */
 static void refused(const char *path) {
