@@ -401,6 +401,22 @@ bool kept_pages_match(const IndexTable& index, uint32_t page_entries, const std:
   return true;
 }
 
+// The head's page directory: one reference per page, then their first paths.
+void put_directory(xdr::Writer& d, const std::vector<PageRef>& refs) {
+  uint64_t at = 0;
+  for (const PageRef& r : refs) {
+    for (uint64_t v : {r.offset, r.size}) d.u64(v);
+    d.u32(r.crc);
+    d.u32(r.nentries);
+    d.u64(at);
+    d.u32(uint32_t(r.first_path.size()));
+    d.u32(0);  // reserved
+    for (uint64_t v : {r.first_dim, r.first_var, uint64_t(0)}) d.u64(v);
+    at += r.first_path.size();
+  }
+  for (const PageRef& r : refs) d.bytes(r.first_path);
+}
+
 // The head, then the pages to write, back to back. Without `kept`: every
 // page, offsets from the table's start (packed). With it: the pages
 // `rewrite` marks, at absolute offsets from table_at, the others as `kept`
@@ -451,20 +467,7 @@ std::vector<uint8_t> encode_table(const IndexTable& index, uint32_t page_entries
   std::vector<uint8_t> dir;
   dir.reserve(size_t(head - kIndexHeadFixedSize));
   xdr::Writer d(dir);
-  uint64_t at = 0;
-  for (size_t k = 0; k < npages; ++k) {
-    const PageRef& r = refs[k];
-    const std::string& path = all[r.first_block].path;
-    for (uint64_t v : {r.offset, r.size}) d.u64(v);
-    d.u32(r.crc);
-    d.u32(r.nentries);
-    d.u64(at);
-    d.u32(uint32_t(path.size()));
-    d.u32(0);  // reserved
-    for (uint64_t v : {r.first_dim, r.first_var, uint64_t(0)}) d.u64(v);
-    at += path.size();
-  }
-  for (size_t k = 0; k < npages; ++k) d.bytes(all[k * page_entries].path);
+  put_directory(d, refs);
   if (index.sections.present) put_sections(d, index.sections);
   std::copy(dir.begin(), dir.end(), out.begin() + kIndexHeadFixedSize);
   if (head_bytes) *head_bytes = uint64_t(head);
@@ -480,6 +483,26 @@ std::vector<uint8_t> encode_table(const IndexTable& index, uint32_t page_entries
 
 uint64_t page_file_offset(const Superblock& sb, const PageRef& p) {
   return sb.kept_pages ? p.offset : sb.index_offset + p.offset;
+}
+
+std::vector<uint8_t> encode_index_page(std::span<const BlockEntry> entries) {
+  std::vector<uint8_t> out;
+  xdr::Writer w(out);
+  put_page(w, entries);
+  return out;
+}
+
+std::vector<uint8_t> encode_index_head(uint64_t nblocks, const std::vector<PageRef>& refs) {
+  std::vector<uint8_t> out;
+  xdr::Writer w(out);
+  w.bytes(kIndexMagic);
+  w.u64(nblocks);
+  w.u64(refs.size());
+  uint64_t first_paths = 0;
+  for (const PageRef& r : refs) first_paths += r.first_path.size();
+  w.u64(first_paths);
+  put_directory(w, refs);
+  return out;
 }
 
 std::vector<uint8_t> encode_index(const IndexTable& index, uint32_t page_entries, uint64_t* head_bytes) {

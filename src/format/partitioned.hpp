@@ -180,6 +180,14 @@ int64_t encoded_head_size(const IndexTable& index, uint32_t page_entries = kInde
 std::vector<uint8_t> encode_index_placed(const IndexTable& index, uint64_t table_at, uint64_t* head_bytes,
                                          std::vector<PageRef>* placed);
 
+// The same table a page at a time (no record sections), for a writer that
+// never holds every entry: each page's bytes (its entries, in table order),
+// and the head once every page's reference (offset from the table's start,
+// size, CRC, count, first block, ids and path) is known. The head followed
+// by the pages, packed, is encode_index's table byte for byte.
+std::vector<uint8_t> encode_index_page(std::span<const BlockEntry> entries);
+std::vector<uint8_t> encode_index_head(uint64_t nblocks, const std::vector<PageRef>& refs);
+
 // The whole index table (head, then pages of `page_entries` entries), and
 // its size; *head_size receives the head's.
 std::vector<uint8_t> encode_index(const IndexTable& index, uint32_t page_entries = kIndexPageEntries,

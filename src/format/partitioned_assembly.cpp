@@ -50,7 +50,7 @@ Status summarize_image(const Header& header, const Image& img, std::vector<Block
   return Status::ok();
 }
 
-std::vector<uint8_t> encode_summaries(const std::vector<BlockSummary>& summaries) {
+std::vector<uint8_t> encode_summaries(std::span<const BlockSummary> summaries) {
   std::vector<uint8_t> out;
   for (const BlockSummary& s : summaries) {
     const uint64_t words[6] = {s.path.size(), s.ndims, s.nvars, s.natts, s.size, s.data_bytes};
@@ -91,9 +91,64 @@ std::vector<uint8_t> root_block(const std::vector<Attribute>& gatts) {
   return encode_block(root);
 }
 
+BlockPlacer::BlockPlacer(const std::vector<Attribute>& gatts)
+    : root_size_(root_block(gatts).size()), root_natts_(gatts.size()) {}
+
+void BlockPlacer::count(std::string_view path) {
+  if (nblocks_ % kIndexPageEntries == 0) first_paths_ += int64_t(path.size());
+  paths_ += int64_t(path.size());
+  ++nblocks_;
+}
+
+void BlockPlacer::start(bool root_is_placed) {
+  started_ = true;
+  root_by_rank0_ = !root_is_placed;
+  if (root_by_rank0_) {  // block 0: the root, global attributes only
+    count("/");
+    at_ += int64_t(root_size_);
+  }
+}
+
+Status BlockPlacer::place(const BlockSummary& s, BlockPlacement* p) {
+  if (!started_) start(s.path == "/");
+  if (!shared_.empty()) return Status::ok();
+  if (nblocks_ > 0 && s.path == previous_) {
+    shared_ = s.path;
+    return Status::ok();
+  }
+  previous_ = s.path;
+  p->block = nblocks_;
+  p->first_dim = ndims_;
+  p->first_var = nvars_;
+  p->offset = uint64_t(at_);
+  p->data = uint64_t(data_);
+  if (s.size > uint64_t(INT64_MAX) || !add(at_, int64_t(s.size), &at_) ||
+      __builtin_add_overflow(ndims_, s.ndims, &ndims_) || __builtin_add_overflow(nvars_, s.nvars, &nvars_) ||
+      s.data_bytes > uint64_t(INT64_MAX) || !add(data_, int64_t(s.data_bytes), &data_))
+    return too_large();
+  count(s.path);
+  return Status::ok();
+}
+
+Status BlockPlacer::finish(int64_t align) {
+  if (!started_) start(false);
+  if (ndims_ > uint64_t(INT32_MAX) || nvars_ > uint64_t(INT32_MAX))
+    return {NC_EMAXVARS, "more dimensions or variables than ids can number"};
+  align = std::max<int64_t>(4, xdr::round4(align));
+  const int64_t npages = int64_t((nblocks_ + kIndexPageEntries - 1) / kIndexPageEntries);
+  head_size_ = kIndexHeadFixedSize + kPageRefSize * npages + first_paths_;
+  index_offset_ = at_;
+  // (at most 2^32 entries of paths each shorter than the file: no overflow before the check below)
+  index_size_ = head_size_ + kPageHeaderSize * npages + kIndexEntrySize * int64_t(nblocks_) + paths_;
+  int64_t end = 0;
+  if (!add(at_, index_size_, &end) || !add(end, align - 1, &data_begin_)) return too_large();
+  data_begin_ = data_begin_ / align * align;
+  if (!add(data_begin_, data_, &data_end_)) return too_large();
+  return Status::ok();
+}
+
 Status assemble(std::vector<std::vector<BlockSummary>> per_rank, const std::vector<Attribute>& gatts,
                 int64_t align, Assembly* out) {
-  align = std::max<int64_t>(4, xdr::round4(align));
   Assembly a;
   // A block as (its summary, rank, position in that rank's list).
   struct Ref {
@@ -103,23 +158,30 @@ Status assemble(std::vector<std::vector<BlockSummary>> per_rank, const std::vect
   };
   // Each rank's list is sorted (its image's block order): merge them, with
   // the lists' heads in a heap.
-  size_t total = 0;
-  for (const auto& list : per_rank) total += list.size();
-  std::vector<Ref> all;
-  all.reserve(total);
   auto later = [](const Ref& x, const Ref& y) { return x.s->path > y.s->path; };
   auto by_path = [](const BlockSummary& x, const BlockSummary& y) { return x.path < y.path; };
   std::vector<Ref> heads;
+  a.placements.resize(per_rank.size());
   for (size_t r = 0; r < per_rank.size(); ++r) {
     if (!std::is_sorted(per_rank[r].begin(), per_rank[r].end(), by_path))
       return {NC_EINTERNAL, "block summaries out of path order"};
+    a.placements[r].resize(per_rank[r].size());
     if (!per_rank[r].empty()) heads.push_back({&per_rank[r][0], uint32_t(r), 0});
   }
   std::make_heap(heads.begin(), heads.end(), later);
+  BlockPlacer placer(gatts);
+  std::vector<Ref> order;  // the blocks in path order
   while (!heads.empty()) {
     std::pop_heap(heads.begin(), heads.end(), later);
     const Ref next = heads.back();
-    all.push_back(next);
+    EXA_RETURN_IF_ERROR(placer.place(*next.s, &a.placements[next.rank][next.k]));
+    if (!placer.shared_path().empty()) {
+      a.shared_path = placer.shared_path();
+      a.placements = {};
+      *out = std::move(a);
+      return Status::ok();
+    }
+    order.push_back(next);
     auto& list = per_rank[next.rank];
     if (size_t(next.k) + 1 < list.size()) {
       heads.back() = {&list[next.k + 1], next.rank, next.k + 1};
@@ -128,37 +190,21 @@ Status assemble(std::vector<std::vector<BlockSummary>> per_rank, const std::vect
       heads.pop_back();
     }
   }
-  for (size_t i = 1; i < all.size(); ++i)
-    if (all[i].s->path == all[i - 1].s->path) {
-      a.shared_path = all[i].s->path;
-      *out = std::move(a);
-      return Status::ok();
-    }
-  a.root_by_rank0 = all.empty() || all[0].s->path != "/";
-  a.placements.resize(per_rank.size());
-  for (size_t r = 0; r < per_rank.size(); ++r) a.placements[r].resize(per_rank[r].size());
-  int64_t at = kFirstRegion;
-  uint64_t ndims = 0, nvars = 0;
-  a.index.blocks.reserve(all.size() + (a.root_by_rank0 ? 1 : 0));
+  EXA_RETURN_IF_ERROR(placer.finish(align));
+  a.root_by_rank0 = placer.root_by_rank0();
+  a.index.blocks.reserve(placer.nblocks());
   if (a.root_by_rank0) {
     BlockEntry root;
     root.path = "/";
-    root.natts = uint32_t(gatts.size());
-    root.offset = uint64_t(at);
-    root.size = root_block(gatts).size();
-    at += int64_t(root.size);
+    root.natts = uint32_t(placer.root_natts());
+    root.offset = uint64_t(kFirstRegion);
+    root.size = placer.root_size();
     a.index.blocks.push_back(std::move(root));
   }
-  for (const Ref& ref : all) {
+  for (const Ref& ref : order) {
     BlockSummary& s = *ref.s;
     BlockPlacement& p = a.placements[ref.rank][ref.k];
-    p.block = a.index.blocks.size();
-    p.first_dim = ndims;
-    p.first_var = nvars;
-    p.offset = uint64_t(at);
-    if (s.size > uint64_t(INT64_MAX) || !add(at, int64_t(s.size), &at) ||
-        __builtin_add_overflow(ndims, s.ndims, &ndims) || __builtin_add_overflow(nvars, s.nvars, &nvars))
-      return too_large();
+    p.data += uint64_t(placer.data_begin());
     BlockEntry e;
     e.path = std::move(s.path);  // (rank 0 holds one summary per block of the file: no second copy)
     e.offset = p.offset;
@@ -168,22 +214,12 @@ Status assemble(std::vector<std::vector<BlockSummary>> per_rank, const std::vect
     e.nvars = s.nvars;
     a.index.blocks.push_back(std::move(e));
   }
-  if (ndims > uint64_t(INT32_MAX) || nvars > uint64_t(INT32_MAX))
-    return {NC_EMAXVARS, "more dimensions or variables than ids can number"};
-  a.ndims = ndims;
-  a.nvars = nvars;
-  a.index_offset = at;
-  a.index_size = encoded_index_size(a.index);
-  int64_t end = 0;
-  if (!add(at, a.index_size, &end) || !add(end, align - 1, &a.data_begin)) return too_large();
-  a.data_begin = a.data_begin / align * align;
-  int64_t cursor = a.data_begin;
-  for (const Ref& ref : all) {
-    a.placements[ref.rank][ref.k].data = uint64_t(cursor);
-    if (ref.s->data_bytes > uint64_t(INT64_MAX) || !add(cursor, int64_t(ref.s->data_bytes), &cursor))
-      return too_large();
-  }
-  a.data_end = cursor;
+  a.ndims = placer.ndims();
+  a.nvars = placer.nvars();
+  a.index_offset = placer.index_offset();
+  a.index_size = placer.index_size();
+  a.data_begin = placer.data_begin();
+  a.data_end = placer.data_end();
   *out = std::move(a);
   return Status::ok();
 }

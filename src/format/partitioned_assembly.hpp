@@ -35,7 +35,7 @@ Status summarize_image(const Header& header, const Image& image, std::vector<Blo
 
 // Summaries as bytes (they travel between ranks) and back. Decoding checks
 // every length against the bytes (NC_EINTERNAL: they come from a peer).
-std::vector<uint8_t> encode_summaries(const std::vector<BlockSummary>& summaries);
+std::vector<uint8_t> encode_summaries(std::span<const BlockSummary> summaries);
 Status decode_summaries(std::span<const uint8_t> bytes, std::vector<BlockSummary>* out);
 
 // Where rank 0 put one summarized block.
@@ -56,6 +56,50 @@ struct Assembly {
   uint64_t ndims = 0, nvars = 0;
   int64_t index_offset = 0, index_size = 0;
   int64_t data_begin = 0, data_end = 0;
+};
+
+// Places blocks one at a time, in path order (the merge of every rank's
+// sorted summaries): the rule assemble follows for whole lists, and rank 0
+// follows for summaries that arrive a chunk at a time
+// (layer/native_private_blocks.cpp). It holds the previous path and the
+// first path of each index page, not one entry per block.
+class BlockPlacer {
+ public:
+  explicit BlockPlacer(const std::vector<Attribute>& gatts);
+  // The next block in path order. *p receives its placement, its data
+  // offset relative to the data's begin (data_begin() once finish()ed).
+  // A path equal to the previous one sets shared_path() (the plan is void)
+  // and leaves *p unset. NC_EVARSIZE if offsets pass 2^63.
+  Status place(const BlockSummary& s, BlockPlacement* p);
+  // After the last block: the index table and the data's begin and end.
+  // NC_EVARSIZE / NC_EMAXVARS as assemble.
+  Status finish(int64_t align);
+
+  const std::string& shared_path() const { return shared_; }
+  // No block has path "/": rank 0 writes root_block(gatts) as block 0 (known
+  // from the first place() or finish() on).
+  bool root_by_rank0() const { return root_by_rank0_; }
+  uint64_t root_size() const { return root_size_; }
+  uint64_t root_natts() const { return root_natts_; }
+  uint64_t nblocks() const { return nblocks_; }
+  uint64_t ndims() const { return ndims_; }
+  uint64_t nvars() const { return nvars_; }
+  int64_t index_offset() const { return index_offset_; }
+  int64_t index_size() const { return index_size_; }
+  int64_t index_head_size() const { return head_size_; }
+  int64_t data_begin() const { return data_begin_; }
+  int64_t data_end() const { return data_end_; }
+
+ private:
+  void start(bool root_is_placed);
+  bool started_ = false, root_by_rank0_ = false;
+  uint64_t root_size_ = 0, root_natts_ = 0;
+  std::string previous_, shared_;
+  uint64_t nblocks_ = 0, ndims_ = 0, nvars_ = 0;
+  int64_t at_ = kFirstRegion, data_ = 0;
+  int64_t paths_ = 0, first_paths_ = 0;  // bytes of every path, of each page's first path
+  int64_t index_offset_ = 0, index_size_ = 0, head_size_ = 0, data_begin_ = 0, data_end_ = 0;
+  void count(std::string_view path);
 };
 
 // Merges every rank's summaries by path (each rank's list must be sorted,

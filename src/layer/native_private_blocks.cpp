@@ -6,15 +6,17 @@
 //   0. global attributes are allgathered and merged on every rank (they all
 //      go into the root block; usually every rank defines the same few);
 //   1. each rank plans its own blocks (format::plan_image on its own
-//      objects) and sends rank 0 one summary per block (gatherv);
-//   2. rank 0 merges the summaries by path and places blocks, index table
-//      and data (format/partitioned_assembly). A path two ranks sent voids
-//      the plan (a root block with dimensions or variables of two ranks
-//      too): every rank falls back to the merge, nothing was written;
-//   3. rank 0 scatters each rank its placements; each rank encodes its own
-//      blocks and writes them (independently, a chunk at a time); rank 0 gathers the
-//      CRCs and writes the index table; each rank writes the fill values of
-//      its own variables; sync, and rank 0 writes the superblock;
+//      objects) and sends rank 0 one summary per block, a chunk at a time;
+//   2. rank 0 merges the summaries by path as they arrive and places blocks,
+//      index table and data (format::BlockPlacer), sending each rank its
+//      placements in the same rounds (io/private_rounds). A path two ranks
+//      sent voids the plan (a root block with dimensions or variables of
+//      two ranks too): every rank falls back to the merge, nothing was written;
+//   3. each rank encodes its own blocks and writes them (independently, a
+//      chunk at a time); every rank sends rank 0 its index entries with their
+//      CRCs, a batch of pages at a time, and rank 0 writes those pages, then
+//      the head; each rank writes the fill values of its own variables;
+//      sync, and rank 0 writes the superblock;
 //   4. rank 0 broadcasts the new index's head and page 0, the root block's
 //      writer the root block (what an open would read, from memory), and
 //      every rank's dataset keeps its own objects under the ids its define
@@ -23,8 +25,9 @@
 // A failure before the superblock leaves nothing on disk that counts (the
 // ranks stay in define mode with their own definitions, as after a failed
 // merge); step 4 only decodes what every rank already has.
-// Rank 0 handles one summary per block; everything else a rank does follows
-// its own objects.
+// Rank 0 holds a chunk of summaries per rank and a batch of index pages at a
+// time (and the page directory); everything else a rank does follows its own
+// objects.
 #include <mpi.h>
 
 #include "format/partitioned_assembly.hpp"
@@ -32,6 +35,7 @@
 #include "io/collective.hpp"
 #include "io/exchange.hpp"
 #include "io/mpi_errors.hpp"
+#include "io/private_rounds.hpp"
 #include "layer/native_internal.hpp"
 #include "model/define_merge.hpp"
 #include "util/crc32c.hpp"
@@ -41,65 +45,6 @@ namespace exa::layer {
 namespace {
 
 namespace pf = format::partitioned;
-
-// What rank 0 tells every rank after assembling (uint64 words).
-enum PlanWord { kCode, kShared, kNdims, kNvars, kNblocks, kIndexOffset, kIndexSize, kDataEnd, kRootWriter, kPlanWords };
-
-// Step 1 and 2: the summaries to rank 0, its plan back. On rank 0 *a is the
-// whole plan; everywhere `words` holds what every rank needs of it.
-Status assemble_on_rank0(NativeFile& nf, const std::vector<pf::BlockSummary>& mine, int64_t align,
-                         pf::Assembly* a, uint64_t words[kPlanWords]) {
-  std::vector<uint8_t> all;
-  std::vector<std::span<const uint8_t>> segments;
-  EXA_RETURN_IF_ERROR(io::agree(nf.comm(), io::gather_bytes(nf.comm(), 0, pf::encode_summaries(mine), &all, &segments)));
-  Status st;
-  if (nf.file.rank() == 0) {
-    std::vector<std::vector<pf::BlockSummary>> per_rank(segments.size());
-    for (size_t r = 0; r < segments.size() && st.is_ok(); ++r) st = pf::decode_summaries(segments[r], &per_rank[r]);
-    all = {};
-    if (st.is_ok()) st = pf::assemble(std::move(per_rank), nf.ds.header().gatts, align, a);
-    words[kCode] = uint64_t(int64_t(st.code()));
-    words[kShared] = a->shared_path.empty() ? 0 : 1;
-    words[kNdims] = a->ndims;
-    words[kNvars] = a->nvars;
-    words[kNblocks] = a->index.blocks.size();
-    words[kIndexOffset] = uint64_t(a->index_offset);
-    words[kIndexSize] = uint64_t(a->index_size);
-    words[kDataEnd] = uint64_t(a->data_end);
-    words[kRootWriter] = 0;  // rank 0 if no rank claimed the root block
-    for (size_t r = 0; r < a->placements.size(); ++r)
-      if (!a->placements[r].empty() && a->placements[r][0].block == 0) words[kRootWriter] = r;
-  }
-  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(words, kPlanWords, MPI_UINT64_T, 0, nf.comm())));
-  const int code = int(int64_t(words[kCode]));
-  if (code != NC_NOERR) return {code, nf.file.rank() == 0 ? st.message() : "rank 0 could not place the blocks"};
-  return Status::ok();
-}
-
-// Step 3: rank 0 sends each rank its placements (in its summaries' order).
-Status scatter_placements(NativeFile& nf, const pf::Assembly& a, size_t mine,
-                          std::vector<pf::BlockPlacement>* placed) {
-  const int p = nf.file.nprocs();
-  std::vector<uint64_t> flat;
-  std::vector<int> counts, displs;
-  if (nf.file.rank() == 0) {
-    for (int r = 0; r < p; ++r) {
-      counts.push_back(int(a.placements[size_t(r)].size() * pf::kPlacementWords));
-      for (const pf::BlockPlacement& pl : a.placements[size_t(r)])
-        flat.insert(flat.end(), {pl.block, pl.first_dim, pl.first_var, pl.offset, pl.data});
-    }
-    displs = io::displacements(counts);
-  }
-  std::vector<uint64_t> got(mine * pf::kPlacementWords);
-  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Scatterv(flat.data(), counts.data(), displs.data(), MPI_UINT64_T,
-                                           got.data(), int(got.size()), MPI_UINT64_T, 0, nf.comm())));
-  placed->resize(mine);
-  for (size_t k = 0; k < mine; ++k) {
-    const uint64_t* w = got.data() + k * pf::kPlacementWords;
-    (*placed)[k] = {w[0], w[1], w[2], w[3], w[4]};
-  }
-  return Status::ok();
-}
 
 // What step 4 needs of what was written: the index table (rank 0) and the
 // root block (the rank that wrote it).
@@ -132,7 +77,7 @@ constexpr size_t kWriteChunk = size_t(8) << 20;
 
 Status write_blocks(NativeFile& nf, const pf::Image& image, const std::vector<size_t>& blocks,
                     const std::vector<pf::BlockSummary>& summaries, const std::vector<pf::BlockPlacement>& placed,
-                    pf::Assembly& a, pf::Superblock* sb, Written* out) {
+                    const io::PrivatePlan& plan, const pf::BlockPlacer& placer, pf::Superblock* sb, Written* out) {
   EXA_RETURN_IF_ERROR(nf.file.use_byte_view());  // a data call may have left its view
   std::vector<uint8_t> run;  // encoded blocks from file offset run_at on
   int64_t run_at = 0;
@@ -174,40 +119,21 @@ Status write_blocks(NativeFile& nf, const pf::Image& image, const std::vector<si
   }
   flush();
   run = {};
-  if (st.is_ok() && nf.file.rank() == 0 && a.root_by_rank0) {
+  uint32_t root_crc = 0;
+  if (st.is_ok() && nf.file.rank() == 0 && placer.root_by_rank0()) {
     out->root = pf::root_block(nf.ds.header().gatts);
-    a.index.blocks[0].crc = crc32c(out->root.data(), out->root.size());
-    st = nf.file.write_at(int64_t(a.index.blocks[0].offset), out->root.data(), int64_t(out->root.size()));
+    root_crc = crc32c(out->root.data(), out->root.size());
+    st = nf.file.write_at(pf::kFirstRegion, out->root.data(), int64_t(out->root.size()));
     io::note_metadata_written(1, int64_t(out->root.size()));
   }
   EXA_RETURN_IF_ERROR(io::agree(nf.comm(), st));
-  // The CRCs, in every rank's summary order, to rank 0.
-  const int p = nf.file.nprocs();
-  std::vector<int> counts;
-  std::vector<uint32_t> all;
-  if (nf.file.rank() == 0)
-    for (int r = 0; r < p; ++r) counts.push_back(int(a.placements[size_t(r)].size()));
-  std::vector<int> displs = io::displacements(counts);
-  all.resize(nf.file.rank() == 0 ? size_t(a.index.blocks.size()) : 0);
-  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Gatherv(crcs.data(), int(crcs.size()), MPI_UINT32_T, all.data(),
-                                          counts.data(), displs.data(), MPI_UINT32_T, 0, nf.comm())));
-  uint64_t head[2] = {0, 0};  // head size, head CRC
-  if (nf.file.rank() == 0) {
-    for (int r = 0; r < p; ++r)
-      for (size_t k = 0; k < a.placements[size_t(r)].size(); ++k)
-        a.index.blocks[a.placements[size_t(r)][k].block].crc = all[size_t(displs[size_t(r)]) + k];
-    all = {};  // (rank 0's per-block memory: only the index entries while the table is encoded)
-    a.placements = {};
-    out->table = pf::encode_index(a.index, pf::kIndexPageEntries, &head[0]);
-    head[1] = crc32c(out->table.data(), size_t(head[0]));
-    st = nf.file.write_at(a.index_offset, out->table.data(), int64_t(out->table.size()));
-    io::note_metadata_written(0, int64_t(out->table.size()));
-  }
-  EXA_RETURN_IF_ERROR(io::agree(nf.comm(), st));
-  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Bcast(head, 2, MPI_UINT64_T, 0, nf.comm())));
-  sb->index_head_size = head[0];
-  sb->index_crc = uint32_t(head[1]);
-  return Status::ok();
+  // The index table: every rank's entries (with their CRCs) to rank 0, a
+  // batch of pages at a time.
+  std::vector<io::OwnEntry> entries;
+  entries.reserve(blocks.size());
+  for (size_t i = 0; i < blocks.size(); ++i) entries.push_back({&summaries[i], &placed[i], crcs[i]});
+  crcs = {};
+  return io::write_index_in_rounds(nf.file, plan, placer, entries, root_crc, sb, &out->table);
 }
 
 // Step 0: every rank's global attributes, merged (the same list on every rank).
@@ -232,15 +158,14 @@ Status write_private_blocks(NativeFile& nf, const format::LayoutHints& hints, bo
   EXA_RETURN_IF_ERROR(io::agree(nf.comm(), st));
   nf.enddef_now.layout = MPI_Wtime() - t;
 
-  // Step 2: rank 0 places everything.
+  // Step 2: rank 0 places everything, a chunk of summaries at a time.
   t = MPI_Wtime();
   const int64_t align = hints.header_align > 0 ? hints.header_align : 4096;
-  pf::Assembly a;
-  uint64_t words[kPlanWords] = {};
-  EXA_RETURN_IF_ERROR(assemble_on_rank0(nf, summaries, align, &a, words));
-  if (words[kShared]) return Status::ok();  // a block of several ranks: merge
+  pf::BlockPlacer placer(nf.ds.header().gatts);  // (rank 0's: the totals of the placement)
+  io::PrivatePlan plan;
   std::vector<pf::BlockPlacement> placed;
-  EXA_RETURN_IF_ERROR(scatter_placements(nf, a, summaries.size(), &placed));
+  EXA_RETURN_IF_ERROR(io::place_in_rounds(nf.comm(), summaries, nf.ds.header().gatts, align, &plan, &placed, &placer));
+  if (plan.shared) return Status::ok();  // a block of several ranks: merge
   std::vector<int64_t> dim_positions, var_positions;
   EXA_RETURN_IF_ERROR(io::agree(nf.comm(), pf::apply_placements(nf.ds.mutable_header(), image, blocks, placed,
                                                                &dim_positions, &var_positions)));
@@ -250,16 +175,15 @@ Status write_private_blocks(NativeFile& nf, const format::LayoutHints& hints, bo
   t = MPI_Wtime();
   pf::Superblock sb;
   sb.generation = nf.superblock.generation + 1;
-  sb.ndims = words[kNdims];
-  sb.nvars = words[kNvars];
-  sb.index_offset = words[kIndexOffset];
-  sb.index_size = words[kIndexSize];
-  sb.nblocks = words[kNblocks];
-  sb.file_end = std::max(words[kDataEnd], words[kIndexOffset] + words[kIndexSize]);
+  sb.ndims = plan.ndims;
+  sb.nvars = plan.nvars;
+  sb.index_offset = uint64_t(plan.index_offset);
+  sb.index_size = uint64_t(plan.index_size);
+  sb.nblocks = plan.nblocks;
+  sb.file_end = uint64_t(std::max(plan.data_end, plan.index_offset + plan.index_size));
   Written written;
-  EXA_RETURN_IF_ERROR(write_blocks(nf, image, blocks, summaries, placed, a, &sb, &written));
+  EXA_RETURN_IF_ERROR(write_blocks(nf, image, blocks, summaries, placed, plan, placer, &sb, &written));
   // The plan is spent: its memory goes before the dataset's id maps are made.
-  a = {};
   image = {};
   summaries = {};
   blocks = {};
@@ -277,7 +201,7 @@ Status write_private_blocks(NativeFile& nf, const format::LayoutHints& hints, bo
   for (const pf::BlockPlacement& pl : placed) own_blocks.push_back(size_t(pl.block));
   pf::Block root;
   io::OpenedIndex opened;
-  EXA_RETURN_IF_ERROR(io::share_written_root(nf.file, sb, written.table, int(words[kRootWriter]), written.root,
+  EXA_RETURN_IF_ERROR(io::share_written_root(nf.file, sb, written.table, plan.root_writer, written.root,
                                              &opened, &root));
   auto compact_runs = std::move(written.compact_runs);
   written = {};
