@@ -25,7 +25,7 @@ constexpr int kChunkTag = 7301;  // summaries to rank 0 (the file's own communic
 // Encoded summaries a rank sends per round: rank 0 holds at most one chunk
 // per rank (the merge needs every rank's next path), about 4 MiB in all.
 size_t chunk_bytes(int nprocs) {
-  if (small_rounds()) return 1;
+  if (small_rounds()) return 1024;  // (a dozen summaries)
   return std::max<size_t>(size_t(64) << 10, (size_t(4) << 20) / size_t(std::max(nprocs, 1)));
 }
 

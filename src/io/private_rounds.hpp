@@ -56,7 +56,7 @@ Status write_index_in_rounds(MpiFile& file, const PrivatePlan& plan, const forma
                              const std::vector<OwnEntry>& mine, uint32_t root_crc,
                              format::partitioned::Superblock* sb, std::vector<uint8_t>* table);
 
-// Tests: tiny rounds (one summary per rank per round, one page per batch),
+// Tests: tiny rounds (1 KiB of summaries per rank per round, one page per batch),
 // so that a small file takes every path of the rounds. Set by the
 // environment variable EXACDF_DEBUG_SMALL_ROUNDS=1 (read at each call).
 bool small_rounds();

@@ -3,7 +3,7 @@
  * table of several pages: rank 0 merges the ranks' block summaries a chunk
  * at a time and writes the index a batch of pages at a time
  * (io/private_rounds.cpp). Checked, with the default rounds and with tiny
- * ones (EXACDF_DEBUG_SMALL_ROUNDS=1: one summary per rank per round, one page
+ * ones (EXACDF_DEBUG_SMALL_ROUNDS=1: 1 KiB of summaries per rank a round, one page
  * per batch): the file is byte for byte the one a collective define of the
  * same objects writes; reopened, the objects of samples on every page are
  * found by name with their dimensions and attributes. Samples are owned in
