@@ -16,11 +16,13 @@ Status too_large() { return {NC_EVARSIZE, "file offsets beyond 2^63"}; }
 bool is_compact(const Image& img, int var) { return !img.compact.empty() && img.compact[size_t(var)]; }
 
 // Bytes of a variable's data outside its block (0: compact or a record variable).
+// (Each variable's dimensions are looked up once: this runs for every
+// variable of the rank, and each lookup is a cache miss or two.)
 Status data_bytes(const Header& header, const Image& img, int id, int64_t* out) {
   const Variable& v = header.vars[size_t(id)];
   *out = 0;
   if (is_compact(img, id) || is_record_var(header, v)) return Status::ok();
-  const int64_t bytes = var_bytes(header, v);
+  const int64_t bytes = var_bytes(header, v, false);
   if (bytes > INT64_MAX - 3) return too_large();
   *out = xdr::round4(bytes);
   return Status::ok();
@@ -246,11 +248,13 @@ Status apply_placements(Header& header, Image& img, const std::vector<size_t>& b
       (*var_positions)[size_t(id)] = int64_t(p.first_var) + (pos - img.first_var[b]);
       Variable& v = header.vars[size_t(id)];
       if (is_record_var(header, v)) return {NC_EINTERNAL, "record variables are not placed from summaries"};
-      int64_t bytes = 0;
-      EXA_RETURN_IF_ERROR(data_bytes(header, img, id, &bytes));
-      v.vsize = is_compact(img, id) ? xdr::round4(var_bytes(header, v)) : bytes;
-      v.begin = is_compact(img, id) ? 0 : cursor;
-      if (!add(cursor, bytes, &cursor)) return too_large();
+      // Compact or not, vsize is the padded size; only a non-compact one takes data space.
+      const int64_t bytes = var_bytes(header, v, false);
+      if (bytes > INT64_MAX - 3) return too_large();
+      v.vsize = xdr::round4(bytes);
+      const bool compact = is_compact(img, id);
+      v.begin = compact ? 0 : cursor;
+      if (!compact && !add(cursor, v.vsize, &cursor)) return too_large();
     }
   }
   for (int64_t g : *dim_positions)
