@@ -64,7 +64,7 @@ std::vector<uint8_t> encode_summaries(std::span<const BlockSummary> summaries) {
   return out;
 }
 
-Status decode_summaries(std::span<const uint8_t> bytes, std::vector<BlockSummary>* out) {
+Status decode_summary_views(std::span<const uint8_t> bytes, std::vector<BlockSummaryView>* out) {
   out->clear();
   size_t at = 0;
   while (at < bytes.size()) {
@@ -73,16 +73,19 @@ Status decode_summaries(std::span<const uint8_t> bytes, std::vector<BlockSummary
     std::memcpy(words, bytes.data() + at, sizeof words);
     at += sizeof words;
     if (words[0] > bytes.size() - at) return {NC_EINTERNAL, "a block summary's path is cut short"};
-    BlockSummary s;
-    s.path.assign(reinterpret_cast<const char*>(bytes.data() + at), size_t(words[0]));
+    const std::string_view path(reinterpret_cast<const char*>(bytes.data() + at), size_t(words[0]));
     at += size_t(words[0]);
-    s.ndims = words[1];
-    s.nvars = words[2];
-    s.natts = words[3];
-    s.size = words[4];
-    s.data_bytes = words[5];
-    out->push_back(std::move(s));
+    out->push_back({path, words[1], words[2], words[3], words[4], words[5]});
   }
+  return Status::ok();
+}
+
+Status decode_summaries(std::span<const uint8_t> bytes, std::vector<BlockSummary>* out) {
+  std::vector<BlockSummaryView> views;
+  out->clear();
+  EXA_RETURN_IF_ERROR(decode_summary_views(bytes, &views));
+  for (const BlockSummaryView& v : views)
+    out->push_back({std::string(v.path), v.ndims, v.nvars, v.natts, v.size, v.data_bytes});
   return Status::ok();
 }
 
@@ -112,6 +115,10 @@ void BlockPlacer::start(bool root_is_placed) {
 }
 
 Status BlockPlacer::place(const BlockSummary& s, BlockPlacement* p) {
+  return place(BlockSummaryView{s.path, s.ndims, s.nvars, s.natts, s.size, s.data_bytes}, p);
+}
+
+Status BlockPlacer::place(const BlockSummaryView& s, BlockPlacement* p) {
   if (!started_) start(s.path == "/");
   if (!shared_.empty()) return Status::ok();
   if (nblocks_ > 0 && s.path == previous_) {

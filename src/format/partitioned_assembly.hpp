@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "format/partitioned_image.hpp"
@@ -33,10 +34,18 @@ struct BlockSummary {
 Status summarize_image(const Header& header, const Image& image, std::vector<BlockSummary>* summaries,
                        std::vector<size_t>* blocks);
 
+// A summary whose path lies in the bytes it was decoded from.
+struct BlockSummaryView {
+  std::string_view path;
+  uint64_t ndims = 0, nvars = 0, natts = 0, size = 0, data_bytes = 0;
+};
+
 // Summaries as bytes (they travel between ranks) and back. Decoding checks
 // every length against the bytes (NC_EINTERNAL: they come from a peer).
+// The views' paths point into `bytes` (no allocation per summary).
 std::vector<uint8_t> encode_summaries(std::span<const BlockSummary> summaries);
 Status decode_summaries(std::span<const uint8_t> bytes, std::vector<BlockSummary>* out);
+Status decode_summary_views(std::span<const uint8_t> bytes, std::vector<BlockSummaryView>* out);
 
 // Where rank 0 put one summarized block.
 struct BlockPlacement {
@@ -70,6 +79,7 @@ class BlockPlacer {
   // offset relative to the data's begin (data_begin() once finish()ed).
   // A path equal to the previous one sets shared_path() (the plan is void)
   // and leaves *p unset. NC_EVARSIZE if offsets pass 2^63.
+  Status place(const BlockSummaryView& s, BlockPlacement* p);
   Status place(const BlockSummary& s, BlockPlacement* p);
   // After the last block: the index table and the data's begin and end.
   // NC_EVARSIZE / NC_EMAXVARS as assemble.

@@ -32,9 +32,11 @@ size_t chunk_bytes(int nprocs) {
 // Index pages rank 0 encodes and writes per round.
 size_t batch_pages() { return small_rounds() ? 1 : 16; }
 
-// Rank 0's merge state: per rank the chunk it holds and where it is in it.
+// Rank 0's merge state: per rank the chunk it holds (its bytes, and views of
+// its summaries into them: no allocation per summary) and where it is in it.
 struct Merge {
-  std::vector<std::vector<pf::BlockSummary>> chunk;
+  std::vector<std::vector<uint8_t>> bytes;
+  std::vector<std::vector<pf::BlockSummaryView>> chunk;
   std::vector<size_t> used, received, total;
   std::vector<std::vector<uint64_t>> out;  // placements to send (kPlacementWords each)
   std::vector<uint8_t> starved;            // needs its next chunk before the merge can go on
@@ -49,8 +51,9 @@ struct Merge {
   std::vector<int> heap;
   int root_writer = 0;
 
-  void take(int r, std::vector<pf::BlockSummary> summaries) {
+  void take(int r, std::vector<uint8_t> encoded, std::vector<pf::BlockSummaryView> summaries) {
     received[size_t(r)] += summaries.size();
+    bytes[size_t(r)] = std::move(encoded);
     chunk[size_t(r)] = std::move(summaries);
     used[size_t(r)] = 0;
     starve(r, false);
@@ -82,6 +85,7 @@ struct Merge {
         std::push_heap(heap.begin(), heap.end(), Later{this});
       } else {
         chunk[ur] = {};
+        bytes[ur] = {};
         starve(r, received[ur] < total[ur]);
       }
     }
@@ -118,6 +122,7 @@ Status place_in_rounds(MPI_Comm comm, const std::vector<pf::BlockSummary>& mine,
   Status st;  // rank 0: why the plan failed
   uint64_t count = mine.size();
   if (rank == 0) {
+    m.bytes.resize(np);
     m.chunk.resize(np);
     m.used.assign(np, 0);
     m.received.assign(np, 0);
@@ -189,8 +194,8 @@ Status place_in_rounds(MPI_Comm comm, const std::vector<pf::BlockSummary>& mine,
           EXA_RETURN_IF_ERROR(
               EXA_MPI(MPI_Recv(bytes.data(), n, MPI_BYTE, int(r), kChunkTag, comm, MPI_STATUS_IGNORE)));
         }
-        std::vector<pf::BlockSummary> got;
-        Status dec = pf::decode_summaries(bytes, &got);
+        std::vector<pf::BlockSummaryView> got;
+        Status dec = pf::decode_summary_views(bytes, &got);
         if (dec.is_ok() && got.empty()) dec = {NC_EINTERNAL, "a rank sent no block summaries"};
         if (dec.is_ok() && !std::is_sorted(got.begin(), got.end(), [](const auto& x, const auto& y) {
               return x.path < y.path;
@@ -201,7 +206,7 @@ Status place_in_rounds(MPI_Comm comm, const std::vector<pf::BlockSummary>& mine,
           m.starve(int(r), false);  // (the next round ends the rounds)
           continue;
         }
-        m.take(int(r), std::move(got));
+        m.take(int(r), std::move(bytes), std::move(got));
       }
     }
   }
