@@ -536,6 +536,69 @@ std::vector<uint8_t> encode_index_placed(const IndexTable& index, uint64_t table
   return encode_table(index, kIndexPageEntries, table_at, nullptr, nullptr, head_bytes, placed);
 }
 
+namespace {
+
+int64_t head_size_of(const std::vector<PageRef>& refs, const RecordSections& sections) {
+  int64_t n = kIndexHeadFixedSize;
+  for (const PageRef& r : refs) n += kPageRefSize + int64_t(r.first_path.size());
+  if (sections.present) n += kRecordSectionsFixedSize + kRecordSectionSize * int64_t(sections.closed.size());
+  return n;
+}
+
+int64_t page_size_of(std::span<const BlockEntry> entries) {
+  int64_t n = kPageHeaderSize;
+  for (const BlockEntry& e : entries) n += kIndexEntrySize + int64_t(e.path.size());
+  return n;
+}
+
+}  // namespace
+
+int64_t encoded_index_rewriting_size(const std::vector<PageRef>& refs, const RecordSections& sections,
+                                     const std::vector<std::span<const BlockEntry>>& pages) {
+  int64_t n = head_size_of(refs, sections);
+  for (const auto& entries : pages)
+    if (!entries.empty()) n += page_size_of(entries);
+  return n;
+}
+
+std::vector<uint8_t> encode_index_rewriting(uint64_t nblocks, const RecordSections& sections,
+                                            const std::vector<PageRef>& refs,
+                                            const std::vector<std::span<const BlockEntry>>& pages, uint64_t table_at,
+                                            uint64_t* head_bytes, std::vector<PageRef>* placed) {
+  if (pages.size() != refs.size()) return {};
+  const int64_t head = head_size_of(refs, sections);
+  std::vector<uint8_t> out;
+  out.reserve(size_t(encoded_index_rewriting_size(refs, sections, pages)));
+  xdr::Writer w(out);
+  w.bytes(kIndexMagic);
+  w.u64(nblocks);
+  w.u64(refs.size());
+  uint64_t first_paths = 0;
+  for (const PageRef& r : refs) first_paths += r.first_path.size();
+  w.u64(first_paths);
+  out.resize(size_t(head), 0);
+  std::vector<PageRef> next = refs;
+  for (size_t k = 0; k < pages.size(); ++k) {
+    if (pages[k].empty()) continue;
+    if (pages[k].size() != refs[k].nentries || pages[k].front().path != refs[k].first_path) return {};
+    PageRef& r = next[k];
+    const size_t at = out.size();
+    put_page(w, pages[k]);
+    r.offset = table_at + at;
+    r.size = out.size() - at;
+    r.crc = crc_of(std::span<const uint8_t>(out).subspan(at));
+  }
+  std::vector<uint8_t> dir;
+  dir.reserve(size_t(head - kIndexHeadFixedSize));
+  xdr::Writer d(dir);
+  put_directory(d, next);
+  if (sections.present) put_sections(d, sections);
+  std::copy(dir.begin(), dir.end(), out.begin() + kIndexHeadFixedSize);
+  if (head_bytes) *head_bytes = uint64_t(head);
+  if (placed) *placed = std::move(next);
+  return out;
+}
+
 Status decode_index_head(std::span<const uint8_t> bytes, const Superblock& sb, uint64_t file_size,
                          IndexHead* out) {
   if (bytes.size() != sb.index_head_size) return {NC_ETRUNC, "index table head truncated"};

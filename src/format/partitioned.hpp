@@ -188,6 +188,19 @@ std::vector<uint8_t> encode_index_placed(const IndexTable& index, uint64_t table
 std::vector<uint8_t> encode_index_page(std::span<const BlockEntry> entries);
 std::vector<uint8_t> encode_index_head(uint64_t nblocks, const std::vector<PageRef>& refs);
 
+// encode_index_keeping when only the pages that change are in memory: the
+// head of a table of `nblocks` entries whose pages `refs` references
+// (placement(): absolute offsets, first paths and ids), then the pages that
+// `pages` gives entries for (pages[k] empty: page k kept as refs[k] says),
+// back to back at `table_at`. The same bytes as encode_index_keeping of
+// the whole table; empty if a page's entries do not match its reference.
+std::vector<uint8_t> encode_index_rewriting(uint64_t nblocks, const RecordSections& sections,
+                                            const std::vector<PageRef>& refs,
+                                            const std::vector<std::span<const BlockEntry>>& pages, uint64_t table_at,
+                                            uint64_t* head_bytes, std::vector<PageRef>* placed);
+int64_t encoded_index_rewriting_size(const std::vector<PageRef>& refs, const RecordSections& sections,
+                                     const std::vector<std::span<const BlockEntry>>& pages);
+
 // The whole index table (head, then pages of `page_entries` entries), and
 // its size; *head_size receives the head's.
 std::vector<uint8_t> encode_index(const IndexTable& index, uint32_t page_entries = kIndexPageEntries,

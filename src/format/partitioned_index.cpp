@@ -106,6 +106,42 @@ void PagedIndex::set_placement(const std::vector<PageRef>& placed) {
   placed_ = true;
 }
 
+bool PagedIndex::pages_keepable() const {
+  if (!placed_) return false;
+  for (size_t k = 0; k < head_.pages.size(); ++k) {
+    const PageRef& p = head_.pages[k];
+    if (p.first_block != k * kIndexPageEntries ||
+        p.nentries != std::min<uint64_t>(kIndexPageEntries, head_.nblocks - p.first_block))
+      return false;
+  }
+  return true;
+}
+
+std::span<const BlockEntry> PagedIndex::page_entries(size_t k) const {
+  if (k >= pages_.size() || !pages_[k]) return {};
+  return pages_[k]->entries;
+}
+
+Status PagedIndex::apply_compact_commit(const Superblock& sb, std::span<const uint64_t> rewritten,
+                                        const std::vector<PageRef>& placed) {
+  if (placed.size() != head_.pages.size() || rewritten.size() % 4 != 0)
+    return {NC_EINTERNAL, "a compact commit of another index"};
+  for (size_t i = 0; i < rewritten.size(); i += 4) {
+    const uint64_t b = rewritten[i];
+    if (b >= head_.nblocks) return {NC_EINTERNAL, "a rewritten block past the index"};
+    const size_t k = page_of_block(size_t(b));
+    if (!pages_[k]) return {NC_EINTERNAL, "a rewritten block's index page is not loaded"};
+    BlockEntry& e = pages_[k]->entries[size_t(b - head_.pages[k].first_block)];
+    e.offset = rewritten[i + 1];
+    e.size = rewritten[i + 2];
+    e.crc = uint32_t(rewritten[i + 3]);
+  }
+  sb_ = sb;
+  file_size_ = std::max(file_size_, sb.file_end);
+  set_placement(placed);
+  return Status::ok();
+}
+
 size_t PagedIndex::page_of_block(size_t b) const {
   auto it = std::upper_bound(head_.pages.begin(), head_.pages.end(), uint64_t(b),
                              [](uint64_t x, const PageRef& p) { return x < p.first_block; });

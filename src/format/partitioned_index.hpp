@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -64,6 +65,17 @@ class PagedIndex {
   std::vector<PageRef> placement() const;
   // The pages' references as the table was written (absolute offsets).
   void set_placement(const std::vector<PageRef>& placed);
+  // Whether the pages are the writer's (kIndexPageEntries entries each, the
+  // last fewer) and where they lie is known: a compact commit may keep some.
+  bool pages_keepable() const;
+  // Page k's entries; empty unless loaded.
+  std::span<const BlockEntry> page_entries(size_t k) const;
+  // A compact commit, in place: the new superblock `sb`, the blocks it
+  // rewrote (block, offset, size, CRC each; their pages loaded), the
+  // table's new page references `placed` (absolute). Pages not loaded stay
+  // so (they are kept: read on use, where they were).
+  Status apply_compact_commit(const Superblock& sb, std::span<const uint64_t> rewritten,
+                              const std::vector<PageRef>& placed);
 
  private:
   struct Page {

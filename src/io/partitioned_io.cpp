@@ -189,7 +189,7 @@ struct Ordered {
 // as it is on disk (or as `held` has it) with every piece for it applied
 // (format/compact_patch: no decoding); *entries gets (block, offset in
 // *encoded, size, crc) of each.
-Status rewrite_blocks(MpiFile& file, const pf::IndexTable& index, std::span<const CompactPiece> mine,
+Status rewrite_blocks(MpiFile& file, pf::PagedIndex& index, std::span<const CompactPiece> mine,
                       const std::vector<int>& writer, std::span<const uint8_t> in, int64_t lower,
                       const HeldBlockFn& held, std::vector<uint8_t>* encoded, std::vector<uint64_t>* entries) {
   std::vector<CompactPiece> before, after;
@@ -204,15 +204,19 @@ Status rewrite_blocks(MpiFile& file, const pf::IndexTable& index, std::span<cons
   const auto by_place = [](const Ordered& a, const Ordered& b) { return a.block < b.block || (a.block == b.block && a.var < b.var); };
   if (!std::is_sorted(order.begin(), order.end(), by_place)) std::stable_sort(order.begin(), order.end(), by_place);
   for (const Ordered& o : order)
-    if (o.block >= index.blocks.size()) return {NC_EINTERNAL, "compact piece for no block"};
+    if (o.block >= index.nblocks()) return {NC_EINTERNAL, "compact piece for no block"};
   std::vector<size_t> starts;  // of each block's pieces in `order`
   for (size_t k = 0; k < order.size(); ++k)
     if (k == 0 || order[k].block != order[k - 1].block) starts.push_back(k);
   starts.push_back(order.size());
+  // Each block's entry (its page is loaded: no I/O).
+  std::vector<const pf::BlockEntry*> entry_of(starts.size() - 1);
+  for (size_t g = 0; g + 1 < starts.size(); ++g)
+    EXA_RETURN_IF_ERROR(index.entry(size_t(order[starts[g]].block), &entry_of[g]));
   // Room for every block as it is plus the data its pieces may add: one
   // allocation, not a copy of everything written so far each time it grows.
   size_t room = encoded->size();
-  for (size_t g = 0; g + 1 < starts.size(); ++g) room += size_t(index.blocks[size_t(order[starts[g]].block)].size);
+  for (size_t g = 0; g + 1 < starts.size(); ++g) room += size_t(entry_of[g]->size);
   for (size_t k = 0; k < order.size(); ++k)
     if (k == 0 || order[k].block != order[k - 1].block || order[k].var != order[k - 1].var)
       room += size_t(std::min<uint64_t>(order[k].piece->total, uint64_t(1) << 30) + 3) / 4 * 4;
@@ -222,14 +226,14 @@ Status rewrite_blocks(MpiFile& file, const pf::IndexTable& index, std::span<cons
   std::vector<pf::CompactPatch> patches;
   for (size_t g = 0; g + 1 < starts.size(); ++g) {
     const size_t b = size_t(order[starts[g]].block);
-    const pf::BlockEntry& e = index.blocks[b];
+    const pf::BlockEntry& e = *entry_of[g];
     std::span<const uint8_t> bytes = held ? held(b, e) : std::span<const uint8_t>();
     if (bytes.empty() && !(e.offset >= run_at && e.offset + e.size <= run_at + run.size())) {
       // A run from this block on, over the next blocks not held that follow it closely.
       uint64_t end = e.offset + e.size;
       for (size_t h = g + 1; h + 1 < starts.size(); ++h) {
         const size_t nb = size_t(order[starts[h]].block);
-        const pf::BlockEntry& n = index.blocks[nb];
+        const pf::BlockEntry& n = *entry_of[h];
         if (n.offset < end || n.offset - end > kReadGap || n.offset + n.size - e.offset > kReadRun) break;
         if (held && !held(nb, n).empty()) continue;  // (not read for itself)
         end = n.offset + n.size;
@@ -288,9 +292,21 @@ Status place_reusing(MpiFile& file, const std::vector<uint64_t>& sizes, format::
 
 }  // namespace
 
+bool compact_commit_keeps_pages(const pf::PagedIndex& index, const std::vector<int>& writer,
+                                std::vector<bool>* rewrite) {
+  rewrite->clear();
+  if (!index.pages_keepable()) return false;
+  rewrite->assign(index.npages(), false);
+  for (size_t b = 0; b < writer.size(); ++b)
+    if (writer[b] != INT_MAX && b / pf::kIndexPageEntries < rewrite->size()) (*rewrite)[b / pf::kIndexPageEntries] = true;
+  // Every page changes: the whole table, without flag 16 (the layout an
+  // exacdf before it reads too).
+  return std::find(rewrite->begin(), rewrite->end(), false) != rewrite->end();
+}
+
 Status commit_compact_pieces(MpiFile& file, std::span<const CompactPiece> mine, const std::vector<int>& writer,
-                             pf::Superblock* sb, pf::IndexTable* index, std::vector<pf::PageRef>* placement,
-                             std::vector<size_t>* changed, format::ReusableSpace* reuse, const HeldBlockFn& held) {
+                             pf::Superblock* sb, pf::PagedIndex* index, std::vector<size_t>* changed,
+                             format::ReusableSpace* reuse, const HeldBlockFn& held) {
   EXA_RETURN_IF_ERROR(file.use_byte_view());  // a data call may have left its view
   const int p = file.nprocs(), r = file.rank();
   // To each other block's rewriter, in bytes; pieces of blocks this rank
@@ -333,23 +349,22 @@ Status commit_compact_pieces(MpiFile& file, std::span<const CompactPiece> mine, 
   // The pages that change: those holding a block some rank rewrites (the
   // same on every rank: `writer`). With the current placement known, the
   // others are kept; a page keeps its size (the same entries, paths).
+  const std::vector<pf::PageRef> placement = index->placement();
   std::vector<bool> rewrite;
-  bool keep = !placement->empty() && pf::can_keep_pages(*index, *placement);
-  if (keep) {
-    rewrite.assign(placement->size(), false);
-    for (size_t b = 0; b < writer.size(); ++b)
-      if (writer[b] != INT_MAX) rewrite[b / pf::kIndexPageEntries] = true;
-    // Every page changes: the whole table, without flag 16 (the layout an
-    // exacdf before it reads too).
-    keep = std::find(rewrite.begin(), rewrite.end(), false) != rewrite.end();
-  }
+  const bool keep = compact_commit_keeps_pages(*index, writer, &rewrite);
+  // The rewritten pages' current entries (keeping), else the whole table:
+  // the same blocks, so the same size as the new one.
+  std::vector<std::span<const pf::BlockEntry>> pages(keep ? rewrite.size() : 0);
+  pf::IndexTable whole;
   int64_t table_size = 0;
   if (keep) {
-    table_size = pf::encoded_head_size(*index);
     for (size_t k = 0; k < rewrite.size(); ++k)
-      if (rewrite[k]) table_size += pf::encoded_page_size(*index, k);
+      if (rewrite[k] && (pages[k] = index->page_entries(k)).empty()) st = {NC_EINTERNAL, "an index page to rewrite is not loaded"};
+    EXA_RETURN_IF_ERROR(agree(file.comm(), st));
+    table_size = pf::encoded_index_rewriting_size(placement, index->sections(), pages);
   } else {
-    table_size = pf::encoded_index_size(*index);  // the same blocks: the same size
+    EXA_RETURN_IF_ERROR(agree(file.comm(), index->table(&whole)));  // (loaded by the caller: no I/O)
+    table_size = pf::encoded_index_size(whole);
   }
   int64_t table_at = base + all, end = base + all + table_size;
   const bool reusing = reuse != nullptr && reuse->enabled();
@@ -389,24 +404,42 @@ Status commit_compact_pieces(MpiFile& file, std::span<const CompactPiece> mine, 
   EXA_RETURN_IF_ERROR(allgather_bytes(
       file.comm(), std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(entries.data()), entries.size() * 8),
       &gathered, &parts));
-  pf::IndexTable next = *index;
+  // The new entries, into copies of the pages that change (keeping) or of
+  // the whole table.
+  std::vector<uint64_t> news(gathered.size() / 8);
+  if (!news.empty()) std::memcpy(news.data(), gathered.data(), news.size() * 8);
+  std::vector<std::vector<pf::BlockEntry>> next_pages(pages.size());
+  for (size_t k = 0; k < pages.size(); ++k)
+    if (!pages[k].empty()) next_pages[k].assign(pages[k].begin(), pages[k].end());
   std::vector<size_t> rewritten;
-  for (size_t i = 0; i + 32 <= gathered.size(); i += 32) {
-    uint64_t e[4];
-    std::memcpy(e, gathered.data() + i, sizeof e);
-    pf::BlockEntry& entry = next.blocks[size_t(e[0])];
-    entry.offset = e[1];
-    entry.size = e[2];
-    entry.crc = uint32_t(e[3]);
-    rewritten.push_back(size_t(e[0]));
+  for (size_t i = 0; i + 4 <= news.size(); i += 4) {
+    const size_t b = size_t(news[i]);
+    pf::BlockEntry* entry = nullptr;
+    if (keep) {
+      const size_t k = b / pf::kIndexPageEntries;
+      if (k < next_pages.size() && b % pf::kIndexPageEntries < next_pages[k].size())
+        entry = &next_pages[k][b % pf::kIndexPageEntries];
+    } else if (b < whole.blocks.size()) {
+      entry = &whole.blocks[b];
+    }
+    if (!entry) return {NC_EINTERNAL, "a rewritten block on no page being written"};
+    entry->offset = news[i + 1];
+    entry->size = news[i + 2];
+    entry->crc = uint32_t(news[i + 3]);
+    rewritten.push_back(b);
   }
   pf::Superblock nsb = *sb;
   nsb.generation += 1;
   nsb.index_offset = uint64_t(table_at);
   std::vector<pf::PageRef> placed;
-  std::vector<uint8_t> table =
-      keep ? pf::encode_index_keeping(next, uint64_t(table_at), *placement, rewrite, &nsb.index_head_size, &placed)
-           : pf::encode_index_placed(next, uint64_t(table_at), &nsb.index_head_size, &placed);
+  std::vector<uint8_t> table;
+  if (keep) {
+    for (size_t k = 0; k < pages.size(); ++k) pages[k] = next_pages[k];
+    table = pf::encode_index_rewriting(index->nblocks(), index->sections(), placement, pages, uint64_t(table_at),
+                                       &nsb.index_head_size, &placed);
+  } else {
+    table = pf::encode_index_placed(whole, uint64_t(table_at), &nsb.index_head_size, &placed);
+  }
   nsb.kept_pages = keep;
   nsb.index_size = table.size();
   nsb.index_crc = crc32c(table.data(), size_t(nsb.index_head_size));
@@ -420,19 +453,21 @@ Status commit_compact_pieces(MpiFile& file, std::span<const CompactPiece> mine, 
   EXA_RETURN_IF_ERROR(agree(file.comm(), st));
   EXA_RETURN_IF_ERROR(commit_superblock(file, nsb));
   if (reusing) {  // what the new generation no longer references
-    for (size_t b : rewritten) reuse->release(int64_t(index->blocks[b].offset), int64_t(index->blocks[b].size), nsb.generation, now);
+    for (size_t b : rewritten) {
+      const pf::BlockEntry* old = nullptr;
+      EXA_RETURN_IF_ERROR(index->entry(b, &old));  // (its page is loaded: no I/O)
+      reuse->release(int64_t(old->offset), int64_t(old->size), nsb.generation, now);
+    }
     if (keep) {  // the old head and the pages replaced; kept pages are still referenced
       reuse->release(int64_t(sb->index_offset), int64_t(sb->index_head_size), nsb.generation, now);
       for (size_t k = 0; k < rewrite.size(); ++k)
-        if (rewrite[k])
-          reuse->release(int64_t((*placement)[k].offset), int64_t((*placement)[k].size), nsb.generation, now);
+        if (rewrite[k]) reuse->release(int64_t(placement[k].offset), int64_t(placement[k].size), nsb.generation, now);
     } else {
       reuse->release(int64_t(sb->index_offset), int64_t(sb->index_size), nsb.generation, now);
     }
   }
-  *placement = std::move(placed);
   *sb = nsb;
-  *index = std::move(next);
+  EXA_RETURN_IF_ERROR(index->apply_compact_commit(nsb, news, placed));
   std::sort(rewritten.begin(), rewritten.end());
   *changed = std::move(rewritten);
   return Status::ok();

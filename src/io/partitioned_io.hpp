@@ -56,6 +56,13 @@ struct CompactPiece {
 // an empty span: a compact commit need not read that block.
 using HeldBlockFn = std::function<std::span<const uint8_t>(size_t block, const format::partitioned::BlockEntry&)>;
 
+// Whether a compact commit whose blocks `writer` names (INT_MAX: not
+// rewritten; one per block) keeps the pages that list none of them (the
+// index's pages are the writer's and where they lie is known, and some page
+// lists no rewritten block); *rewrite: per page, whether it changes.
+bool compact_commit_keeps_pages(const format::partitioned::PagedIndex& index, const std::vector<int>& writer,
+                                std::vector<bool>* rewrite);
+
 // Collective. Commits what the ranks wrote into compact variables: every
 // piece goes to the rank that rewrites its block (writer[block], the same
 // vector on every rank), which reads the block (blocks close together in
@@ -65,18 +72,20 @@ using HeldBlockFn = std::function<std::span<const uint8_t>(size_t block, const f
 // back to back, one independent write each) or, given `reuse` with a refresh
 // bound, into space it says the new generation may write (one segment per
 // block); rank 0 writes the new index table after them; then
-// commit_superblock. The table: given *placement (where each page of the
-// current generation lies, PagedIndex::placement()), only the head and the
-// pages holding a rewritten block, the others kept where they are
-// (superblock flag 16); without it (empty), the whole table. On success *sb
-// and *index are the new state on every rank, *placement its pages,
-// *changed lists the rewritten blocks, and the old blocks, head and
-// replaced pages are released into `reuse`; on failure nothing changed on
-// disk that the current state uses.
+// commit_superblock. The table: when compact_commit_keeps_pages, only the
+// head and the pages holding a rewritten block, the others kept where they
+// are (superblock flag 16), encoded from the head's page references and
+// those pages alone; else the whole table. The index must hold (loaded, on
+// every rank) the pages listing a rewritten block and, unless pages are
+// kept, every page: then this makes no read of the index. On success *sb
+// and *index (updated in place: pages not loaded stay unloaded) are the
+// new state on every rank, *changed lists the rewritten blocks, and the
+// old blocks, head and replaced pages are released into `reuse`; on failure
+// nothing changed on disk that the current state uses.
 Status commit_compact_pieces(MpiFile& file, std::span<const CompactPiece> mine, const std::vector<int>& writer,
-                             format::partitioned::Superblock* sb, format::partitioned::IndexTable* index,
-                             std::vector<format::partitioned::PageRef>* placement, std::vector<size_t>* changed,
-                             format::ReusableSpace* reuse = nullptr, const HeldBlockFn& held = {});
+                             format::partitioned::Superblock* sb, format::partitioned::PagedIndex* index,
+                             std::vector<size_t>* changed, format::ReusableSpace* reuse = nullptr,
+                             const HeldBlockFn& held = {});
 
 // Collective. Syncs every rank's writes, makes the file reach sb.file_end
 // (synced), then write_superblock: the new state becomes the current one.

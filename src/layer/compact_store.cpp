@@ -241,16 +241,43 @@ Status CompactStore::publish(NativeFile& nf, int varid, std::span<const io::Segm
 
 namespace {
 
+// The index pages listing a variable some rank wrote (from the head: no
+// I/O), the same sorted list on every rank: one allgather.
+Status pages_of_writes(NativeFile& nf, std::span<const CompactStore::Write> own, std::vector<size_t>* pages) {
+  std::vector<uint64_t> mine;
+  for (const auto& w : own) {
+    const uint64_t k = nf.index->page_of_var(w.pos);
+    if (mine.empty() || mine.back() != k) mine.push_back(k);  // (own is sorted by position)
+  }
+  std::vector<uint8_t> all;
+  std::vector<std::span<const uint8_t>> parts;
+  EXA_RETURN_IF_ERROR(io::allgather_bytes(
+      nf.comm(), std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(mine.data()), mine.size() * 8), &all,
+      &parts));
+  std::vector<uint64_t> every(all.size() / 8);
+  if (!every.empty()) std::memcpy(every.data(), all.data(), every.size() * 8);
+  std::sort(every.begin(), every.end());
+  every.erase(std::unique(every.begin(), every.end()), every.end());
+  pages->assign(every.begin(), every.end());
+  return Status::ok();
+}
+
 // The block of each write of `log` (sorted by position) and the position of
-// the block's first variable, from the whole index table: one pass over
-// the blocks and the writes together.
-Status blocks_of_writes(const format::partitioned::IndexTable& table, std::span<const CompactStore::Write> log,
+// the block's first variable, from the index (their pages loaded: no I/O).
+Status blocks_of_writes(format::partitioned::PagedIndex& index, std::span<const CompactStore::Write> log,
                         std::vector<std::pair<size_t, int64_t>>* where) {
-  size_t b = 0;
-  int64_t first = 0;  // of block b
+  size_t b = SIZE_MAX;
+  int64_t first = 0, end = 0;  // of block b: its first variable, one past its last
   for (const auto& w : log) {
-    while (b < table.blocks.size() && w.pos >= first + int64_t(table.blocks[b].nvars)) first += int64_t(table.blocks[b++].nvars);
-    if (b == table.blocks.size()) return {NC_EINTERNAL, "a compact variable lies in no block"};
+    if (b == SIZE_MAX || w.pos >= end) {
+      int64_t first_dim = 0;
+      const format::partitioned::BlockEntry* e = nullptr;
+      EXA_RETURN_IF_ERROR(index.block_of_var(w.pos, &b));
+      EXA_RETURN_IF_ERROR(index.first_ids(b, &first_dim, &first));
+      EXA_RETURN_IF_ERROR(index.entry(b, &e));
+      end = first + int64_t(e->nvars);
+      if (w.pos < first || w.pos >= end) return {NC_EINTERNAL, "a compact variable lies in no block"};
+    }
     where->push_back({b, first});
   }
   return Status::ok();
@@ -282,8 +309,6 @@ Status CompactStore::commit(NativeFile& nf) {
   int any = log_.empty() ? 0 : 1;
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, nf.comm())));
   if (!any) return Status::ok();
-  format::partitioned::IndexTable table;
-  EXA_RETURN_IF_ERROR(load_whole_index(nf, &table));
   // This rank's writes (the others' published ones are theirs to commit), by
   // position, a variable's writes in their order.
   std::vector<Write> own;
@@ -292,14 +317,26 @@ Status CompactStore::commit(NativeFile& nf) {
     if (w.own) own.push_back(w);
   const auto by_pos = [](const Write& a, const Write& b) { return a.pos < b.pos; };
   if (!std::is_sorted(own.begin(), own.end(), by_pos)) std::stable_sort(own.begin(), own.end(), by_pos);
+  // Only the index pages listing a written variable are loaded (a commit
+  // that changes a few blocks reads a few pages), unless every page changes
+  // (the whole table is written anew).
+  std::vector<size_t> pages;
+  EXA_RETURN_IF_ERROR(pages_of_writes(nf, own, &pages));
+  EXA_RETURN_IF_ERROR(load_index_pages(nf, pages));
   std::vector<std::pair<size_t, int64_t>> where;  // per write: block, its first variable
-  Status st = blocks_of_writes(table, own, &where);
+  Status st = blocks_of_writes(*nf.index, own, &where);
   std::vector<uint64_t> touched;
   for (const auto& [b, first] : where)
     if (touched.empty() || touched.back() != b) touched.push_back(b);
   EXA_RETURN_IF_ERROR(io::agree(nf.comm(), st));
   std::vector<int> writer;
-  EXA_RETURN_IF_ERROR(io::agree(nf.comm(), block_writers(nf.comm(), table.blocks.size(), touched, &writer)));
+  EXA_RETURN_IF_ERROR(io::agree(nf.comm(), block_writers(nf.comm(), size_t(nf.index->nblocks()), touched, &writer)));
+  std::vector<bool> rewrite;
+  if (!io::compact_commit_keeps_pages(*nf.index, writer, &rewrite)) {
+    std::vector<size_t> every(nf.index->npages());
+    for (size_t k = 0; k < every.size(); ++k) every[k] = k;
+    EXA_RETURN_IF_ERROR(load_index_pages(nf, every));
+  }
   // A variable whose data is not written yet starts from the fill value:
   // one pattern per variable written, unless one write covers it whole.
   std::deque<std::vector<uint8_t>> fills;  // (a deque: the pieces point into them)
@@ -319,17 +356,13 @@ Status CompactStore::commit(NativeFile& nf) {
     }
   }
   std::vector<size_t> changed;
-  // Where the current pages lie: the commit keeps those it does not change.
-  std::vector<format::partitioned::PageRef> placement = nf.index->placement();
   const io::HeldBlockFn held_block = [this](size_t, const format::partitioned::BlockEntry& e) { return held(e); };
-  EXA_RETURN_IF_ERROR(io::commit_compact_pieces(nf.file, mine, writer, &nf.superblock, &table, &placement, &changed,
+  // The index is updated in place: a lazy dataset shares it and reads later
+  // blocks from their new versions.
+  EXA_RETURN_IF_ERROR(io::commit_compact_pieces(nf.file, mine, writer, &nf.superblock, nf.index.get(), &changed,
                                                   nf.swmr == NativeFile::Swmr::kWrite ? &nf.reusable : nullptr,
                                                   held_.empty() ? io::HeldBlockFn() : held_block));
   held_.clear();  // (the blocks moved; those not rewritten are read from the file when needed)
-  // In place: a lazy dataset shares the index and reads later blocks from
-  // their new versions.
-  *nf.index = format::partitioned::PagedIndex(nf.superblock, table);
-  nf.index->set_placement(placement);
   log_.clear();
   arena_.clear();
   by_pos_.clear();

@@ -408,6 +408,8 @@ Status share_blocks(NativeFile& nf, const std::vector<size_t>& blocks, bool fail
 
 }  // namespace
 
+Status load_index_pages(NativeFile& nf, const std::vector<size_t>& pages) { return share_pages(nf, pages); }
+
 Status load_whole_index(NativeFile& nf, format::partitioned::IndexTable* out) {
   std::vector<size_t> pages(nf.index->npages());
   for (size_t k = 0; k < pages.size(); ++k) pages[k] = k;

@@ -27,6 +27,9 @@ void note_committed_end(NativeFile& nf);
 // on every rank, each read once and shared (collective; io::share_extents),
 // and gives the whole table.
 Status load_whole_index(NativeFile& nf, format::partitioned::IndexTable* out);
+// Collective: these index pages (the same list on every rank) loaded on
+// every rank, each missing one read once and shared.
+Status load_index_pages(NativeFile& nf, const std::vector<size_t>& pages);
 
 // A lazily opened partitioned file: loads every block not yet loaded on
 // every rank, each read once and shared (collective; io::share_extents).
