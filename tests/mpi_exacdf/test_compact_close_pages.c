@@ -31,7 +31,7 @@ static long long sum_all(long long v) {
 static void name_of(char *out, size_t n, int b, int j) { snprintf(out, n, "/b%05d/v%02d", b, j); }
 
 /* What the file holds: variable (b, j) -> its two ints; unwritten: fill. */
-#define NCHANGED 7
+#define NCHANGED 8
 static struct {
   int b, j, v0, v1, set;
 } changed[NCHANGED] = {{0, 0, 0, 0, 0}};
@@ -140,10 +140,21 @@ int main(int argc, char **argv) {
   if (rank == 0) put_one(ncid, 3000, 1, 3000);
   CHECK_OK(ncmpi_end_indep_data(ncid));
   const long long before = exa_debug_metadata_bytes_read();
-  CHECK_OK(ncmpi_sync(ncid)); /* the commit point of 2. (a sync, then a redef) */
+  CHECK_OK(ncmpi_sync(ncid)); /* a commit point (then another sync, then a redef) */
   got = sum_all(exa_debug_metadata_bytes_read() - before);
   CHECK(got > 0 && got <= PAGE + BLOCK_MAX);
   note(6, 3000, 1, 3000);
+  /* A second commit from the same handle keeps the page the first wrote:
+   * it must reference where that page now lies (else block 3000 reads its
+   * old value). */
+  CHECK_OK(ncmpi_begin_indep_data(ncid));
+  if (rank == nprocs - 1) put_one(ncid, 4000, 2, 4000);
+  CHECK_OK(ncmpi_end_indep_data(ncid));
+  const long long before2 = exa_debug_metadata_bytes_read();
+  CHECK_OK(ncmpi_sync(ncid));
+  got = sum_all(exa_debug_metadata_bytes_read() - before2);
+  CHECK(got > 0 && got <= PAGE + BLOCK_MAX);
+  note(7, 4000, 2, 4000);
   CHECK_OK(ncmpi_redef(ncid));
   CHECK_OK(ncmpi_def_dim(ncid, "/extra/n", 2, &d));
   CHECK_OK(ncmpi_def_var(ncid, "/extra/x", NC_INT, 1, &d, &v));
