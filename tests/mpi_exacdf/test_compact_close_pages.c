@@ -155,6 +155,7 @@ int main(int argc, char **argv) {
   got = sum_all(exa_debug_metadata_bytes_read() - before2);
   CHECK(got > 0 && got <= PAGE + BLOCK_MAX);
   note(7, 4000, 2, 4000);
+  check_values(path); /* (another open, while this one is still open: what is on disk) */
   CHECK_OK(ncmpi_redef(ncid));
   CHECK_OK(ncmpi_def_dim(ncid, "/extra/n", 2, &d));
   CHECK_OK(ncmpi_def_var(ncid, "/extra/x", NC_INT, 1, &d, &v));
