@@ -47,6 +47,8 @@ class PagedIndex {
   // page lies in the file; whether it is loaded.
   size_t page_of_block(size_t b) const;
   size_t page_of_var(int64_t id) const;
+  // The global id of page k's first variable (the head's; no I/O).
+  uint64_t page_first_var(size_t k) const { return head_.pages[k].first_var; }
   void page_extent(size_t k, uint64_t* offset, uint64_t* size) const;
   bool page_loaded(size_t k) const { return pages_[k] != nullptr; }
   int64_t pages_loaded() const { return loaded_; }

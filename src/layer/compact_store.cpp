@@ -245,9 +245,13 @@ namespace {
 // I/O), the same sorted list on every rank: one allgather.
 Status pages_of_writes(NativeFile& nf, std::span<const CompactStore::Write> own, std::vector<size_t>* pages) {
   std::vector<uint64_t> mine;
+  const format::partitioned::PagedIndex& index = *nf.index;
+  uint64_t next = 0;  // the first variable past page mine.back() (own is sorted by position)
   for (const auto& w : own) {
-    const uint64_t k = nf.index->page_of_var(w.pos);
-    if (mine.empty() || mine.back() != k) mine.push_back(k);  // (own is sorted by position)
+    if (!mine.empty() && uint64_t(w.pos) < next) continue;
+    const size_t k = index.page_of_var(w.pos);
+    mine.push_back(k);
+    next = k + 1 < index.npages() ? index.page_first_var(k + 1) : UINT64_MAX;
   }
   std::vector<uint8_t> all;
   std::vector<std::span<const uint8_t>> parts;
@@ -332,7 +336,7 @@ Status CompactStore::commit(NativeFile& nf) {
   std::vector<int> writer;
   EXA_RETURN_IF_ERROR(io::agree(nf.comm(), block_writers(nf.comm(), size_t(nf.index->nblocks()), touched, &writer)));
   std::vector<bool> rewrite;
-  if (!io::compact_commit_keeps_pages(*nf.index, writer, &rewrite)) {
+  if (!io::compact_commit_keeps_pages(*nf.index, writer, &rewrite) && pages.size() < nf.index->npages()) {
     std::vector<size_t> every(nf.index->npages());
     for (size_t k = 0; k < every.size(); ++k) every[k] = k;
     EXA_RETURN_IF_ERROR(load_index_pages(nf, every));
