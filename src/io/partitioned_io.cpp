@@ -340,11 +340,23 @@ Status commit_compact_pieces(MpiFile& file, std::span<const CompactPiece> mine, 
   std::vector<uint64_t> entries;  // (block, offset from this rank's start, size, crc) of this rank's
   st = rewrite_blocks(file, *index, mine, writer, in, lower, held, &encoded, &entries);
   in.clear();
-  EXA_RETURN_IF_ERROR(agree(file.comm(), st));
-  int64_t bytes = int64_t(encoded.size()), before = 0, all = 0;
-  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Exscan(&bytes, &before, 1, MPI_INT64_T, MPI_SUM, file.comm())));
-  if (file.rank() == 0) before = 0;
-  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(&bytes, &all, 1, MPI_INT64_T, MPI_SUM, file.comm())));
+  // One allgather of every rank's outcome (as agree: the worst code wins)
+  // and its bytes (where each rank's blocks go), not three collectives.
+  const int64_t bytes = int64_t(encoded.size());
+  int64_t before = 0, all = 0;
+  {
+    const int64_t outcome[2] = {st.code(), bytes};
+    std::vector<int64_t> every(2 * size_t(p));
+    EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allgather(outcome, 2, MPI_INT64_T, every.data(), 2, MPI_INT64_T, file.comm())));
+    int64_t worst = st.code();
+    for (int i = 0; i < p; ++i) {
+      worst = std::min(worst, every[2 * size_t(i)]);
+      if (i < r) before += every[2 * size_t(i) + 1];
+      all += every[2 * size_t(i) + 1];
+    }
+    if (worst != st.code()) return {int(worst), "error reported by another rank"};
+    EXA_RETURN_IF_ERROR(st);
+  }
   const int64_t base = int64_t(sb->file_end + 7) / 8 * 8;
   // The pages that change: those holding a block some rank rewrites (the
   // same on every rank: `writer`). With the current placement known, the
