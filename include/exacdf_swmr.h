@@ -63,6 +63,15 @@ extern void exa_debug_kill_at(long long nth);
 /** I/O events (see exa_debug_kill_at) this process made so far. Local. */
 extern long long exa_debug_io_events(void);
 
+/** Testing hook for the lag bound (bench/swmr_bench.c): the last superblock
+ *  commit of a partitioned file this process took part in: its generation
+ *  (0: none yet) and the wall-clock times (seconds since the Unix epoch,
+ *  CLOCK_REALTIME) when the commit began (before the sync of the data it
+ *  counts), when rank 0 wrote the superblock (readers on the node can see it
+ *  from then on; other ranks report the sync's end) and when the superblock
+ *  was synced on every rank. Any pointer may be NULL. Local. */
+extern void exa_debug_last_commit(long long *generation, double *began, double *written, double *synced);
+
 #if defined(__cplusplus)
 }
 #endif

@@ -10,3 +10,10 @@ long long exa_debug_io_events(void) { return exa::io::io_events(); }
 long long exa_debug_blocks_written(void) { return exa::io::metadata_blocks_written(); }
 long long exa_debug_metadata_bytes_written(void) { return exa::io::metadata_bytes_written(); }
 long long exa_debug_metadata_bytes_read(void) { return exa::io::metadata_bytes_read(); }
+void exa_debug_last_commit(long long* generation, double* began, double* written, double* synced) {
+  const exa::io::CommitTiming t = exa::io::last_commit();
+  if (generation != nullptr) *generation = t.generation;
+  if (began != nullptr) *began = t.began;
+  if (written != nullptr) *written = t.written;
+  if (synced != nullptr) *synced = t.synced;
+}

@@ -86,34 +86,39 @@ bool closed_place(const RecordSections& sections, int64_t record_size, int64_t u
 
 }  // namespace
 
-Status map_record_runs(const RecordSections& sections, int64_t record_begin, int64_t record_size,
-                       const std::vector<ByteRun>& in, std::vector<ByteRun>* out) {
-  out->clear();
+Status map_record_run(const RecordSections& sections, int64_t record_begin, int64_t record_size, const ByteRun& run,
+                      std::vector<ByteRun>* out) {
   if (record_size <= 0) return {NC_EINVALCOORDS, "no record size: records cannot be placed"};
+  if (run.length <= 0) return Status::ok();
   const int64_t first = sections.present ? int64_t(sections.current_first) : 0;
   int64_t current_u = 0;  // the first byte of the current section, unsplit
   if (__builtin_mul_overflow(first, record_size, &current_u))
     return {NC_EINVALCOORDS, "record sections beyond the largest offset a file can have"};
-  for (const ByteRun& run : in) {
-    if (run.length <= 0) continue;
-    if (run.offset < 0) return {NC_EINVALCOORDS, "vard file type reaches before the variable's record 0"};
-    int64_t u = run.offset, left = run.length;
-    while (left > 0) {
-      if (u >= current_u) {
-        int64_t at = 0;
-        if (__builtin_add_overflow(record_begin, u - current_u, &at) || at > INT64_MAX - left)
-          return {NC_EINVALCOORDS, "vard file type reaches beyond the largest offset a file can have"};
-        append_run(at, left, out);
-        break;
-      }
-      int64_t at = 0, n = 0;
-      if (!closed_place(sections, record_size, u, std::min(left, current_u - u), &at, &n) || n <= 0)
-        return {NC_EINVALCOORDS, "vard file type reaches bytes of a record that no record section holds"};
-      append_run(at, n, out);
-      u += n;
-      left -= n;
+  if (run.offset < 0) return {NC_EINVALCOORDS, "vard file type reaches before the variable's record 0"};
+  int64_t u = run.offset, left = run.length;
+  while (left > 0) {
+    if (u >= current_u) {
+      int64_t at = 0;
+      if (__builtin_add_overflow(record_begin, u - current_u, &at) || at > INT64_MAX - left)
+        return {NC_EINVALCOORDS, "vard file type reaches beyond the largest offset a file can have"};
+      append_run(at, left, out);
+      break;
     }
+    int64_t at = 0, n = 0;
+    if (!closed_place(sections, record_size, u, std::min(left, current_u - u), &at, &n) || n <= 0)
+      return {NC_EINVALCOORDS, "vard file type reaches bytes of a record that no record section holds"};
+    append_run(at, n, out);
+    u += n;
+    left -= n;
   }
+  return Status::ok();
+}
+
+Status map_record_runs(const RecordSections& sections, int64_t record_begin, int64_t record_size,
+                       const std::vector<ByteRun>& in, std::vector<ByteRun>* out) {
+  out->clear();
+  if (record_size <= 0) return {NC_EINVALCOORDS, "no record size: records cannot be placed"};
+  for (const ByteRun& run : in) EXA_RETURN_IF_ERROR(map_record_run(sections, record_begin, record_size, run, out));
   return Status::ok();
 }
 

@@ -83,4 +83,10 @@ struct ByteRun {
 Status map_record_runs(const RecordSections& sections, int64_t record_begin, int64_t record_size,
                        const std::vector<ByteRun>& in, std::vector<ByteRun>* out);
 
+// One run of the same, appended to *out (merged with its last run when
+// adjacent): map_record_runs one run at a time, for file types too large
+// to hold as a list.
+Status map_record_run(const RecordSections& sections, int64_t record_begin, int64_t record_size, const ByteRun& run,
+                      std::vector<ByteRun>* out);
+
 }  // namespace exa::format

@@ -162,11 +162,7 @@ Status build_file_type(const VarGeometry& var, const Selection& sel, MPI_Datatyp
 // The memory side of one transfer of nbytes contiguous bytes as (count,
 // type) with count an int: whole 1 MiB blocks plus the remainder, so one
 // MPI-IO call moves requests beyond 2 GiB.
-struct MemoryRun {
-  int count = 0;
-  MPI_Datatype type = MPI_BYTE;
-  bool owned = false;
-};
+}  // namespace
 
 Status memory_run(int64_t nbytes, MemoryRun* out) {
   *out = MemoryRun{};
@@ -191,8 +187,6 @@ Status memory_run(int64_t nbytes, MemoryRun* out) {
   if (st.is_ok()) *out = {1, run, true};
   return st;
 }
-
-}  // namespace
 
 int64_t selected_elements(const Selection& sel) {
   int64_t n = 1;

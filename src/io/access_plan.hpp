@@ -63,6 +63,16 @@ struct SelectionPart {
 std::vector<SelectionPart> split_by_pieces(const VarGeometry& var, const Selection& sel);
 
 // Number of elements selected (saturates at INT64_MAX).
+// `nbytes` contiguous bytes as (count, type) for one MPI transfer: MPI_BYTE
+// up to INT_MAX, else one committed type of 1 MiB blocks and a tail
+// (owned: the caller frees it).
+struct MemoryRun {
+  int count = 0;
+  MPI_Datatype type = MPI_BYTE;
+  bool owned = false;
+};
+Status memory_run(int64_t nbytes, MemoryRun* out);
+
 int64_t selected_elements(const Selection& sel);
 
 // The one place a selection becomes byte offsets: the range [*first, *end)

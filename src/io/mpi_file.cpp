@@ -7,6 +7,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -278,6 +279,37 @@ void note_commit_point() {
   if (g_unsynced_writes.load() > 0) g_unordered_commits.fetch_add(1);
 }
 long long unordered_commits() { return g_unordered_commits.load(); }
+
+namespace {
+std::mutex g_commit_mutex;
+CommitTiming g_commit_pending, g_commit_last;  // the one in progress, the last synced
+double wall_seconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+void note_commit_began() {
+  std::lock_guard lock(g_commit_mutex);
+  g_commit_pending = CommitTiming{};
+  g_commit_pending.began = wall_seconds();
+}
+void note_commit_written() {
+  std::lock_guard lock(g_commit_mutex);
+  g_commit_pending.written = wall_seconds();
+}
+void note_commit_synced(long long generation) {
+  std::lock_guard lock(g_commit_mutex);
+  g_commit_pending.synced = wall_seconds();
+  if (g_commit_pending.began == 0) g_commit_pending.began = g_commit_pending.synced;
+  if (g_commit_pending.written == 0) g_commit_pending.written = g_commit_pending.synced;  // not rank 0
+  g_commit_pending.generation = generation;
+  g_commit_last = g_commit_pending;
+  g_commit_pending = CommitTiming{};
+}
+CommitTiming last_commit() {
+  std::lock_guard lock(g_commit_mutex);
+  return g_commit_last;
+}
 
 namespace {
 std::atomic<long long> g_metadata_blocks{0};

@@ -56,6 +56,20 @@ void note_synced();
 void note_commit_point();
 long long unordered_commits();
 
+// The timing of the last superblock commit this process took part in
+// (exa_debug_last_commit, for bench/swmr_bench.c's lag bound): wall-clock
+// seconds when commit_superblock began (before the data sync), when the
+// superblock was written (rank 0; visible to readers on this node), and when
+// it was synced on every rank.
+struct CommitTiming {
+  long long generation = 0;
+  double began = 0, written = 0, synced = 0;
+};
+void note_commit_began();
+void note_commit_written();
+void note_commit_synced(long long generation);
+CommitTiming last_commit();
+
 // Partitioned metadata this process wrote (exa_debug_blocks_written,
 // exa_debug_metadata_bytes_written): the io layer's writers of blocks, index
 // tables and superblocks note what they wrote.

@@ -28,10 +28,13 @@ Status write_superblock(MpiFile& file, const pf::Superblock& sb) {
     note_commit_point();
     st = file.write_at(pf::kSuperblockSlots[(sb.generation - 1) % 2], bytes.data(), int64_t(bytes.size()));
     note_metadata_written(0, int64_t(bytes.size()));
+    note_commit_written();
   }
   st = agree(file.comm(), st);
   if (!st.is_ok()) return st;
-  return agree(file.comm(), file.sync_all());
+  EXA_RETURN_IF_ERROR(agree(file.comm(), file.sync_all()));
+  note_commit_synced(static_cast<long long>(sb.generation));
+  return Status::ok();
 }
 
 Status write_blocks_and_index(MpiFile& file, const format::Header& header, const pf::Image& image,
@@ -516,6 +519,7 @@ Status reach_file_end(MpiFile& file, const pf::Superblock& sb, bool* extended) {
 
 Status commit_superblock(MpiFile& file, const pf::Superblock& sb, const Status& carried) {
   EXA_RETURN_IF_ERROR(file.use_byte_view());  // a data call may have left its view
+  note_commit_began();
   // The order that keeps a crash harmless: everything the new state uses is
   // on disk (every rank's writes), the file reaches the new end and that is
   // on disk too (else a crash could leave a superblock whose tail data reads

@@ -43,22 +43,32 @@ Status contents_of(MPI_Datatype t, Contents* c) {
   return Status::ok();
 }
 
-// Appends `child` shifted by `shift`, merging a run that continues the last.
-Status append_shifted(const std::vector<ByteRun>& child, int64_t shift, std::vector<ByteRun>* out) {
-  for (const ByteRun& r : child) {
+// Where the runs go: adjacent runs merged, then handed to the sink.
+class Emitter {
+ public:
+  explicit Emitter(const RunSink& sink) : sink_(sink) {}
+  Status emit(int64_t offset, int64_t length, int64_t shift) {
     int64_t at = 0;
-    if (__builtin_add_overflow(r.offset, shift, &at))
-      return {NC_EINTOVERFLOW, "a datatype's displacement overflows"};
-    if (!out->empty() && out->back().offset + out->back().length == at) {
-      out->back().length += r.length;
-      continue;
+    if (__builtin_add_overflow(offset, shift, &at)) return {NC_EINTOVERFLOW, "a datatype's displacement overflows"};
+    if (pending_.length > 0 && pending_.offset + pending_.length == at) {
+      pending_.length += length;
+      return Status::ok();
     }
-    if (out->size() >= kMaxTypeRuns)
-      return {NC_ENOMEM, "the file type has more separate pieces than vard over record sections handles"};
-    out->push_back({at, r.length});
+    if (pending_.length > 0) EXA_RETURN_IF_ERROR(sink_(pending_));
+    pending_ = {at, length};
+    return Status::ok();
   }
-  return Status::ok();
-}
+  Status finish() {
+    if (pending_.length == 0) return Status::ok();
+    const ByteRun last = pending_;
+    pending_ = {};
+    return sink_(last);
+  }
+
+ private:
+  const RunSink& sink_;
+  ByteRun pending_;
+};
 
 // shift = a * b + c, overflow-checked.
 Status place(int64_t a, int64_t b, int64_t c, int64_t* shift) {
@@ -68,36 +78,69 @@ Status place(int64_t a, int64_t b, int64_t c, int64_t* shift) {
   return Status::ok();
 }
 
-Status runs_of(MPI_Datatype t, std::vector<ByteRun>* out);
+Status runs_of(MPI_Datatype t, int64_t shift, Emitter& out);
 
-// `blocklen` copies of the child, `extent` apart, from `shift`.
-Status append_block(const std::vector<ByteRun>& child, int64_t extent, int64_t blocklen, int64_t shift,
-                    std::vector<ByteRun>* out) {
-  for (int64_t j = 0; j < blocklen; ++j) {
-    int64_t s = 0;
-    EXA_RETURN_IF_ERROR(place(j, extent, shift, &s));
-    EXA_RETURN_IF_ERROR(append_shifted(child, s, out));
-  }
+// A constructor's child type, repeated at many shifts: its runs kept flat
+// when there are few (one walk of its contents), else walked again at each
+// shift, so memory stays bounded by kFlatChildRuns whatever the type.
+inline constexpr size_t kFlatChildRuns = size_t(1) << 16;
+struct Child {
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  int64_t extent = 0;
+  bool flat = false;
+  std::vector<ByteRun> runs;
+};
+
+Status child_of(MPI_Datatype type, Child* c) {
+  MPI_Aint lb = 0, ext = 0;
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Type_get_extent(type, &lb, &ext)));
+  c->type = type;
+  c->extent = int64_t(ext);
+  c->runs.clear();
+  bool too_many = false;  // stops the walk: the child is walked again at each use
+  RunSink keep = [&](const ByteRun& r) -> Status {
+    if (c->runs.size() >= kFlatChildRuns) {
+      too_many = true;
+      return {NC_ENOMEM, "child type past the flat limit"};
+    }
+    c->runs.push_back(r);
+    return Status::ok();
+  };
+  Emitter e(keep);
+  Status st = runs_of(type, 0, e);
+  if (st.is_ok()) st = e.finish();
+  c->flat = st.is_ok();
+  if (c->flat || !too_many) return st;
+  c->runs.clear();
+  c->runs.shrink_to_fit();
   return Status::ok();
 }
 
-Status child_runs(MPI_Datatype child, std::vector<ByteRun>* runs, int64_t* extent) {
-  MPI_Aint lb = 0, ext = 0;
-  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Type_get_extent(child, &lb, &ext)));
-  *extent = int64_t(ext);
-  return runs_of(child, runs);
+Status emit_child(const Child& c, int64_t shift, Emitter& out) {
+  if (!c.flat) return runs_of(c.type, shift, out);
+  for (const ByteRun& r : c.runs) EXA_RETURN_IF_ERROR(out.emit(r.offset, r.length, shift));
+  return Status::ok();
+}
+
+// `blocklen` copies of the child, `extent` apart, from `shift`.
+Status append_block(const Child& child, int64_t blocklen, int64_t shift, Emitter& out) {
+  for (int64_t j = 0; j < blocklen; ++j) {
+    int64_t s = 0;
+    EXA_RETURN_IF_ERROR(place(j, child.extent, shift, &s));
+    EXA_RETURN_IF_ERROR(emit_child(child, s, out));
+  }
+  return Status::ok();
 }
 
 // The elements of an array (sizes, from the slowest-varying dimension)
 // whose index along each dimension k is one of picked[k], in storage order.
 Status box_runs(MPI_Datatype element, const std::vector<int64_t>& sizes,
-                const std::vector<std::vector<int64_t>>& picked, std::vector<ByteRun>* out) {
+                const std::vector<std::vector<int64_t>>& picked, int64_t base, Emitter& out) {
   const size_t n = sizes.size();
   for (const auto& p : picked)
     if (p.empty()) return Status::ok();
-  std::vector<ByteRun> child;
-  int64_t extent = 0;
-  EXA_RETURN_IF_ERROR(child_runs(element, &child, &extent));
+  Child child;
+  EXA_RETURN_IF_ERROR(child_of(element, &child));
   std::vector<int64_t> step(n, 1);  // elements between consecutive indices of dimension k
   for (size_t k = n - 1; k-- > 0;) EXA_RETURN_IF_ERROR(place(step[k + 1], sizes[k + 1], 0, &step[k]));
   std::vector<size_t> idx(n, 0);
@@ -106,8 +149,8 @@ Status box_runs(MPI_Datatype element, const std::vector<int64_t>& sizes,
     for (size_t k = 0; k + 1 < n; ++k) EXA_RETURN_IF_ERROR(place(picked[k][idx[k]], step[k], row, &row));
     for (int64_t i : picked[n - 1]) {
       int64_t shift = 0;
-      EXA_RETURN_IF_ERROR(place(row + i, extent, 0, &shift));
-      EXA_RETURN_IF_ERROR(append_shifted(child, shift, out));
+      EXA_RETURN_IF_ERROR(place(row + i, child.extent, base, &shift));
+      EXA_RETURN_IF_ERROR(emit_child(child, shift, out));
     }
     size_t k = n - 1;  // odometer over every dimension but the fastest
     while (k-- > 0) {
@@ -125,7 +168,7 @@ std::vector<int64_t> index_range(int64_t from, int64_t count) {
 }
 
 // A subarray: the elements of the sub-box in the array's storage order.
-Status subarray_runs(const Contents& c, std::vector<ByteRun>* out) {
+Status subarray_runs(const Contents& c, int64_t base, Emitter& out) {
   const int n = c.ints[0];
   const bool fortran = c.ints[size_t(1 + 3 * n)] == MPI_ORDER_FORTRAN;
   std::vector<int64_t> sizes;
@@ -135,13 +178,13 @@ Status subarray_runs(const Contents& c, std::vector<ByteRun>* out) {
     sizes.push_back(c.ints[size_t(1 + k)]);
     picked.push_back(index_range(c.ints[size_t(1 + 2 * n + k)], c.ints[size_t(1 + n + k)]));
   }
-  return box_runs(c.types[0], sizes, picked, out);
+  return box_runs(c.types[0], sizes, picked, base, out);
 }
 
 // A distributed array (MPI_Type_create_darray): the indices each dimension's
 // distribution gives the process `rank` of a row-major grid of psizes, the
 // elements in the array's storage order.
-Status darray_runs(const Contents& c, std::vector<ByteRun>* out) {
+Status darray_runs(const Contents& c, int64_t base, Emitter& out) {
   const int rank = c.ints[1], n = c.ints[2];
   const int* gsizes = &c.ints[3];
   const int* distribs = &c.ints[size_t(3 + n)];
@@ -172,38 +215,35 @@ Status darray_runs(const Contents& c, std::vector<ByteRun>* out) {
     sizes.push_back(g);
     picked.push_back(std::move(mine));
   }
-  return box_runs(c.types[0], sizes, picked, out);
+  return box_runs(c.types[0], sizes, picked, base, out);
 }
 
-Status runs_of(MPI_Datatype t, std::vector<ByteRun>* out) {
+Status runs_of(MPI_Datatype t, int64_t base, Emitter& out) {
   Contents c;
   EXA_RETURN_IF_ERROR(contents_of(t, &c));
   if (c.combiner == MPI_COMBINER_NAMED) {
     int size = 0;
     EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Type_size(t, &size)));
-    if (size > 0) return append_shifted({{0, size}}, 0, out);
+    if (size > 0) return out.emit(0, size, base);
     return Status::ok();
   }
-  if (c.combiner == MPI_COMBINER_DUP || c.combiner == MPI_COMBINER_RESIZED) {
-    // A resized type moves nothing: only its bounds change.
-    std::vector<ByteRun> child;
-    EXA_RETURN_IF_ERROR(runs_of(c.types[0], &child));
-    return append_shifted(child, 0, out);
-  }
-  if (c.combiner == MPI_COMBINER_SUBARRAY) return subarray_runs(c, out);
-  if (c.combiner == MPI_COMBINER_DARRAY) return darray_runs(c, out);
+  // A resized type moves nothing: only its bounds change.
+  if (c.combiner == MPI_COMBINER_DUP || c.combiner == MPI_COMBINER_RESIZED) return runs_of(c.types[0], base, out);
+  if (c.combiner == MPI_COMBINER_SUBARRAY) return subarray_runs(c, base, out);
+  if (c.combiner == MPI_COMBINER_DARRAY) return darray_runs(c, base, out);
   if (c.combiner == MPI_COMBINER_STRUCT) {
     const int count = c.ints[0];
     for (int i = 0; i < count; ++i) {
-      std::vector<ByteRun> child;
-      int64_t extent = 0;
-      EXA_RETURN_IF_ERROR(child_runs(c.types[size_t(i)], &child, &extent));
-      EXA_RETURN_IF_ERROR(append_block(child, extent, c.ints[size_t(1 + i)], int64_t(c.addrs[size_t(i)]), out));
+      Child child;
+      EXA_RETURN_IF_ERROR(child_of(c.types[size_t(i)], &child));
+      int64_t shift = 0;
+      if (__builtin_add_overflow(int64_t(c.addrs[size_t(i)]), base, &shift))
+        return {NC_EINTOVERFLOW, "a datatype's displacement overflows"};
+      EXA_RETURN_IF_ERROR(append_block(child, c.ints[size_t(1 + i)], shift, out));
     }
     return Status::ok();
   }
-  std::vector<ByteRun> child;
-  int64_t extent = 0;
+  Child child;
   switch (c.combiner) {
     case MPI_COMBINER_CONTIGUOUS:
     case MPI_COMBINER_VECTOR:
@@ -212,12 +252,13 @@ Status runs_of(MPI_Datatype t, std::vector<ByteRun>* out) {
     case MPI_COMBINER_HINDEXED:
     case MPI_COMBINER_INDEXED_BLOCK:
     case MPI_COMBINER_HINDEXED_BLOCK:
-      EXA_RETURN_IF_ERROR(child_runs(c.types[0], &child, &extent));
+      EXA_RETURN_IF_ERROR(child_of(c.types[0], &child));
       break;
     default:
       return {NC_ENOTSUPPORT,
               "vard over record sections: the file type's constructor is not handled"};
   }
+  const int64_t extent = child.extent;
   const int count = c.ints[0];
   for (int i = 0; i < count; ++i) {
     int64_t shift = 0, blocklen = 0;
@@ -248,16 +289,26 @@ Status runs_of(MPI_Datatype t, std::vector<ByteRun>* out) {
         shift = int64_t(c.addrs[size_t(i)]);
         break;
     }
-    EXA_RETURN_IF_ERROR(append_block(child, extent, blocklen, shift, out));
+    if (__builtin_add_overflow(shift, base, &shift)) return {NC_EINTOVERFLOW, "a datatype's displacement overflows"};
+    EXA_RETURN_IF_ERROR(append_block(child, blocklen, shift, out));
   }
   return Status::ok();
 }
 
 }  // namespace
 
+Status for_each_type_run(MPI_Datatype type, const RunSink& sink) {
+  Emitter e(sink);
+  EXA_RETURN_IF_ERROR(runs_of(type, 0, e));
+  return e.finish();
+}
+
 Status type_runs(MPI_Datatype type, std::vector<format::ByteRun>* out) {
   out->clear();
-  return runs_of(type, out);
+  return for_each_type_run(type, [&](const ByteRun& r) {
+    out->push_back(r);
+    return Status::ok();
+  });
 }
 
 Status byte_runs_type(const std::vector<format::ByteRun>& sorted, MPI_Datatype* type) {

@@ -7,6 +7,7 @@
 
 #include <mpi.h>
 
+#include <functional>
 #include <vector>
 
 #include "format/record_sections.hpp"
@@ -14,11 +15,17 @@
 
 namespace exa::io {
 
-// Runs relative to the type's displacement 0, adjacent runs merged.
-// Constructors: named, dup, resized, contiguous, (h)vector, (h)indexed,
-// (h)indexed_block, struct, subarray, darray; any other (the deprecated
-// Fortran-integer forms, f90 parameterized types) is NC_ENOTSUPPORT. More than kMaxTypeRuns runs is NC_ENOMEM.
-inline constexpr size_t kMaxTypeRuns = size_t(1) << 26;
+// The runs, relative to the type's displacement 0 and adjacent runs merged,
+// handed one by one to `sink` in type-map order (a sink's error stops the
+// walk and is returned). Memory stays bounded whatever the number of runs: a
+// child type of many runs is walked again for each copy. Constructors: named,
+// dup, resized, contiguous, (h)vector, (h)indexed, (h)indexed_block, struct,
+// subarray, darray; any other (the deprecated Fortran-integer forms, f90
+// parameterized types) is NC_ENOTSUPPORT.
+using RunSink = std::function<Status(const format::ByteRun&)>;
+Status for_each_type_run(MPI_Datatype type, const RunSink& sink);
+
+// The same runs in a vector (tests and small types).
 Status type_runs(MPI_Datatype type, std::vector<format::ByteRun>* out);
 
 // A committed hindexed type of bytes over runs sorted by offset (runs

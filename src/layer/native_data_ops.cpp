@@ -300,6 +300,25 @@ Status partitioned_vard_reach(const NativeFile& nf, int varid, const format::Var
   return {NC_EINVALCOORDS, "vard file type reaches beyond the variable's data in a partitioned file"};
 }
 
+// One MPI transfer of `bytes` through the file's current view (any size:
+// io::memory_run); a write must move every byte.
+Status vard_transfer(io::MpiFile& file, uint8_t* data, int64_t bytes, bool put, bool collective) {
+  io::MemoryRun run;
+  EXA_RETURN_IF_ERROR(io::memory_run(bytes, &run));
+  MPI_File fh = file.handle();
+  MPI_Status status;
+  int err = put ? (collective ? MPI_File_write_all(fh, data, run.count, run.type, &status)
+                              : MPI_File_write(fh, data, run.count, run.type, &status))
+                : (collective ? MPI_File_read_all(fh, data, run.count, run.type, &status)
+                              : MPI_File_read(fh, data, run.count, run.type, &status));
+  Status st = put ? io::check_written(err, status, bytes, "vard write") : io::from_mpi(err, io::MpiOp::kRead, "vard");
+  if (run.owned) {
+    Status freed = EXA_MPI(MPI_Type_free(&run.type));
+    if (st.is_ok()) st = freed;
+  }
+  return st;
+}
+
 }  // namespace
 
 // ncmpi_put_vard/get_vard: the caller's file type, relative to the
@@ -365,28 +384,54 @@ Status NativeConnector::vard(FileState& f, int varid, MPI_Datatype filetype, voi
     if (!st.is_ok()) nelems = 0;
   }
   io::MpiFile& file = handle_for(nf, collective);
-  MPI_File fh = file.handle();
   int64_t bytes = nelems * xsize;
-  // (It also puts the individual file pointer, which the transfer uses, at 0.)
-  Status view = in_sections ? file.set_view(0, bytes ? sectioned.type() : MPI_BYTE)
-                            : file.set_view(var && bytes ? var->begin : 0, bytes ? filetype : MPI_BYTE);
-  if (!view.is_ok()) bytes = 0;  // (a collective call still takes part, with nothing)
-  ByteBuffer in_view_order;  // the view's order, when the sections reorder the file type's bytes
-  uint8_t* moved = external.data();
-  if (bytes > 0 && sectioned.reorders()) {
-    in_view_order.resize(static_cast<size_t>(bytes));
-    if (put) sectioned.to_view_order(external.data(), in_view_order.data());
-    moved = in_view_order.data();
+  // Collective calls over record sections move their view in batches
+  // (io::RecordView): every rank makes as many transfers as the most any
+  // rank needs, with nothing once its own are done.
+  int64_t rounds = 1;
+  if (collective && layout.sections.present) {
+    int64_t mine = in_sections && bytes > 0 ? std::max<int64_t>(sectioned.batches(), 1) : 1;
+    Status agreed = EXA_MPI(MPI_Allreduce(&mine, &rounds, 1, MPI_INT64_T, MPI_MAX, nf.comm()));
+    if (!agreed.is_ok()) return agreed;
   }
-  MPI_Status status;
-  int count = static_cast<int>(bytes);
-  int err = put ? (collective ? MPI_File_write_all(fh, moved, count, MPI_BYTE, &status)
-                              : MPI_File_write(fh, moved, count, MPI_BYTE, &status))
-                : (collective ? MPI_File_read_all(fh, moved, count, MPI_BYTE, &status)
-                              : MPI_File_read(fh, moved, count, MPI_BYTE, &status));
-  if (!put && err == MPI_SUCCESS && moved != external.data()) sectioned.from_view_order(moved, external.data());
-  Status io_st = put ? io::check_written(err, status, bytes, "vard write")
-                     : io::from_mpi(err, io::MpiOp::kRead, "vard");
+  Status view, io_st;
+  int64_t done = 0;  // transfers made
+  if (in_sections && bytes > 0) {
+    ByteBuffer in_view_order;  // a batch in the view's order, when the sections reorder its bytes
+    Status walked = sectioned.for_each_batch([&](const io::RecordView::Batch& b) {
+      ++done;
+      uint8_t* packed = external.data() + b.packed_at;
+      uint8_t* moved = packed;
+      const bool reorders = !b.moves->empty() && view.is_ok() && io_st.is_ok();
+      if (reorders) {
+        in_view_order.resize(static_cast<size_t>(b.bytes));
+        if (put) io::RecordView::to_view_order(b, packed, in_view_order.data());
+        moved = in_view_order.data();
+      }
+      // After a failure this rank still takes part, with nothing.
+      const bool go = view.is_ok() && io_st.is_ok();
+      Status v = file.set_view(0, go ? b.type : MPI_BYTE);
+      if (view.is_ok()) view = v;
+      Status moved_st = vard_transfer(file, moved, go && v.is_ok() ? b.bytes : 0, put, collective);
+      if (io_st.is_ok()) io_st = moved_st;
+      if (!put && reorders && moved_st.is_ok()) io::RecordView::from_view_order(b, moved, packed);
+      return Status::ok();
+    });
+    if (view.is_ok()) view = walked;
+  } else {
+    // (It also puts the individual file pointer, which the transfer uses, at 0.)
+    view = in_sections ? file.set_view(0, MPI_BYTE)
+                       : file.set_view(var && bytes ? var->begin : 0, bytes ? filetype : MPI_BYTE);
+    if (!view.is_ok()) bytes = 0;  // (a collective call still takes part, with nothing)
+    io_st = vard_transfer(file, external.data(), bytes, put, collective);
+    done = 1;
+  }
+  for (; collective && done < rounds; ++done) {  // the rounds other ranks still make
+    Status v = file.set_view(0, MPI_BYTE);
+    if (view.is_ok()) view = v;
+    Status nothing = vard_transfer(file, external.data(), 0, put, collective);
+    if (io_st.is_ok()) io_st = nothing;
+  }
   if (st.is_ok()) st = view;
   if (st.is_ok()) st = io_st;
   if (st.is_ok()) put ? file.count_written(bytes) : file.count_read(bytes);

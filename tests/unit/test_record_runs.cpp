@@ -3,6 +3,7 @@
 // sections keep each record's bytes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <climits>
 #include <vector>
 
@@ -64,6 +65,25 @@ TEST(RecordRuns, BytesNoSectionHoldsAreRefused) {
   // past the largest offset
   EXPECT_EQ(exa::format::map_record_runs(one_split(), INT64_MAX - 8, 12, {{36, 16}}, &out).code(), NC_EINVALCOORDS);
   EXPECT_EQ(exa::format::map_record_runs(one_split(), 9000, 0, {{0, 4}}, &out).code(), NC_EINVALCOORDS);
+}
+
+// map_record_run, one run at a time (how io::RecordView streams a file type
+// of any number of pieces), gives what map_record_runs gives for the list,
+// however the runs are cut: here each byte alone and runs cut at 5 bytes.
+TEST(RecordRuns, OneRunAtATimeGivesTheSameRuns) {
+  const std::vector<ByteRun> in = {{0, 60}, {62, 3}, {70, 1}};
+  const std::vector<ByteRun> whole = mapped(one_split(), 9000, 12, in);
+  for (int64_t cut : {int64_t{1}, int64_t{5}}) {
+    std::vector<ByteRun> streamed;
+    for (const ByteRun& r : in)
+      for (int64_t at = 0; at < r.length; at += cut) {
+        const ByteRun part{r.offset + at, std::min(cut, r.length - at)};
+        ASSERT_TRUE(exa::format::map_record_run(one_split(), 9000, 12, part, &streamed).is_ok());
+      }
+    EXPECT_EQ(streamed, whole) << "cut " << cut;
+  }
+  std::vector<ByteRun> out;
+  EXPECT_EQ(exa::format::map_record_run(one_split(), 9000, 12, {-1, 2}, &out).code(), NC_EINVALCOORDS);
 }
 
 }  // namespace
