@@ -8,8 +8,8 @@
 # is compared byte for byte with the synchronous one. The computation per step
 # is one step of a synchronous run without computation (median of 3), as
 # run_vpic_io.sh sets it. One line per run:
-#   rep=I run=sync|A|B total=.. close=.. steps=a,b,c,d,e faults=N hidden_steps=..
-# faults: page faults of the whole process tree (perf stat); hidden_steps: 1 -
+#   rep=I run=sync|A|B total=.. close=.. steps=a,b,c,d,e cpu=a,b,c,d,e faults=N hidden_steps=..
+# cpu: the program thread's CPU time in each step's puts; faults: page faults of the whole process tree (perf stat); hidden_steps: 1 -
 # the async steps 0..S-2 / the same steps of the synchronous run of the repetition.
 #   A='EXACDF_HUGEPAGES=0' B='' MODE=sleep PAIRS=5 NP=1 bash bench/vpic_ab.sh
 set -euo pipefail
@@ -55,7 +55,7 @@ hidden() {  # ASYNC_STEPS SYNC_STEPS
 line() {  # REP NAME RESULT SYNC_STEPS
   local r=$3
   echo "rep=$1 run=$2 total=$(echo "$r" | field t_total) close=$(echo "$r" | field t_close)" \
-    "steps=$(echo "$r" | field step_io) faults=$(echo "$r" | field faults)" \
+    "steps=$(echo "$r" | field step_io) cpu=$(echo "$r" | field step_cpu) faults=$(echo "$r" | field faults)" \
     "hidden_steps=$(hidden "$(echo "$r" | field step_io)" "$4")"
 }
 identical=yes

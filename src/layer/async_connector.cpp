@@ -611,6 +611,7 @@ class AsyncFile final : public WrappedState {
     }
     HugePageBytes b;
     if (wanted) b.assign(bytes, uint8_t{0xa5});
+    if (wanted) HugePageArena::get().prepare_chunk();  // the next chunk, faulted in here too
     std::lock_guard<std::mutex> lock(mu_);
     --warming_;
     warming_bytes_ -= bytes;
@@ -981,7 +982,12 @@ class AsyncConnector final : public ForwardingConnector {
  protected:
   std::unique_ptr<FileState> wrap(std::unique_ptr<FileState> lower) override {
     const bool threaded = thread_multiple();
-    if (threaded) Pool::get().ensure(threads_, batch_);
+    if (threaded) {
+      Pool::get().ensure(threads_, batch_);
+      // The first copies go into a chunk whose 2 MiB page the pool has
+      // faulted in already (HugePageArena: a no-op when one is ready).
+      Pool::get().submit([] { HugePageArena::get().prepare_chunk(); });
+    }
     auto af = std::make_unique<AsyncFile>(std::move(lower), next(), mem_cap_, threaded);
     std::lock_guard<std::mutex> lock(open_files().mu);
     open_files().files.insert(af.get());
@@ -1081,7 +1087,8 @@ std::unique_ptr<Op> AsyncConnector::copy_of(FileState& f, const DataRequest& req
   if (bytes > 0) {
     const auto* from = static_cast<const uint8_t*>(req.buf);
     op->data = state(f).take_buffer(static_cast<size_t>(bytes));
-    op->data.assign(from, from + bytes);
+    op->data.resize(static_cast<size_t>(bytes));  // (default-initialised: not zeroed first)
+    std::memcpy(op->data.data(), from, static_cast<size_t>(bytes));
   }
   // The copy is contiguous elements of the resolved memory type: queued as a
   // typed call (the program may free its buffer type once the put returned).

@@ -70,6 +70,24 @@ HugePageArena& HugePageArena::get() {
 
 HugePageArena::~HugePageArena() {
   for (auto& [base, c] : chunks_) munmap(c.base, kChunkBytes);
+  if (prepared_ != nullptr) munmap(prepared_, kChunkBytes);
+}
+
+void HugePageArena::prepare_chunk() {
+  if (ordinary_pages()) return;
+  {
+    std::lock_guard<std::mutex> lock(arena_mutex());
+    if (prepared_ != nullptr) return;
+  }
+  uint8_t* base = map_aligned(kChunkBytes);  // (the faults outside the lock)
+  if (base == nullptr) return;
+  for (size_t at = 0; at < kChunkBytes; at += kPage) base[at] = 0;  // one fault with THP, else one per page
+  std::lock_guard<std::mutex> lock(arena_mutex());
+  if (prepared_ == nullptr) {
+    prepared_ = base;
+    return;
+  }
+  munmap(base, kChunkBytes);  // another thread's was ready first
 }
 
 void* HugePageArena::allocate(size_t bytes) {
@@ -86,8 +104,9 @@ void* HugePageArena::allocate(size_t bytes) {
   if (current_ == nullptr || current_->used + size > kChunkBytes) {
     if (current_ != nullptr && current_->live == 0) drop(current_);
     current_ = nullptr;
-    uint8_t* base = map_aligned(kChunkBytes);
+    uint8_t* base = prepared_ != nullptr ? prepared_ : map_aligned(kChunkBytes);
     if (base == nullptr) throw std::bad_alloc();
+    prepared_ = nullptr;
     Chunk& c = chunks_[reinterpret_cast<uintptr_t>(base)];
     c.base = base;
     current_ = &c;
@@ -132,7 +151,8 @@ void HugePageArena::drop(Chunk* c) {
 
 HugePageArena::Usage HugePageArena::usage() {
   std::lock_guard<std::mutex> lock(arena_mutex());
-  return {chunks_.size(), own_mappings_, chunks_.size() * kChunkBytes + own_bytes_};
+  const size_t chunks = chunks_.size() + (prepared_ != nullptr ? 1 : 0);
+  return {chunks, own_mappings_, chunks * kChunkBytes + own_bytes_, prepared_ != nullptr};
 }
 
 }  // namespace exa

@@ -2,7 +2,8 @@
 // buffers carved from 2 MiB-aligned chunks never overlap and keep what was
 // written to them; a chunk is unmapped when its last buffer is freed (the
 // chunk being carved is kept, emptied); a buffer over 1 MiB has a mapping of
-// its own, gone when freed; small ones come from operator new; two threads
+// its own, gone when freed; a chunk prepared ahead is the next one carved;
+// small ones come from operator new; two threads
 // allocating and freeing at once see their own bytes.
 #include <gtest/gtest.h>
 
@@ -54,6 +55,24 @@ TEST(HugePageArena, CarvesChunksWithoutOverlapAndUnmapsEmptyOnes) {
   void* again = arena.allocate(kBuf);
   EXPECT_EQ(again, bufs[4]);
   arena.release(again, kBuf);
+}
+
+TEST(HugePageArena, APreparedChunkIsCarvedWhenOneIsNeeded) {
+  if (!HugePageArena::in_use()) GTEST_SKIP() << "ordinary pages (AddressSanitizer or EXACDF_HUGEPAGES=0)";
+  HugePageArena arena;
+  arena.prepare_chunk();
+  arena.prepare_chunk();  // one is ready: no second
+  EXPECT_TRUE(arena.usage().prepared);
+  EXPECT_EQ(arena.usage().chunks, 1u);
+  auto* p = static_cast<uint8_t*>(arena.allocate(kBuf));
+  EXPECT_FALSE(arena.usage().prepared);
+  EXPECT_EQ(arena.usage().chunks, 1u);  // the prepared one, now carved
+  EXPECT_EQ(address(p) % HugePageArena::kChunkBytes, 0u);
+  EXPECT_EQ(p[kBuf - 1], 0);  // faulted in by prepare_chunk: zeroed pages
+  std::memset(p, 3, kBuf);
+  arena.prepare_chunk();
+  EXPECT_EQ(arena.usage().chunks, 2u);
+  arena.release(p, kBuf);
 }
 
 TEST(HugePageArena, LargeBuffersHaveMappingsOfTheirOwn) {
