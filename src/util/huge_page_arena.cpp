@@ -70,24 +70,26 @@ HugePageArena& HugePageArena::get() {
 
 HugePageArena::~HugePageArena() {
   for (auto& [base, c] : chunks_) munmap(c.base, kChunkBytes);
-  if (prepared_ != nullptr) munmap(prepared_, kChunkBytes);
+  for (uint8_t* p : prepared_) munmap(p, kChunkBytes);
 }
 
 void HugePageArena::prepare_chunk() {
   if (ordinary_pages()) return;
-  {
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> lock(arena_mutex());
+      if (prepared_.size() >= kPrepared) return;
+    }
+    uint8_t* base = map_aligned(kChunkBytes);  // (the faults outside the lock)
+    if (base == nullptr) return;
+    for (size_t at = 0; at < kChunkBytes; at += kPage) base[at] = 0;  // one fault with THP, else one per page
     std::lock_guard<std::mutex> lock(arena_mutex());
-    if (prepared_ != nullptr) return;
+    if (prepared_.size() >= kPrepared) {
+      munmap(base, kChunkBytes);  // other threads prepared enough meanwhile
+      return;
+    }
+    prepared_.push_back(base);
   }
-  uint8_t* base = map_aligned(kChunkBytes);  // (the faults outside the lock)
-  if (base == nullptr) return;
-  for (size_t at = 0; at < kChunkBytes; at += kPage) base[at] = 0;  // one fault with THP, else one per page
-  std::lock_guard<std::mutex> lock(arena_mutex());
-  if (prepared_ == nullptr) {
-    prepared_ = base;
-    return;
-  }
-  munmap(base, kChunkBytes);  // another thread's was ready first
 }
 
 void* HugePageArena::allocate(size_t bytes) {
@@ -104,9 +106,14 @@ void* HugePageArena::allocate(size_t bytes) {
   if (current_ == nullptr || current_->used + size > kChunkBytes) {
     if (current_ != nullptr && current_->live == 0) drop(current_);
     current_ = nullptr;
-    uint8_t* base = prepared_ != nullptr ? prepared_ : map_aligned(kChunkBytes);
+    uint8_t* base = nullptr;
+    if (!prepared_.empty()) {
+      base = prepared_.back();
+      prepared_.pop_back();
+    } else {
+      base = map_aligned(kChunkBytes);
+    }
     if (base == nullptr) throw std::bad_alloc();
-    prepared_ = nullptr;
     Chunk& c = chunks_[reinterpret_cast<uintptr_t>(base)];
     c.base = base;
     current_ = &c;
@@ -151,8 +158,8 @@ void HugePageArena::drop(Chunk* c) {
 
 HugePageArena::Usage HugePageArena::usage() {
   std::lock_guard<std::mutex> lock(arena_mutex());
-  const size_t chunks = chunks_.size() + (prepared_ != nullptr ? 1 : 0);
-  return {chunks, own_mappings_, chunks * kChunkBytes + own_bytes_, prepared_ != nullptr};
+  const size_t chunks = chunks_.size() + prepared_.size();
+  return {chunks, own_mappings_, chunks * kChunkBytes + own_bytes_, prepared_.size()};
 }
 
 }  // namespace exa

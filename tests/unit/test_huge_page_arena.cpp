@@ -61,17 +61,18 @@ TEST(HugePageArena, APreparedChunkIsCarvedWhenOneIsNeeded) {
   if (!HugePageArena::in_use()) GTEST_SKIP() << "ordinary pages (AddressSanitizer or EXACDF_HUGEPAGES=0)";
   HugePageArena arena;
   arena.prepare_chunk();
-  arena.prepare_chunk();  // one is ready: no second
-  EXPECT_TRUE(arena.usage().prepared);
-  EXPECT_EQ(arena.usage().chunks, 1u);
+  arena.prepare_chunk();  // enough are ready: no more
+  EXPECT_EQ(arena.usage().prepared, HugePageArena::kPrepared);
+  EXPECT_EQ(arena.usage().chunks, HugePageArena::kPrepared);
   auto* p = static_cast<uint8_t*>(arena.allocate(kBuf));
-  EXPECT_FALSE(arena.usage().prepared);
-  EXPECT_EQ(arena.usage().chunks, 1u);  // the prepared one, now carved
+  EXPECT_EQ(arena.usage().prepared, HugePageArena::kPrepared - 1);
+  EXPECT_EQ(arena.usage().chunks, HugePageArena::kPrepared);  // one prepared one, now carved
   EXPECT_EQ(address(p) % HugePageArena::kChunkBytes, 0u);
   EXPECT_EQ(p[kBuf - 1], 0);  // faulted in by prepare_chunk: zeroed pages
   std::memset(p, 3, kBuf);
-  arena.prepare_chunk();
-  EXPECT_EQ(arena.usage().chunks, 2u);
+  arena.prepare_chunk();  // tops up to kPrepared beside the one carved
+  EXPECT_EQ(arena.usage().prepared, HugePageArena::kPrepared);
+  EXPECT_EQ(arena.usage().chunks, HugePageArena::kPrepared + 1);
   arena.release(p, kBuf);
 }
 
