@@ -611,7 +611,7 @@ class AsyncFile final : public WrappedState {
     }
     HugePageBytes b;
     if (wanted) b.assign(bytes, uint8_t{0xa5});
-    if (wanted) HugePageArena::get().prepare_chunk();  // the next chunk, faulted in here too
+    if (wanted) HugePageArena::get().prepare_chunk();  // the next chunks, faulted in here too
     std::lock_guard<std::mutex> lock(mu_);
     --warming_;
     warming_bytes_ -= bytes;
@@ -984,8 +984,8 @@ class AsyncConnector final : public ForwardingConnector {
     const bool threaded = thread_multiple();
     if (threaded) {
       Pool::get().ensure(threads_, batch_);
-      // The first copies go into a chunk whose 2 MiB page the pool has
-      // faulted in already (HugePageArena: a no-op when one is ready).
+      // The first copies go into chunks whose 2 MiB pages the pool has
+      // faulted in already (HugePageArena: a no-op when enough are ready).
       Pool::get().submit([] { HugePageArena::get().prepare_chunk(); });
     }
     auto af = std::make_unique<AsyncFile>(std::move(lower), next(), mem_cap_, threaded);
