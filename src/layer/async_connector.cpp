@@ -25,6 +25,7 @@
 #include "io/mpi_errors.hpp"
 #include "layer/data_checks.hpp"
 #include "layer/forwarding_connector.hpp"
+#include "util/huge_page_arena.hpp"
 
 namespace exa::layer {
 
@@ -80,7 +81,7 @@ struct Op {
   std::string call;
   DataRequest req;
   std::vector<MPI_Offset> start, count, stride;
-  std::vector<uint8_t> data;
+  HugePageBytes data;  // (2 MiB pages: a new buffer costs a fault per 2 MiB, not per 4 KiB)
   Region region;
   bool record = false;  // a record variable: numrecs may grow when it runs
   size_t bytes = 0;     // held against the mem bound
@@ -121,11 +122,12 @@ void poke_all();
 // the CPU is unchanged). On the loaded 2-core machine a put that had just
 // woken the pool was seen to stall 3-7 ms at 1 rank, where a whole step's
 // puts take about 1 ms. Best effort: where it is refused, the thread keeps
-// the default policy.
-void background_priority() {
+// the default policy. async{sched=normal} keeps SCHED_OTHER (the pool takes
+// the policy of the file opened last; a thread changes it before its next job).
+void background_priority(bool batch) {
   sched_param param{};
   param.sched_priority = 0;
-  (void)pthread_setschedparam(pthread_self(), SCHED_BATCH, &param);
+  (void)pthread_setschedparam(pthread_self(), batch ? SCHED_BATCH : SCHED_OTHER, &param);
 }
 
 // The process's pool of background threads, shared by every async file
@@ -141,7 +143,8 @@ class Pool {
     static Pool* pool = new Pool;  // never destroyed: its threads live until exit
     return *pool;
   }
-  void ensure(int n) {
+  void ensure(int n, bool batch) {
+    batch_ = batch;
     std::lock_guard<std::mutex> lock(mu_);
     while (static_cast<int>(threads_.size()) < n) threads_.emplace_back([this] { work(); });
   }
@@ -184,7 +187,8 @@ class Pool {
 
  private:
   void work() {
-    background_priority();
+    bool batch = batch_.load();
+    background_priority(batch);
     for (;;) {
       std::function<void()> job;
       {
@@ -194,6 +198,7 @@ class Pool {
         job = std::move(jobs_.front());
         jobs_.pop_front();
       }
+      if (batch != batch_.load()) background_priority(batch = batch_.load());
       job();
     }
   }
@@ -202,6 +207,7 @@ class Pool {
   std::deque<std::function<void()>> jobs_;
   std::vector<std::thread> threads_;
   bool stopping_ = false;
+  std::atomic<bool> batch_{true};  // the threads' policy: SCHED_BATCH, else SCHED_OTHER
   std::atomic<int> active_{0}, max_active_{0};
   std::atomic<long> overlaps_{0};
 };
@@ -402,10 +408,10 @@ class AsyncFile final : public WrappedState {
   // that found none, and when this put took the last that fitted (puts of
   // at least kWarmMinBytes: smaller ones come from memory malloc has mapped
   // already, and a job per put would cost more than it saves).
-  std::vector<uint8_t> take_buffer(size_t bytes) {
+  HugePageBytes take_buffer(size_t bytes) {
     std::lock_guard<std::mutex> lock(mu_);
     size_t best = best_spare_locked(bytes);
-    std::vector<uint8_t> b;
+    HugePageBytes b;
     if (best != spare_.size()) {
       b = std::move(spare_[best]);
       spare_bytes_ -= b.capacity();
@@ -603,8 +609,9 @@ class AsyncFile final : public WrappedState {
       std::lock_guard<std::mutex> lock(mu_);
       wanted = !stopping_;
     }
-    std::vector<uint8_t> b;
+    HugePageBytes b;
     if (wanted) b.assign(bytes, uint8_t{0xa5});
+    if (wanted) HugePageArena::get().prepare_chunk();  // the next chunks, faulted in here too
     std::lock_guard<std::mutex> lock(mu_);
     --warming_;
     warming_bytes_ -= bytes;
@@ -616,7 +623,7 @@ class AsyncFile final : public WrappedState {
 
   // Keeps a finished put's buffer for the next put (mu_ held). What is kept
   // and what is queued together stay within the mem= bound.
-  void keep_buffer(std::vector<uint8_t> b) {
+  void keep_buffer(HugePageBytes b) {
     if (b.capacity() == 0 || held_locked() + b.capacity() > mem_cap_ || spare_.size() >= kMaxSpare) return;
     spare_bytes_ += b.capacity();
     spare_.push_back(std::move(b));
@@ -730,7 +737,7 @@ class AsyncFile final : public WrappedState {
   bool held_ = false;  // EXACDF_ASYNC_HOLD: the first task held
   static constexpr size_t kMaxSpare = 64;
   static constexpr size_t kWarmMinBytes = size_t{64} << 10;
-  std::vector<std::vector<uint8_t>> spare_;  // finished puts' buffers, for reuse
+  std::vector<HugePageBytes> spare_;  // finished puts' buffers, for reuse
   size_t spare_bytes_ = 0;
   int warming_ = 0;            // buffers being made ready on the pool (warm)
   bool stopping_ = false;      // stop(): no more buffers made
@@ -821,10 +828,11 @@ bool thread_multiple() {
 
 class AsyncConnector final : public ForwardingConnector {
  public:
-  AsyncConnector(Connector* below, size_t mem_cap, int threads)
+  AsyncConnector(Connector* below, size_t mem_cap, int threads, bool batch)
       : ForwardingConnector(below),
         mem_cap_(mem_cap),
         threads_(threads),
+        batch_(batch),
         swap_below_(std::strcmp(below->name(), "native") == 0) {}
   const char* name() const override { return "async"; }
 
@@ -974,7 +982,12 @@ class AsyncConnector final : public ForwardingConnector {
  protected:
   std::unique_ptr<FileState> wrap(std::unique_ptr<FileState> lower) override {
     const bool threaded = thread_multiple();
-    if (threaded) Pool::get().ensure(threads_);
+    if (threaded) {
+      Pool::get().ensure(threads_, batch_);
+      // The first copies go into chunks whose 2 MiB pages the pool has
+      // faulted in already (HugePageArena: a no-op when enough are ready).
+      Pool::get().submit([] { HugePageArena::get().prepare_chunk(); });
+    }
     auto af = std::make_unique<AsyncFile>(std::move(lower), next(), mem_cap_, threaded);
     std::lock_guard<std::mutex> lock(open_files().mu);
     open_files().files.insert(af.get());
@@ -1039,6 +1052,7 @@ class AsyncConnector final : public ForwardingConnector {
 
   const size_t mem_cap_;
   const int threads_;       // the pool's threads (at least)
+  const bool batch_;        // the pool's threads under SCHED_BATCH (sched=batch)
   const bool swap_below_;   // native is right below: it takes copies in the file's byte order
 };
 
@@ -1073,7 +1087,8 @@ std::unique_ptr<Op> AsyncConnector::copy_of(FileState& f, const DataRequest& req
   if (bytes > 0) {
     const auto* from = static_cast<const uint8_t*>(req.buf);
     op->data = state(f).take_buffer(static_cast<size_t>(bytes));
-    op->data.assign(from, from + bytes);
+    op->data.resize(static_cast<size_t>(bytes));  // (default-initialised: not zeroed first)
+    std::memcpy(op->data.data(), from, static_cast<size_t>(bytes));
   }
   // The copy is contiguous elements of the resolved memory type: queued as a
   // typed call (the program may free its buffer type once the put returned).
@@ -1352,6 +1367,7 @@ Status make_async_connector(Connector* below, const ConnectorSettings& settings,
                             std::unique_ptr<Connector>* out) {
   size_t mem = default_mem_cap();
   int threads = 2;
+  bool batch = true;
   for (const auto& [key, value] : settings) {
     if (key == "mem") {
       if (!parse_bytes(value, &mem))
@@ -1362,11 +1378,15 @@ Status make_async_connector(Connector* below, const ConnectorSettings& settings,
       if (value.empty() || *end != '\0' || n < 1 || n > 64)
         return {NC_EINVAL, "async: threads= takes a number from 1 to 64, got '" + value + "'"};
       threads = static_cast<int>(n);
+    } else if (key == "sched") {
+      if (value != "batch" && value != "normal")
+        return {NC_EINVAL, "async: sched= takes batch or normal, got '" + value + "'"};
+      batch = value == "batch";
     } else {
-      return {NC_EINVAL, "async: unknown setting '" + key + "' (known: mem, threads)"};
+      return {NC_EINVAL, "async: unknown setting '" + key + "' (known: mem, threads, sched)"};
     }
   }
-  *out = std::make_unique<AsyncConnector>(below, mem, threads);
+  *out = std::make_unique<AsyncConnector>(below, mem, threads, batch);
   return Status::ok();
 }
 
