@@ -11,6 +11,7 @@
 #include "convert/byte_order.hpp"
 #include "convert/external.hpp"
 #include "convert/kernels.hpp"
+#include "convert/simd.hpp"
 
 namespace exa::convert {
 
@@ -63,8 +64,32 @@ int64_t swap_sse2(unsigned char* p, int64_t n) {
 }
 #endif
 
+#if defined(EXA_CONVERT_AVX2)
+// The whole 128-byte groups with AVX2: one byte shuffle per 32 bytes.
+template <class U>
+EXA_AVX2_FN int64_t swap_avx2(unsigned char* p, int64_t n) {
+  constexpr int64_t kPer = 128 / static_cast<int64_t>(sizeof(U));
+  const int64_t groups = n / kPer;
+  const __m256i mask = avx_swap_mask<sizeof(U)>();
+  for (int64_t g = 0; g < groups; ++g, p += 128) {
+    auto* q = reinterpret_cast<__m256i*>(p);
+    __m256i x[4];
+    for (int k = 0; k < 4; ++k) x[k] = _mm256_loadu_si256(q + k);
+    for (int k = 0; k < 4; ++k) _mm256_storeu_si256(q + k, _mm256_shuffle_epi8(x[k], mask));
+  }
+  return groups * kPer;
+}
+#endif
+
 template <class U>
 void swap_fast(unsigned char* p, int64_t n) {
+#if defined(EXA_CONVERT_AVX2)
+  if (use_avx2()) {
+    const int64_t done = swap_avx2<U>(p, n);
+    p += done * static_cast<int64_t>(sizeof(U));
+    n -= done;
+  }
+#endif
 #if defined(__SSE2__)
   const int64_t done = swap_sse2<U>(p, n);
   p += done * static_cast<int64_t>(sizeof(U));
@@ -99,13 +124,8 @@ void swap_to_external_in_place(void* buf, nc_type xtype, int64_t n, SegmentedRan
     if constexpr (std::endian::native == std::endian::little) swap_bytes_in_place(p, size, n);
     return;
   }
-  // A block's range is taken just before the block is swapped: the swap
-  // reads it from the cache.
-  for (int64_t base = 0; base < n; base += kRangeBlockElements) {
-    const int64_t m = std::min(kRangeBlockElements, n - base);
-    range->add_native(p + base * size, xtype, m);
-    if constexpr (std::endian::native == std::endian::little) swap_bytes_in_place(p + base * size, size, m);
-  }
+  // One pass: the swap's loads serve the range.
+  range->swap_out(p, p, xtype, n);
 }
 
 }  // namespace exa::convert
