@@ -79,13 +79,29 @@ EXA_AVX2_FN int64_t swap_avx2(unsigned char* p, int64_t n) {
   }
   return groups * kPer;
 }
+
+// The whole 64-byte groups with SSSE3's byte shuffle (one per 16 bytes).
+template <class U>
+EXA_SSE42_FN int64_t swap_ssse3(unsigned char* p, int64_t n) {
+  constexpr int64_t kPer = 64 / static_cast<int64_t>(sizeof(U));
+  const int64_t groups = n / kPer;
+  const __m128i mask = sse4_swap_mask<sizeof(U)>();
+  for (int64_t g = 0; g < groups; ++g, p += 64) {
+    auto* q = reinterpret_cast<__m128i*>(p);
+    __m128i x[4];
+    for (int k = 0; k < 4; ++k) x[k] = _mm_loadu_si128(q + k);
+    for (int k = 0; k < 4; ++k) _mm_storeu_si128(q + k, _mm_shuffle_epi8(x[k], mask));
+  }
+  return groups * kPer;
+}
 #endif
 
 template <class U>
 void swap_fast(unsigned char* p, int64_t n) {
 #if defined(EXA_CONVERT_AVX2)
-  if (use_avx2()) {
-    const int64_t done = swap_avx2<U>(p, n);
+  const Simd level = simd_level();
+  if (level != Simd::kSse2) {
+    const int64_t done = level == Simd::kAvx2 ? swap_avx2<U>(p, n) : swap_ssse3<U>(p, n);
     p += done * static_cast<int64_t>(sizeof(U));
     n -= done;
   }

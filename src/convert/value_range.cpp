@@ -2,7 +2,8 @@
 // and, for a put, stores them in external order at the same time
 // (Pass::kSwapOut): the swap and the range share the loads, so the range
 // costs a few vector operations per 16 or 32 bytes, not a pass of its own.
-// AVX2 where the CPU has it (convert/simd.hpp), SSE2 on any x86-64, a scalar loop for the rest of a buffer and for the 8-byte
+// SSE4.2 where the CPU has it, AVX2 when asked (convert/simd.hpp), SSE2 on
+// any x86-64, a scalar loop for the rest of a buffer and for the 8-byte
 // integers without AVX2 (SSE2 has no 64-bit compare).
 //
 // NaN: never in lo/hi, it sets `nan` (as the scan's predicate sees it). The
@@ -30,29 +31,33 @@
 namespace exa::convert {
 
 namespace {
-// -1: not looked yet; 0: SSE2; 1: AVX2.
-std::atomic<int> g_avx2{-1};
-bool cpu_avx2() {
+// -1: not looked yet; else a Simd.
+std::atomic<int> g_simd{-1};
+Simd cpu_best() {
 #if defined(EXA_CONVERT_AVX2)
-  static const bool yes = __builtin_cpu_supports("avx2") != 0;
-  return yes;
+  static const Simd best = __builtin_cpu_supports("avx2")     ? Simd::kAvx2
+                           : __builtin_cpu_supports("sse4.2") ? Simd::kSse42
+                                                              : Simd::kSse2;
+  return best;
 #else
-  return false;
+  return Simd::kSse2;
 #endif
 }
+void set_level(Simd want) { g_simd.store(static_cast<int>(std::min(want, cpu_best())), std::memory_order_relaxed); }
 }  // namespace
 
-bool use_avx2() {
-  int v = g_avx2.load(std::memory_order_relaxed);
-  if (v < 0) {
+Simd simd_level() {
+  if (g_simd.load(std::memory_order_relaxed) < 0) {
     const char* e = std::getenv("EXACDF_SIMD");
-    v = (e == nullptr || std::strcmp(e, "sse2") != 0) && cpu_avx2() ? 1 : 0;
-    g_avx2.store(v, std::memory_order_relaxed);
+    Simd want = Simd::kSse42;
+    if (e != nullptr && std::strcmp(e, "sse2") == 0) want = Simd::kSse2;
+    if (e != nullptr && std::strcmp(e, "avx2") == 0) want = Simd::kAvx2;
+    set_level(want);
   }
-  return v == 1;
+  return static_cast<Simd>(g_simd.load(std::memory_order_relaxed));
 }
 
-void set_avx2_for_tests(bool on) { g_avx2.store(on && cpu_avx2() ? 1 : 0, std::memory_order_relaxed); }
+void set_simd_for_tests(Simd level) { set_level(level); }
 
 namespace {
 
@@ -369,13 +374,120 @@ EXA_AVX2_FN int64_t avx2_pass(const unsigned char* in, unsigned char* out, int64
 }
 #endif  // EXA_CONVERT_AVX2
 
+#if defined(EXA_CONVERT_SSE42)
+// SSE4.2 (SSSE3's byte shuffle, SSE4.1's integer min/max, SSE4.2's 64-bit
+// compare): the AVX2 passes above on 16-byte vectors.
+
+template <class T>
+EXA_SSE42_FN inline __m128i sse4_min(__m128i a, __m128i b) {
+  constexpr bool s = std::is_signed_v<T>;
+  if constexpr (std::is_same_v<T, float>)
+    return _mm_castps_si128(_mm_min_ps(_mm_castsi128_ps(a), _mm_castsi128_ps(b)));
+  else if constexpr (std::is_same_v<T, double>)
+    return _mm_castpd_si128(_mm_min_pd(_mm_castsi128_pd(a), _mm_castsi128_pd(b)));
+  else if constexpr (sizeof(T) == 1) return s ? _mm_min_epi8(a, b) : _mm_min_epu8(a, b);
+  else if constexpr (sizeof(T) == 2) return s ? _mm_min_epi16(a, b) : _mm_min_epu16(a, b);
+  else if constexpr (sizeof(T) == 4) return s ? _mm_min_epi32(a, b) : _mm_min_epu32(a, b);
+  else return _mm_blendv_epi8(a, b, _mm_cmpgt_epi64(a, b));  // (8 bytes: biased to signed)
+}
+
+template <class T>
+EXA_SSE42_FN inline __m128i sse4_max(__m128i a, __m128i b) {
+  constexpr bool s = std::is_signed_v<T>;
+  if constexpr (std::is_same_v<T, float>)
+    return _mm_castps_si128(_mm_max_ps(_mm_castsi128_ps(a), _mm_castsi128_ps(b)));
+  else if constexpr (std::is_same_v<T, double>)
+    return _mm_castpd_si128(_mm_max_pd(_mm_castsi128_pd(a), _mm_castsi128_pd(b)));
+  else if constexpr (sizeof(T) == 1) return s ? _mm_max_epi8(a, b) : _mm_max_epu8(a, b);
+  else if constexpr (sizeof(T) == 2) return s ? _mm_max_epi16(a, b) : _mm_max_epu16(a, b);
+  else if constexpr (sizeof(T) == 4) return s ? _mm_max_epi32(a, b) : _mm_max_epu32(a, b);
+  else return _mm_blendv_epi8(b, a, _mm_cmpgt_epi64(a, b));
+}
+
+// A NaN in a or b: all ones in its lanes (floating types only).
+template <class T>
+EXA_SSE42_FN inline __m128i sse4_unord(__m128i a, __m128i b) {
+  if constexpr (std::is_same_v<T, float>)
+    return _mm_castps_si128(_mm_cmpunord_ps(_mm_castsi128_ps(a), _mm_castsi128_ps(b)));
+  else
+    return _mm_castpd_si128(_mm_cmpunord_pd(_mm_castsi128_pd(a), _mm_castsi128_pd(b)));
+}
+
+// The 8-byte integers compare signed: unsigned ones are biased by their top bit.
+template <class T>
+constexpr Bits<T> sse4_bias() {
+  if constexpr (sizeof(T) == 8 && std::is_unsigned_v<T>) return Bits<T>{1} << 63;
+  else return 0;
+}
+
+template <class T>
+EXA_SSE42_FN inline __m128i sse4_splat(T v) {
+  const Bits<T> b = static_cast<Bits<T>>(std::bit_cast<Bits<T>>(v) ^ sse4_bias<T>());
+  if constexpr (sizeof(T) == 1) return _mm_set1_epi8(static_cast<char>(b));
+  else if constexpr (sizeof(T) == 2) return _mm_set1_epi16(static_cast<short>(b));
+  else if constexpr (sizeof(T) == 4) return _mm_set1_epi32(static_cast<int>(b));
+  else return _mm_set1_epi64x(static_cast<long long>(b));
+}
+
+// The whole 64-byte groups (four vectors); returns the elements done.
+template <class T, Pass pass>
+EXA_SSE42_FN int64_t sse42_pass(const unsigned char* in, unsigned char* out, int64_t n, Acc<T>* acc) {
+  constexpr int size = sizeof(T);
+  constexpr bool fp = std::is_floating_point_v<T>;
+  constexpr int64_t kPer = 16 / size;
+  const int64_t groups = n / (4 * kPer);
+  const __m128i mask = sse4_swap_mask<size>();
+  const __m128i bias = sse4_splat<T>(T(0));  // 0 biased: the bias itself
+  __m128i a0 = sse4_splat<T>(acc->lo), b0 = sse4_splat<T>(acc->hi), a1 = a0, b1 = b0;
+  __m128i u = _mm_setzero_si128();
+  for (int64_t g = 0; g < groups; ++g, in += 64, out += 64) {
+    auto q = reinterpret_cast<const __m128i*>(in);
+    __m128i x[4];
+    for (int k = 0; k < 4; ++k) x[k] = _mm_loadu_si128(q + k);
+    if constexpr (pass == Pass::kExternal && kSwaps && size > 1)
+      for (int k = 0; k < 4; ++k) x[k] = _mm_shuffle_epi8(x[k], mask);
+    if constexpr (pass == Pass::kSwapOut) {
+      auto o = reinterpret_cast<__m128i*>(out);
+      for (int k = 0; k < 4; ++k)
+        _mm_storeu_si128(o + k, kSwaps && size > 1 ? _mm_shuffle_epi8(x[k], mask) : x[k]);
+    }
+    if constexpr (sse4_bias<T>() != 0)
+      for (int k = 0; k < 4; ++k) x[k] = _mm_xor_si128(x[k], bias);
+    if constexpr (fp) u = _mm_or_si128(u, _mm_or_si128(sse4_unord<T>(x[0], x[1]), sse4_unord<T>(x[2], x[3])));
+    a0 = sse4_min<T>(x[0], a0);
+    a1 = sse4_min<T>(x[1], a1);
+    b0 = sse4_max<T>(x[0], b0);
+    b1 = sse4_max<T>(x[1], b1);
+    a0 = sse4_min<T>(x[2], a0);
+    a1 = sse4_min<T>(x[3], a1);
+    b0 = sse4_max<T>(x[2], b0);
+    b1 = sse4_max<T>(x[3], b1);
+  }
+  a0 = sse4_min<T>(a1, a0);
+  b0 = sse4_max<T>(b1, b0);
+  Bits<T> l[kPer], h[kPer];
+  std::memcpy(l, &a0, sizeof l);
+  std::memcpy(h, &b0, sizeof h);
+  for (int64_t j = 0; j < kPer; ++j) {
+    const T lo = std::bit_cast<T>(static_cast<Bits<T>>(l[j] ^ sse4_bias<T>()));
+    const T hi = std::bit_cast<T>(static_cast<Bits<T>>(h[j] ^ sse4_bias<T>()));
+    acc->lo = lo < acc->lo ? lo : acc->lo;
+    acc->hi = hi > acc->hi ? hi : acc->hi;
+  }
+  if (_mm_movemask_epi8(u) != 0) acc->nan = true;
+  return groups * 4 * kPer;
+}
+#endif  // EXA_CONVERT_SSE42
+
 // One pass of `pass` over n values of T; widens *r by their range.
 template <class T, Pass pass>
 void typed_pass(const unsigned char* in, unsigned char* out, int64_t n, ValueRange* r) {
   Acc<T> acc;
   int64_t done = 0;
 #if defined(EXA_CONVERT_AVX2)
-  if (use_avx2()) done = avx2_pass<T, pass>(in, out, n, &acc);
+  const Simd level = simd_level();
+  if (level == Simd::kAvx2) done = avx2_pass<T, pass>(in, out, n, &acc);
+  else if (level == Simd::kSse42) done = sse42_pass<T, pass>(in, out, n, &acc);
   else
 #endif
   {

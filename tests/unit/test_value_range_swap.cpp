@@ -1,7 +1,7 @@
 // Unit tests of the one-pass swap + range (swap_out_with_range, the put's
 // conversion to external form taking its values' range; issue 20) and of
-// the AVX2 byte swap, with the SSE2 and the AVX2 passes each (the latter
-// where the CPU has it): the bytes written equal a byte-by-byte reversal,
+// the byte swap, with the SSE2, SSE4.2 and AVX2 passes each (the latter two
+// where the CPU has them): the bytes written equal a byte-by-byte reversal,
 // in place and into another buffer, unaligned too, and the range equals a
 // scalar reference's, for all 10 numeric types, lengths inside and past
 // the vector groups, NaN in every lane, and the types' extremes.
@@ -26,8 +26,11 @@ using exa::convert::ValueRange;
 
 // Restores the SIMD choice whatever a test did.
 struct SimdChoice {
-  explicit SimdChoice(bool avx2) { exa::convert::set_avx2_for_tests(avx2); }
-  ~SimdChoice() { exa::convert::set_avx2_for_tests(true); }
+  explicit SimdChoice(exa::convert::Simd level) : before_(exa::convert::simd_level()) {
+    exa::convert::set_simd_for_tests(level);
+  }
+  ~SimdChoice() { exa::convert::set_simd_for_tests(before_); }
+  exa::convert::Simd before_;
 };
 
 // Each element's bytes reversed, one byte at a time.
@@ -155,13 +158,18 @@ void check_all_types() {
 }
 
 TEST(ValueRangeSwap, Sse2) {
-  SimdChoice sse2(false);
-  ASSERT_FALSE(exa::convert::use_avx2());
+  SimdChoice sse2(exa::convert::Simd::kSse2);
+  ASSERT_EQ(exa::convert::simd_level(), exa::convert::Simd::kSse2);
+  check_all_types();
+}
+
+TEST(ValueRangeSwap, Sse42WhereTheCpuHasIt) {
+  SimdChoice sse42(exa::convert::Simd::kSse42);
   check_all_types();
 }
 
 TEST(ValueRangeSwap, Avx2WhereTheCpuHasIt) {
-  SimdChoice avx2(true);
+  SimdChoice avx2(exa::convert::Simd::kAvx2);
   check_all_types();
 }
 
