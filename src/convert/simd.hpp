@@ -1,9 +1,9 @@
 // Which vector instructions the conversion passes use (swap.cpp,
-// value_range.cpp), chosen once: SSE4.2 (SSSE3's byte shuffle, SSE4.1's
-// integer min/max) where the CPU has it, else SSE2 (the x86-64 baseline).
-// AVX2 only when asked (EXACDF_SIMD=avx2): on the 2-core VM this was
-// measured on it took 1.7-2.7x the time of SSE2 for the same passes
-// (docs/perf/query_minmax.md). EXACDF_SIMD=sse2 or sse4.2 picks those.
+// value_range.cpp), chosen once at run time: the best the CPU has of AVX2
+// (a byte shuffle and min/max of every width on 32 bytes), SSE4.2 (the same
+// on 16 bytes: SSSE3's shuffle, SSE4.1's min/max, SSE4.2's 64-bit compare)
+// and SSE2 (the x86-64 baseline the library is compiled for).
+// EXACDF_SIMD=sse2 or sse4.2 caps it (to compare; docs/perf/query_minmax.md).
 // MPI-free.
 #pragma once
 

@@ -74,7 +74,9 @@ EXA_AVX2_FN int64_t swap_avx2(unsigned char* p, int64_t n) {
   for (int64_t g = 0; g < groups; ++g, p += 128) {
     auto* q = reinterpret_cast<__m256i*>(p);
     __m256i x[4];
+    #pragma GCC unroll 4
     for (int k = 0; k < 4; ++k) x[k] = _mm256_loadu_si256(q + k);
+    #pragma GCC unroll 4
     for (int k = 0; k < 4; ++k) _mm256_storeu_si256(q + k, _mm256_shuffle_epi8(x[k], mask));
   }
   return groups * kPer;
@@ -89,7 +91,9 @@ EXA_SSE42_FN int64_t swap_ssse3(unsigned char* p, int64_t n) {
   for (int64_t g = 0; g < groups; ++g, p += 64) {
     auto* q = reinterpret_cast<__m128i*>(p);
     __m128i x[4];
+    #pragma GCC unroll 4
     for (int k = 0; k < 4; ++k) x[k] = _mm_loadu_si128(q + k);
+    #pragma GCC unroll 4
     for (int k = 0; k < 4; ++k) _mm_storeu_si128(q + k, _mm_shuffle_epi8(x[k], mask));
   }
   return groups * kPer;

@@ -2,9 +2,11 @@
 // and, for a put, stores them in external order at the same time
 // (Pass::kSwapOut): the swap and the range share the loads, so the range
 // costs a few vector operations per 16 or 32 bytes, not a pass of its own.
-// SSE4.2 where the CPU has it, AVX2 when asked (convert/simd.hpp), SSE2 on
-// any x86-64, a scalar loop for the rest of a buffer and for the 8-byte
-// integers without AVX2 (SSE2 has no 64-bit compare).
+// AVX2 or SSE4.2 where the CPU has them (convert/simd.hpp), SSE2 on any
+// x86-64, a scalar loop for the rest of a buffer and for the 8-byte
+// integers with SSE2 alone (it has no 64-bit compare). The loops over a
+// group's four vectors are unrolled by pragma: left as loops, gcc -O2 kept the
+// vectors on the stack, which made the AVX2 passes slower than SSE2.
 //
 // NaN: never in lo/hi, it sets `nan` (as the scan's predicate sees it). The
 // float min/max instructions return their second operand when either is
@@ -49,9 +51,9 @@ void set_level(Simd want) { g_simd.store(static_cast<int>(std::min(want, cpu_bes
 Simd simd_level() {
   if (g_simd.load(std::memory_order_relaxed) < 0) {
     const char* e = std::getenv("EXACDF_SIMD");
-    Simd want = Simd::kSse42;
+    Simd want = Simd::kAvx2;
     if (e != nullptr && std::strcmp(e, "sse2") == 0) want = Simd::kSse2;
-    if (e != nullptr && std::strcmp(e, "avx2") == 0) want = Simd::kAvx2;
+    if (e != nullptr && std::strcmp(e, "sse4.2") == 0) want = Simd::kSse42;
     set_level(want);
   }
   return static_cast<Simd>(g_simd.load(std::memory_order_relaxed));
@@ -137,11 +139,15 @@ inline __m128i sse_swap(__m128i v) {
 template <int S, Pass pass>
 inline void sse_group(const unsigned char* in, unsigned char* out, __m128i x[4]) {
   auto q = reinterpret_cast<const __m128i*>(in);
+  #pragma GCC unroll 4
   for (int k = 0; k < 4; ++k) x[k] = _mm_loadu_si128(q + k);
-  if constexpr (pass == Pass::kExternal && kSwaps)
+  if constexpr (pass == Pass::kExternal && kSwaps) {
+    #pragma GCC unroll 4
     for (int k = 0; k < 4; ++k) x[k] = sse_swap<S>(x[k]);
+  }
   if constexpr (pass == Pass::kSwapOut) {
     auto o = reinterpret_cast<__m128i*>(out);
+    #pragma GCC unroll 4
     for (int k = 0; k < 4; ++k) _mm_storeu_si128(o + k, kSwaps ? sse_swap<S>(x[k]) : x[k]);
   }
 }
@@ -188,6 +194,7 @@ int64_t sse_float_pass(const unsigned char* in, unsigned char* out, int64_t n, A
   }
   const __m128i parts[4] = {a0, a1, b0, b1};
   T v[4][kPer];
+  #pragma GCC unroll 4
   for (int k = 0; k < 4; ++k) std::memcpy(v[k], &parts[k], sizeof v[k]);
   for (int64_t j = 0; j < kPer; ++j) {
     acc->lo = std::min({acc->lo, v[0][j], v[1][j]});
@@ -237,6 +244,7 @@ int64_t sse_int_pass(const unsigned char* in, unsigned char* out, int64_t n, Acc
   for (int64_t g = 0; g < groups; ++g, in += 64, out += 64) {
     __m128i x[4];
     sse_group<size, pass>(in, out, x);
+    #pragma GCC unroll 4
     for (int k = 0; k < 4; ++k) x[k] = _mm_xor_si128(x[k], vbias);
     a0 = vmin(a0, x[0]);
     a1 = vmin(a1, x[1]);
@@ -338,16 +346,22 @@ EXA_AVX2_FN int64_t avx2_pass(const unsigned char* in, unsigned char* out, int64
   for (int64_t g = 0; g < groups; ++g, in += 128, out += 128) {
     auto q = reinterpret_cast<const __m256i*>(in);
     __m256i x[4];
+    #pragma GCC unroll 4
     for (int k = 0; k < 4; ++k) x[k] = _mm256_loadu_si256(q + k);
-    if constexpr (pass == Pass::kExternal && kSwaps && size > 1)
+    if constexpr (pass == Pass::kExternal && kSwaps && size > 1) {
+      #pragma GCC unroll 4
       for (int k = 0; k < 4; ++k) x[k] = _mm256_shuffle_epi8(x[k], mask);
+    }
     if constexpr (pass == Pass::kSwapOut) {
       auto o = reinterpret_cast<__m256i*>(out);
+      #pragma GCC unroll 4
       for (int k = 0; k < 4; ++k)
         _mm256_storeu_si256(o + k, kSwaps && size > 1 ? _mm256_shuffle_epi8(x[k], mask) : x[k]);
     }
-    if constexpr (avx_bias<T>() != 0)
+    if constexpr (avx_bias<T>() != 0) {
+      #pragma GCC unroll 4
       for (int k = 0; k < 4; ++k) x[k] = _mm256_xor_si256(x[k], bias);
+    }
     if constexpr (fp) u = _mm256_or_si256(u, _mm256_or_si256(avx_unord<T>(x[0], x[1]), avx_unord<T>(x[2], x[3])));
     a0 = avx_min<T>(x[0], a0);
     a1 = avx_min<T>(x[1], a1);
@@ -443,16 +457,22 @@ EXA_SSE42_FN int64_t sse42_pass(const unsigned char* in, unsigned char* out, int
   for (int64_t g = 0; g < groups; ++g, in += 64, out += 64) {
     auto q = reinterpret_cast<const __m128i*>(in);
     __m128i x[4];
+    #pragma GCC unroll 4
     for (int k = 0; k < 4; ++k) x[k] = _mm_loadu_si128(q + k);
-    if constexpr (pass == Pass::kExternal && kSwaps && size > 1)
+    if constexpr (pass == Pass::kExternal && kSwaps && size > 1) {
+      #pragma GCC unroll 4
       for (int k = 0; k < 4; ++k) x[k] = _mm_shuffle_epi8(x[k], mask);
+    }
     if constexpr (pass == Pass::kSwapOut) {
       auto o = reinterpret_cast<__m128i*>(out);
+      #pragma GCC unroll 4
       for (int k = 0; k < 4; ++k)
         _mm_storeu_si128(o + k, kSwaps && size > 1 ? _mm_shuffle_epi8(x[k], mask) : x[k]);
     }
-    if constexpr (sse4_bias<T>() != 0)
+    if constexpr (sse4_bias<T>() != 0) {
+      #pragma GCC unroll 4
       for (int k = 0; k < 4; ++k) x[k] = _mm_xor_si128(x[k], bias);
+    }
     if constexpr (fp) u = _mm_or_si128(u, _mm_or_si128(sse4_unord<T>(x[0], x[1]), sse4_unord<T>(x[2], x[3])));
     a0 = sse4_min<T>(x[0], a0);
     a1 = sse4_min<T>(x[1], a1);
