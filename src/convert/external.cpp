@@ -106,11 +106,13 @@ Status convert(const void* in, nc_type mem_type, nc_type xtype, int64_t n, void*
     return Status::ok();
   }
 
-  // Same type out of place: the swapping copy takes the range in its pass.
+  // Same type out of place: the swapping copy (byte shuffles), taking the
+  // range in its pass.
   if (mem_type == xtype && range != nullptr) {
     range->swap_out(src, dst, xtype, n);
     return Status::ok();
   }
+  if (mem_type == xtype && swap_bytes_copy(src, dst, xsize, n)) return Status::ok();
 
   alignas(8) unsigned char fill_bytes[8] = {};
   const unsigned char* fill_value =

@@ -65,47 +65,75 @@ int64_t swap_sse2(unsigned char* p, int64_t n) {
 #endif
 
 #if defined(EXA_CONVERT_AVX2)
-// The whole 128-byte groups with AVX2: one byte shuffle per 32 bytes.
+// The whole 128-byte groups with AVX2 (one byte shuffle per 32 bytes), from
+// `in` to `out` (the same, or not overlapping).
 template <class U>
-EXA_AVX2_FN int64_t swap_avx2(unsigned char* p, int64_t n) {
+EXA_AVX2_FN int64_t swap_avx2(const unsigned char* in, unsigned char* out, int64_t n) {
   constexpr int64_t kPer = 128 / static_cast<int64_t>(sizeof(U));
   const int64_t groups = n / kPer;
   const __m256i mask = avx_swap_mask<sizeof(U)>();
-  for (int64_t g = 0; g < groups; ++g, p += 128) {
-    auto* q = reinterpret_cast<__m256i*>(p);
+  for (int64_t g = 0; g < groups; ++g, in += 128, out += 128) {
+    auto* q = reinterpret_cast<const __m256i*>(in);
+    auto* o = reinterpret_cast<__m256i*>(out);
     __m256i x[4];
     #pragma GCC unroll 4
     for (int k = 0; k < 4; ++k) x[k] = _mm256_loadu_si256(q + k);
     #pragma GCC unroll 4
-    for (int k = 0; k < 4; ++k) _mm256_storeu_si256(q + k, _mm256_shuffle_epi8(x[k], mask));
+    for (int k = 0; k < 4; ++k) _mm256_storeu_si256(o + k, _mm256_shuffle_epi8(x[k], mask));
   }
   return groups * kPer;
 }
 
 // The whole 64-byte groups with SSSE3's byte shuffle (one per 16 bytes).
 template <class U>
-EXA_SSE42_FN int64_t swap_ssse3(unsigned char* p, int64_t n) {
+EXA_SSE42_FN int64_t swap_ssse3(const unsigned char* in, unsigned char* out, int64_t n) {
   constexpr int64_t kPer = 64 / static_cast<int64_t>(sizeof(U));
   const int64_t groups = n / kPer;
   const __m128i mask = sse4_swap_mask<sizeof(U)>();
-  for (int64_t g = 0; g < groups; ++g, p += 64) {
-    auto* q = reinterpret_cast<__m128i*>(p);
+  for (int64_t g = 0; g < groups; ++g, in += 64, out += 64) {
+    auto* q = reinterpret_cast<const __m128i*>(in);
+    auto* o = reinterpret_cast<__m128i*>(out);
     __m128i x[4];
     #pragma GCC unroll 4
     for (int k = 0; k < 4; ++k) x[k] = _mm_loadu_si128(q + k);
     #pragma GCC unroll 4
-    for (int k = 0; k < 4; ++k) _mm_storeu_si128(q + k, _mm_shuffle_epi8(x[k], mask));
+    for (int k = 0; k < 4; ++k) _mm_storeu_si128(o + k, _mm_shuffle_epi8(x[k], mask));
   }
   return groups * kPer;
+}
+
+// The groups a byte shuffle swaps (none with SSE2 alone).
+template <class U>
+int64_t swap_shuffled(const unsigned char* in, unsigned char* out, int64_t n) {
+  const Simd level = simd_level();
+  if (level == Simd::kAvx2) return swap_avx2<U>(in, out, n);
+  if (level == Simd::kSse42) return swap_ssse3<U>(in, out, n);
+  return 0;
 }
 #endif
 
 template <class U>
+bool swap_copy_shuffled(const unsigned char* in, unsigned char* out, int64_t n) {
+#if defined(EXA_CONVERT_AVX2)
+  if (simd_level() == Simd::kSse2) return false;
+  const int64_t done = swap_shuffled<U>(in, out, n), at = done * static_cast<int64_t>(sizeof(U));
+  for (int64_t i = at; i < n * static_cast<int64_t>(sizeof(U)); i += static_cast<int64_t>(sizeof(U))) {
+    U v;
+    std::memcpy(&v, in + i, sizeof v);
+    v = bswap(v);
+    std::memcpy(out + i, &v, sizeof v);
+  }
+  return true;
+#else
+  return false;
+#endif
+}
+
+template <class U>
 void swap_fast(unsigned char* p, int64_t n) {
 #if defined(EXA_CONVERT_AVX2)
-  const Simd level = simd_level();
-  if (level != Simd::kSse2) {
-    const int64_t done = level == Simd::kAvx2 ? swap_avx2<U>(p, n) : swap_ssse3<U>(p, n);
+  {
+    const int64_t done = swap_shuffled<U>(p, p, n);
     p += done * static_cast<int64_t>(sizeof(U));
     n -= done;
   }
@@ -134,6 +162,18 @@ void swap_bytes_in_place(void* buf, int64_t elem_size, int64_t n) {
     case 4: swap_fast<uint32_t>(p, n); break;
     case 8: swap_fast<uint64_t>(p, n); break;
     default: swap_generic(p, elem_size, n); break;
+  }
+}
+
+bool swap_bytes_copy(const void* src, void* dst, int64_t elem_size, int64_t n) {
+  if constexpr (std::endian::native != std::endian::little) return false;
+  const auto* in = static_cast<const unsigned char*>(src);
+  auto* out = static_cast<unsigned char*>(dst);
+  switch (elem_size) {
+    case 2: return swap_copy_shuffled<uint16_t>(in, out, n);
+    case 4: return swap_copy_shuffled<uint32_t>(in, out, n);
+    case 8: return swap_copy_shuffled<uint64_t>(in, out, n);
+    default: return false;
   }
 }
 

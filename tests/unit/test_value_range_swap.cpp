@@ -1,6 +1,6 @@
 // Unit tests of the one-pass swap + range (swap_out_with_range, the put's
 // conversion to external form taking its values' range; issue 20) and of
-// the byte swap, with the SSE2, SSE4.2 and AVX2 passes each (the latter two
+// the byte swap and the swapping copy, with the SSE2, SSE4.2 and AVX2 passes each (the latter two
 // where the CPU has them): the bytes written equal a byte-by-byte reversal,
 // in place and into another buffer, unaligned too, and the range equals a
 // scalar reference's, for all 10 numeric types, lengths inside and past
@@ -116,6 +116,12 @@ void check_values(nc_type t, const std::vector<T>& v, int shift) {
   exa::convert::swap_out_with_range(inplace.data() + shift, inplace.data() + shift, t, n, &own);
   expect_same(own, want, "in place");
   EXPECT_TRUE(std::equal(swapped.begin(), swapped.end(), inplace.begin() + shift));
+
+  std::vector<unsigned char> copied(static_cast<size_t>(n * size) + 1, 0xCD);  // the swapping copy alone
+  if (exa::convert::swap_bytes_copy(in, copied.data() + (1 - shift), size, n))
+    EXPECT_TRUE(std::equal(swapped.begin(), swapped.end(), copied.begin() + (1 - shift)));
+  else
+    EXPECT_TRUE(size == 1 || exa::convert::simd_level() == exa::convert::Simd::kSse2);
 
   std::vector<unsigned char> plain = src;  // the swap alone
   exa::convert::swap_bytes_in_place(plain.data() + shift, size, n);
