@@ -70,6 +70,10 @@ enum class Pass {
   kSwapOut,   // takes the range of native values and stores them at `out` in external order (out may be in)
 };
 
+// Whether a pass stores (`out` is null otherwise: it does not move).
+template <Pass pass>
+inline constexpr bool kStoresOf = pass == Pass::kSwapOut;
+
 // Whether the external order differs from the native one.
 constexpr bool kSwaps = std::endian::native == std::endian::little;
 
@@ -158,6 +162,7 @@ int64_t sse_float_pass(const unsigned char* in, unsigned char* out, int64_t n, A
   constexpr bool f = std::is_same_v<T, float>;
   constexpr int64_t kPer = 16 / static_cast<int64_t>(sizeof(T));
   const int64_t groups = n / (4 * kPer);
+  constexpr bool kStores = kStoresOf<pass>;
   auto vmin = [](__m128i a, __m128i b) {
     if constexpr (f) return _mm_castps_si128(_mm_min_ps(_mm_castsi128_ps(a), _mm_castsi128_ps(b)));
     else return _mm_castpd_si128(_mm_min_pd(_mm_castsi128_pd(a), _mm_castsi128_pd(b)));
@@ -179,7 +184,7 @@ int64_t sse_float_pass(const unsigned char* in, unsigned char* out, int64_t n, A
     b0 = _mm_castpd_si128(_mm_set1_pd(acc->hi));
   }
   __m128i a1 = a0, b1 = b0, u = _mm_setzero_si128();
-  for (int64_t g = 0; g < groups; ++g, in += 64, out += 64) {
+  for (int64_t g = 0; g < groups; ++g, in += 64, out += kStores ? 64 : 0) {
     __m128i x[4];
     sse_group<sizeof(T), pass>(in, out, x);
     a0 = vmin(x[0], a0);
@@ -241,7 +246,8 @@ int64_t sse_int_pass(const unsigned char* in, unsigned char* out, int64_t n, Acc
   __m128i a0 = splat(acc->lo), b0 = splat(acc->hi), a1 = a0, b1 = b0;
   constexpr int64_t kPer = 16 / size;
   const int64_t groups = n / (4 * kPer);
-  for (int64_t g = 0; g < groups; ++g, in += 64, out += 64) {
+  constexpr bool kStores = kStoresOf<pass>;
+  for (int64_t g = 0; g < groups; ++g, in += 64, out += kStores ? 64 : 0) {
     __m128i x[4];
     sse_group<size, pass>(in, out, x);
     #pragma GCC unroll 4
@@ -339,11 +345,12 @@ EXA_AVX2_FN int64_t avx2_pass(const unsigned char* in, unsigned char* out, int64
   constexpr bool fp = std::is_floating_point_v<T>;
   constexpr int64_t kPer = 32 / size;
   const int64_t groups = n / (4 * kPer);
+  constexpr bool kStores = kStoresOf<pass>;
   const __m256i mask = avx_swap_mask<size>();
   const __m256i bias = avx_splat<T>(T(0));  // 0 biased: the bias itself
   __m256i a0 = avx_splat<T>(acc->lo), b0 = avx_splat<T>(acc->hi), a1 = a0, b1 = b0;
   __m256i u = _mm256_setzero_si256();
-  for (int64_t g = 0; g < groups; ++g, in += 128, out += 128) {
+  for (int64_t g = 0; g < groups; ++g, in += 128, out += kStores ? 128 : 0) {
     auto q = reinterpret_cast<const __m256i*>(in);
     __m256i x[4];
     #pragma GCC unroll 4
@@ -450,11 +457,12 @@ EXA_SSE42_FN int64_t sse42_pass(const unsigned char* in, unsigned char* out, int
   constexpr bool fp = std::is_floating_point_v<T>;
   constexpr int64_t kPer = 16 / size;
   const int64_t groups = n / (4 * kPer);
+  constexpr bool kStores = kStoresOf<pass>;
   const __m128i mask = sse4_swap_mask<size>();
   const __m128i bias = sse4_splat<T>(T(0));  // 0 biased: the bias itself
   __m128i a0 = sse4_splat<T>(acc->lo), b0 = sse4_splat<T>(acc->hi), a1 = a0, b1 = b0;
   __m128i u = _mm_setzero_si128();
-  for (int64_t g = 0; g < groups; ++g, in += 64, out += 64) {
+  for (int64_t g = 0; g < groups; ++g, in += 64, out += kStores ? 64 : 0) {
     auto q = reinterpret_cast<const __m128i*>(in);
     __m128i x[4];
     #pragma GCC unroll 4
@@ -516,7 +524,7 @@ void typed_pass(const unsigned char* in, unsigned char* out, int64_t n, ValueRan
 #endif
   }
   const int64_t at = done * static_cast<int64_t>(sizeof(T));
-  scalar_pass<T, pass>(in + at, out + at, n - done, &acc);
+  scalar_pass<T, pass>(in + at, pass == Pass::kSwapOut ? out + at : out, n - done, &acc);
   ValueRange mine;
   mine.n = n;
   mine.nan = acc.nan;
