@@ -68,11 +68,12 @@ enum class Pass {
   kNative,    // takes the range of native values
   kExternal,  // takes the range of external (big-endian) values
   kSwapOut,   // takes the range of native values and stores them at `out` in external order (out may be in)
+  kCopyOut,   // takes the range of native values and stores them at `out` as they are (not overlapping)
 };
 
 // Whether a pass stores (`out` is null otherwise: it does not move).
 template <Pass pass>
-inline constexpr bool kStoresOf = pass == Pass::kSwapOut;
+inline constexpr bool kStoresOf = pass == Pass::kSwapOut || pass == Pass::kCopyOut;
 
 // Whether the external order differs from the native one.
 constexpr bool kSwaps = std::endian::native == std::endian::little;
@@ -114,6 +115,7 @@ void scalar_pass(const unsigned char* in, unsigned char* out, int64_t n, Acc<T>*
       const Bits<T> x = to_from_big_endian(b);
       std::memcpy(out + i * size, &x, sizeof x);
     }
+    if constexpr (pass == Pass::kCopyOut) std::memcpy(out + i * size, &b, sizeof b);
     acc->add(std::bit_cast<T>(b));
   }
 }
@@ -153,6 +155,11 @@ inline void sse_group(const unsigned char* in, unsigned char* out, __m128i x[4])
     auto o = reinterpret_cast<__m128i*>(out);
     #pragma GCC unroll 4
     for (int k = 0; k < 4; ++k) _mm_storeu_si128(o + k, kSwaps ? sse_swap<S>(x[k]) : x[k]);
+  }
+  if constexpr (pass == Pass::kCopyOut) {
+    auto o = reinterpret_cast<__m128i*>(out);
+    #pragma GCC unroll 4
+    for (int k = 0; k < 4; ++k) _mm_storeu_si128(o + k, x[k]);
   }
 }
 
@@ -365,6 +372,11 @@ EXA_AVX2_FN int64_t avx2_pass(const unsigned char* in, unsigned char* out, int64
       for (int k = 0; k < 4; ++k)
         _mm256_storeu_si256(o + k, kSwaps && size > 1 ? _mm256_shuffle_epi8(x[k], mask) : x[k]);
     }
+    if constexpr (pass == Pass::kCopyOut) {
+      auto o = reinterpret_cast<__m256i*>(out);
+      #pragma GCC unroll 4
+      for (int k = 0; k < 4; ++k) _mm256_storeu_si256(o + k, x[k]);
+    }
     if constexpr (avx_bias<T>() != 0) {
       #pragma GCC unroll 4
       for (int k = 0; k < 4; ++k) x[k] = _mm256_xor_si256(x[k], bias);
@@ -477,6 +489,11 @@ EXA_SSE42_FN int64_t sse42_pass(const unsigned char* in, unsigned char* out, int
       for (int k = 0; k < 4; ++k)
         _mm_storeu_si128(o + k, kSwaps && size > 1 ? _mm_shuffle_epi8(x[k], mask) : x[k]);
     }
+    if constexpr (pass == Pass::kCopyOut) {
+      auto o = reinterpret_cast<__m128i*>(out);
+      #pragma GCC unroll 4
+      for (int k = 0; k < 4; ++k) _mm_storeu_si128(o + k, x[k]);
+    }
     if constexpr (sse4_bias<T>() != 0) {
       #pragma GCC unroll 4
       for (int k = 0; k < 4; ++k) x[k] = _mm_xor_si128(x[k], bias);
@@ -524,7 +541,7 @@ void typed_pass(const unsigned char* in, unsigned char* out, int64_t n, ValueRan
 #endif
   }
   const int64_t at = done * static_cast<int64_t>(sizeof(T));
-  scalar_pass<T, pass>(in + at, pass == Pass::kSwapOut ? out + at : out, n - done, &acc);
+  scalar_pass<T, pass>(in + at, kStoresOf<pass> ? out + at : out, n - done, &acc);
   ValueRange mine;
   mine.n = n;
   mine.nan = acc.nan;
@@ -547,10 +564,10 @@ void any_pass(const void* in, void* out, nc_type t, int64_t n, ValueRange* r) {
     EXA_CONVERT_NUMERIC_TYPES(EXA_CASE)
 #undef EXA_CASE
     default:  // no order (NC_CHAR): the values move all the same
-      if constexpr (pass == Pass::kSwapOut) {
+      if constexpr (kStoresOf<pass>) {
         const int64_t size = native_size(t);
         if (o != b) std::memmove(o, b, static_cast<size_t>(n * size));
-        if constexpr (kSwaps) swap_bytes_in_place(o, size, n);
+        if constexpr (kSwaps && pass == Pass::kSwapOut) swap_bytes_in_place(o, size, n);
       }
       r->n += n;
       r->known = false;
@@ -581,6 +598,10 @@ void swap_out_with_range(const void* src, void* dst, nc_type t, int64_t n, Value
   any_pass<Pass::kSwapOut>(src, dst, t, n, r);
 }
 
+void copy_with_range(const void* src, void* dst, nc_type t, int64_t n, ValueRange* r) {
+  any_pass<Pass::kCopyOut>(src, dst, t, n, r);
+}
+
 void SegmentedRange::add(const void* p, void* out, nc_type t, int64_t m, Op op) {
   const auto* b = static_cast<const unsigned char*>(p);
   auto* o = static_cast<unsigned char*>(out);
@@ -604,6 +625,10 @@ void SegmentedRange::add(const void* p, void* out, nc_type t, int64_t m, Op op) 
       case Op::kExternal: add_external_range(b, t, take, &segs_[k]); break;
       case Op::kSwapOut:
         swap_out_with_range(b, o, t, take, &segs_[k]);
+        o += take * size;
+        break;
+      case Op::kCopyOut:
+        copy_with_range(b, o, t, take, &segs_[k]);
         o += take * size;
         break;
     }

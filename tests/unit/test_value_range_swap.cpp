@@ -1,5 +1,6 @@
 // Unit tests of the one-pass swap + range (swap_out_with_range, the put's
-// conversion to external form taking its values' range; issue 20) and of
+// conversion to external form taking its values' range; issue 20; and
+// copy_with_range, a layer's own copy of a put taking it) and of
 // the byte swap and the swapping copy, with the SSE2, SSE4.2 and AVX2 passes each (the latter two
 // where the CPU has them): the bytes written equal a byte-by-byte reversal,
 // in place and into another buffer, unaligned too, and the range equals a
@@ -116,6 +117,12 @@ void check_values(nc_type t, const std::vector<T>& v, int shift) {
   exa::convert::swap_out_with_range(inplace.data() + shift, inplace.data() + shift, t, n, &own);
   expect_same(own, want, "in place");
   EXPECT_TRUE(std::equal(swapped.begin(), swapped.end(), inplace.begin() + shift));
+
+  std::vector<unsigned char> same(static_cast<size_t>(n * size) + 1, 0xEF);  // the plain copy with the range
+  ValueRange plain_copy;
+  exa::convert::copy_with_range(in, same.data() + (1 - shift), t, n, &plain_copy);
+  expect_same(plain_copy, want, "plain copy");
+  EXPECT_TRUE(std::equal(in, in + n * size, same.begin() + (1 - shift)));
 
   std::vector<unsigned char> copied(static_cast<size_t>(n * size) + 1, 0xCD);  // the swapping copy alone
   if (exa::convert::swap_bytes_copy(in, copied.data() + (1 - shift), size, n))
