@@ -2,12 +2,14 @@
  * floats written by one rank in puts of argv[2] values (default 16 Mi) into one CDF-5
  * variable at argv[1]. Prints CPU seconds and wall seconds of the put loop. argv[3]:
  * "float" (default: floats into a float variable), "int" (ints into an int variable) or
- * "double" (doubles into a float variable: a conversion, 512 MiB of memory values).
+ * "double" (doubles into a float variable: a conversion, 512 MiB of memory values) or "d2d"
+ * (doubles into a double variable, 512 MiB).
  * Build against two libexacdf and run alternately (docs/perf/query_minmax.md). */
 #include <mpi.h>
 #include <pnetcdf.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 static long N = 16 * 1024 * 1024;
@@ -23,7 +25,7 @@ int main(int argc, char **argv) {
   double c0 = 0, w0 = 0;
   int ncid, dim, v;
   const char *kind = argc > 3 ? argv[3] : "float";
-  const int is_int = kind[0] == 'i', is_double = kind[0] == 'd';
+  const int is_int = kind[0] == 'i', is_double = kind[0] == 'd', d2d = strcmp(kind, "d2d") == 0;
   void *buf = malloc((is_double ? sizeof(double) : sizeof(float)) * N);
   for (long i = 0; i < N; ++i) {
     if (is_int) ((int *)buf)[i] = (int)(i % 1000);
@@ -32,7 +34,7 @@ int main(int argc, char **argv) {
   }
   ncmpi_create(MPI_COMM_WORLD, argv[1], NC_CLOBBER | NC_64BIT_DATA, MPI_INFO_NULL, &ncid);
   ncmpi_def_dim(ncid, "n", N, &dim);
-  ncmpi_def_var(ncid, "e", is_int ? NC_INT : NC_FLOAT, 1, &dim, &v);
+  ncmpi_def_var(ncid, "e", is_int ? NC_INT : d2d ? NC_DOUBLE : NC_FLOAT, 1, &dim, &v);
   ncmpi_enddef(ncid);
   MPI_Offset start = 0, count = N;
   for (int k = 0; k <= reps; ++k) { /* the first: warm (file allocated) */

@@ -66,14 +66,9 @@ const unsigned char* native_fill(const ErangeFill& fill, nc_type dst_type, int64
 // of the source and destination elements for this direction.
 // The range of what a put writes (when `range` is not null): taken from
 // each block right after the block is converted, while it is in the cache.
-// Same type: the source values themselves; otherwise the external values
-// written (fill values included: exactly what the file holds).
-void take_range(const unsigned char* src, const unsigned char* dst, nc_type mem_type, nc_type xtype,
-                int64_t m, SegmentedRange* range) {
-  if (mem_type == xtype) range->add_native(src, xtype, m);
-  else range->add_external(dst, xtype, m);
-}
-
+// Same type: the source values themselves, in the swapping copy's own pass;
+// otherwise the external values written (fill values included: exactly what
+// the file holds).
 template <Direction dir>
 Status convert(const void* in, nc_type mem_type, nc_type xtype, int64_t n, void* out,
                bool cdf5, const ErangeFill& fill, SegmentedRange* range = nullptr) {
@@ -111,6 +106,14 @@ Status convert(const void* in, nc_type mem_type, nc_type xtype, int64_t n, void*
     return Status::ok();
   }
 
+  // Same type out of place: the swapping copy (byte shuffles), taking the
+  // range in its pass.
+  if (mem_type == xtype && range != nullptr) {
+    range->swap_out(src, dst, xtype, n);
+    return Status::ok();
+  }
+  if (mem_type == xtype && swap_bytes_copy(src, dst, xsize, n)) return Status::ok();
+
   alignas(8) unsigned char fill_bytes[8] = {};
   const unsigned char* fill_value =
       native_fill(fill, dir == Direction::put ? xtype : mem_type, dsize, fill_bytes);
@@ -121,7 +124,7 @@ Status convert(const void* in, nc_type mem_type, nc_type xtype, int64_t n, void*
     for (int64_t base = 0; base < n; base += kRangeBlockElements) {
       const int64_t m = std::min(kRangeBlockElements, n - base);
       bad |= kernel(src + base * ssize, dst + base * dsize, m, fill_value);
-      take_range(src + base * ssize, dst + base * dsize, mem_type, xtype, m, range);
+      range->add_external(dst + base * dsize, xtype, m);  // (types differ here)
     }
   } else {
     // The loops take non-overlapping buffers (so they vectorize without

@@ -123,6 +123,11 @@ Status from_external(const void* in, nc_type xtype, nc_type mem_type, int64_t n,
 // size; 2, 4 and 8 are the fast paths, 1 and n <= 0 do nothing). This is the
 // external <-> native step for same-type data on a little-endian host.
 void swap_bytes_in_place(void* buf, int64_t elem_size, int64_t n);
+// Copies n elements of elem_size bytes from src to dst (not overlapping)
+// with each one's bytes reversed, with a vector byte shuffle; false (nothing
+// done) where there is none (SSE2 alone, a big-endian host, sizes other
+// than 2, 4, 8): the caller's own loop then does it.
+bool swap_bytes_copy(const void* src, void* dst, int64_t elem_size, int64_t n);
 
 // swap_bytes_in_place for n native values of type xtype (the same-type put),
 // widening *range (when not null) by them, block by block in the same pass.

@@ -27,6 +27,13 @@ struct ValueRange {
 void add_native_range(const void* p, nc_type t, int64_t n, ValueRange* r);
 // The same for n values in external (big-endian) form.
 void add_external_range(const void* p, nc_type t, int64_t n, ValueRange* r);
+// Stores the n native values at src in external form at dst (dst == src:
+// in place; otherwise they must not overlap) and widens *r by their range,
+// in one pass: the swap's loads serve the range.
+void swap_out_with_range(const void* src, void* dst, nc_type t, int64_t n, ValueRange* r);
+// The same without the swap: a copy of the native values (not overlapping)
+// that takes their range in its pass (a layer's own copy of a put).
+void copy_with_range(const void* src, void* dst, nc_type t, int64_t n, ValueRange* r);
 
 // The ranges of consecutive segments of one put's values, in the order the
 // conversion sees them: the first `first` values, then `every` values each
@@ -45,15 +52,21 @@ class SegmentedRange {
     return r;
   }
   // Widens the segments by the next m values at p (native or external order).
-  void add_native(const void* p, nc_type t, int64_t m) { add(p, t, m, false); }
-  void add_external(const void* p, nc_type t, int64_t m) { add(p, t, m, true); }
+  void add_native(const void* p, nc_type t, int64_t m) { add(p, nullptr, t, m, Op::kNative); }
+  void add_external(const void* p, nc_type t, int64_t m) { add(p, nullptr, t, m, Op::kExternal); }
+  // Stores the next m native values at src in external form at dst (may be
+  // src) and widens the segments by them, in one pass (swap_out_with_range).
+  void swap_out(const void* src, void* dst, nc_type t, int64_t m) { add(src, dst, t, m, Op::kSwapOut); }
+  // Copies them as they are (copy_with_range).
+  void copy_out(const void* src, void* dst, nc_type t, int64_t m) { add(src, dst, t, m, Op::kCopyOut); }
   const std::vector<ValueRange>& segments() const { return segs_; }
   int64_t size() const { return seen_; }  // values seen
   int64_t first() const { return first_; }
   int64_t every() const { return every_; }
 
  private:
-  void add(const void* p, nc_type t, int64_t m, bool external);
+  enum class Op { kNative, kExternal, kSwapOut, kCopyOut };
+  void add(const void* p, void* out, nc_type t, int64_t m, Op op);
   int64_t first_, every_, seen_ = 0;
   std::vector<int64_t> ends_;  // (with_ends)
   std::vector<ValueRange> segs_;

@@ -49,8 +49,9 @@ std::map<std::pair<int, int>, std::pair<int, std::vector<PutRecord>>> g_posted;
 // pass, others in a pass of their own); "put": every blocking put takes it in
 // its conversion pass, other puts as unset; "always": every put, with a pass
 // of its own where the conversion did not take it. Not "put" by default: even
-// folded into the conversion, the range costs a put 1.22x its CPU at 1 MiB
-// and 1.15x at 64 MiB (docs/perf/query_minmax.md), against a ~3% budget.
+// in the swap's own pass (AVX2), the range costs a put 0.93-1.09x its CPU
+// (1.09 for 1 MiB floats in cache; docs/perf/query_minmax.md), against a
+// ~5% budget.
 enum class MinmaxMode { kQueried, kPut, kAlways };
 MinmaxMode minmax_mode() {
   static const MinmaxMode mode = [] {
