@@ -12,7 +12,7 @@
 #   LIB=dir via LD_LIBRARY_PATH) NPS="1 2" PATTERNS="Z Y ZY" ROUNDS=5
 #   DIMS="256 256 256" REPS_IN=3 bench/run_direct_pairs.sh
 set -euo pipefail
-BIN=${BIN:?directory of partition3d_{exacdf,pnetcdf,posix}}
+BIN=${BIN:?set BIN to the directory of the partition3d programs}
 LIB=${LIB:-}
 NPS=${NPS:-"1 2"}
 PATTERNS=${PATTERNS:-"Z Y ZY"}

@@ -9,7 +9,9 @@
 // and the kernel's copy into the page cache reads a buffer already in cache.
 // A collective put still makes its collective MPI-IO call (with nothing from
 // a rank that writes directly), so ranks of either kind mix in one call.
-// Hint exa_direct_put=auto|enable|disable (docs/perf/data_direct.md).
+// Gets the same way: each slice is read into the staging buffer and converted
+// from there into the caller's buffer.
+// Hint exa_direct_put=auto|enable|disable, for puts and gets (docs/perf/data_direct.md).
 #pragma once
 
 #include <cstdint>
@@ -42,7 +44,7 @@ DirectPut direct_put_hint(const Hints& hints);
 // The file runs of a selection of a variable without record pieces, in the
 // order of the packed buffer, runs that follow each other in the file
 // merged (a Z slab is one run): true and the runs in *out when a put of
-// `xbytes` bytes is to be written directly under `mode` (auto: at least
+// `xbytes` bytes is to be moved directly under `mode` (auto: at least
 // kDirectMinBytes, runs of kDirectMinRun on average; enable: any size, up to
 // kDirectMaxRuns runs; disable: never). Segment::data is left null.
 bool plan_direct_runs(const VarGeometry& var, const Selection& sel, int64_t xbytes, DirectPut mode,
@@ -59,5 +61,14 @@ using ProduceExternal = std::function<Status(int64_t at, int64_t n, uint8_t* out
 // has counted the write for exa_debug_fail_write. Stops at the first error.
 Status write_runs_staged(MpiFile& file, const std::vector<Segment>& runs, int64_t xsize,
                          const ProduceExternal& produce, uint8_t* stage);
+
+// The same for a get: each slice of the runs is read into `stage` on this
+// rank alone (bytes past the end of the file read as zeros, as in
+// io::transfer) and handed to `consume` (the external bytes [at, at + n) of
+// the packed piece), which converts them into the caller's buffer. One pass
+// over the caller's memory instead of two (the kernel's copy, the swap).
+using ConsumeExternal = std::function<Status(int64_t at, int64_t n, uint8_t* in)>;  // (may change `in`)
+Status read_runs_staged(MpiFile& file, const std::vector<Segment>& runs, int64_t xsize,
+                        const ConsumeExternal& consume, uint8_t* stage);
 
 }  // namespace exa::io

@@ -1,6 +1,8 @@
-/* Collective puts written directly from a staging buffer (exacdf hint
+/* Collective puts and gets moved directly from a staging buffer (exacdf hint
  * exa_direct_put=enable) against the usual path (disable): the same file,
- * byte for byte, and the same values read back. Several external types
+ * byte for byte, and the same values read back (by gets of the same path:
+ * halves of rows and whole variables, as double: converted from float, short
+ * and int64, swapped for double; "big" as float). Several external types
  * (float, double, short, int64 and int converted to double), a fixed-size and
  * a record variable, pieces that are one run of the file, several runs, strided
  * elements, empty on some ranks, and a bad start on one rank (that rank alone
@@ -163,10 +165,17 @@ static void write_file(const char *path, const char *mode) {
   CHECK_OK(ncmpi_close(ncid));
 }
 
-static void check_file(const char *path) {
+/* Reads the file back with the same hint (gets take the direct path too). */
+static void check_file(const char *path, const char *mode) {
   const MPI_Offset nz = (MPI_Offset)ROWS_PER_RANK * mpi_test_nprocs;
   int ncid, varid;
-  CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_NOWRITE, MPI_INFO_NULL, &ncid));
+  MPI_Info info = MPI_INFO_NULL;
+  if (mode) {
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "exa_direct_put", mode);
+  }
+  CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_NOWRITE, info, &ncid));
+  if (mode) MPI_Info_free(&info);
   const char *names[NVARS] = {"f", "d", "s", "l", "c", "r"};
   for (int v = 0; v < NVARS; ++v) {
     CHECK_OK(ncmpi_inq_varid(ncid, names[v], &varid));
@@ -205,7 +214,7 @@ int main(int argc, char **argv) {
   for (int m = 0; m < 3; ++m) {
     snprintf(paths[m], sizeof paths[m], "%s", mpi_test_path(names[m]));
     write_file(paths[m], modes[m]);
-    check_file(paths[m]);
+    check_file(paths[m], modes[m]);
   }
   if (mpi_test_rank == 0) {
     long size[3] = {0, 0, 0};
