@@ -55,28 +55,30 @@ for np in $NPS; do
   done
 done
 echo "# load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
-# Medians of the per-round ratios: write time of new over each other variant
-# (below 1: new faster), and task-clock (CPU of the whole launch) likewise.
-awk '
-  {t[$2 FS $3 FS $4 FS $5] = $6; c[$2 FS $3 FS $4 FS $5] = $8; key[$3 FS $4] = 1; rounds[$5] = 1}
-  function median(a, n,   i, j, x) { for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
-    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
-  END {
-    printf "%-4s %-4s %-28s %-28s %-28s\n", "np", "pat", "new/old write (cpu)", "new/pnetcdf write (cpu)", "new/posix write (cpu)"
-    for (k in key) {
-      split(k, kp, FS); line = sprintf("%-4s %-4s", kp[1], kp[2])
+# Medians of the per-round ratios of new over each other variant (below 1:
+# new faster): write time, read time, task-clock (CPU of the whole launch).
+summarize() {  # RAW lines on stdin
+  awk '
+    function median(a, n,   i, j, x) {
+      for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+      return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+    $1 == "RAW" { k = $3 " " $4; id = $2 " " k " " $5; w[id] = $6; r[id] = $7; c[id] = $8; key[k] = 1; rounds[$5] = 1 }
+    END {
+      printf "%-3s %-4s | %-22s | %-22s | %-22s\n", "np", "pat", "new/old w r cpu", "new/pnetcdf w r cpu", "new/posix w r cpu"
       split("old pnetcdf posix", others, " ")
-      for (o = 1; o <= 3; o++) {
-        n = 0; m = 0
-        for (r in rounds) {
-          a = t["new" FS k FS r]; b = t[others[o] FS k FS r]
-          if (a > 0 && b > 0) { ra[++n] = a / b }
-          a = c["new" FS k FS r]; b = c[others[o] FS k FS r]
-          if (a > 0 && b > 0) { rc[++m] = a / b }
+      for (k in key) {
+        split(k, kp, " "); line = sprintf("%-3s %-4s", kp[1], kp[2])
+        for (o = 1; o <= 3; o++) {
+          n = 0
+          for (q in rounds) {
+            a = "new " k " " q; b = others[o] " " k " " q
+            if (w[a] > 0 && w[b] > 0) { n++; rw[n] = w[a] / w[b]; rr[n] = r[a] / r[b]; rc[n] = c[a] / c[b] }
+          }
+          line = line sprintf(" | %.2f %.2f %.2f (n=%d)", median(rw, n), median(rr, n), median(rc, n), n)
         }
-        line = line sprintf(" %-28s", sprintf("%.2f (%.2f) n=%d", median(ra, n), median(rc, m), n))
+        print line
       }
-      print line
-    }
-  }' <(sed 's/^RAW //' "$RAW") | sort
+    }' | sort -n
+}
+summarize <"$RAW"
 rm -f "$RAW"
