@@ -77,22 +77,23 @@ Status write_runs_staged(MpiFile& file, const std::vector<Segment>& runs, int64_
 }
 
 Status read_runs_staged(MpiFile& file, const std::vector<Segment>& runs, int64_t xsize,
-                        const ConsumeExternal& consume, uint8_t* stage) {
+                        const ConsumeExternal& consume, uint8_t* stage, uint8_t* packed) {
   const int64_t slice_max = std::max<int64_t>(1, kDirectStageBytes / xsize) * xsize;
   int64_t at = 0;  // position in the packed piece
   for (const Segment& run : runs) {
     for (int64_t done = 0; done < run.length;) {
       const int64_t n = std::min(slice_max, run.length - done);
+      uint8_t* slice = packed != nullptr ? packed + at : stage;
       MPI_Status status;
       const int err =
-          MPI_File_read_at(file.handle(), run.offset + done, stage, static_cast<int>(n), MPI_BYTE, &status);
+          MPI_File_read_at(file.handle(), run.offset + done, slice, static_cast<int>(n), MPI_BYTE, &status);
       EXA_RETURN_IF_ERROR(from_mpi(err, MpiOp::kRead, "MPI_File_read_at (direct get)"));
       file.count_read(n);
       if (!read_complete(status, n)) {
-        zero_unread(status, stage, n);
+        zero_unread(status, slice, n);
         EXA_RETURN_IF_ERROR(file.check_short_read(run.offset + done + n));
       }
-      EXA_RETURN_IF_ERROR(consume(at, n, stage));
+      EXA_RETURN_IF_ERROR(consume(at, n, slice));
       done += n;
       at += n;
     }

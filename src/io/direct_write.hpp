@@ -68,7 +68,10 @@ Status write_runs_staged(MpiFile& file, const std::vector<Segment>& runs, int64_
 // the packed piece), which converts them into the caller's buffer. One pass
 // over the caller's memory instead of two (the kernel's copy, the swap).
 using ConsumeExternal = std::function<Status(int64_t at, int64_t n, uint8_t* in)>;  // (may change `in`)
+// With `packed` (the caller's buffer, when its values have the external
+// size) each slice is read straight into its place there instead, and
+// `consume` swaps it while it is still in the cache.
 Status read_runs_staged(MpiFile& file, const std::vector<Segment>& runs, int64_t xsize,
-                        const ConsumeExternal& consume, uint8_t* stage);
+                        const ConsumeExternal& consume, uint8_t* stage, uint8_t* packed = nullptr);
 
 }  // namespace exa::io

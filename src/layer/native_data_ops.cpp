@@ -168,21 +168,21 @@ Status put_direct(NativeFile& nf, const DataRequest& req, const Plan& plan, cons
 }
 
 // A get read directly (io/direct_write.hpp): slices of the runs read into the
-// file's scratch and converted from there into the caller's buffer
-// (contiguous). A collective get takes part in the collective MPI-IO call
+// caller's buffer (contiguous) and swapped there while in the cache, or, for
+// another type, read into the file's scratch and converted from there. A collective get takes part in the collective MPI-IO call
 // with nothing first, which leaves this rank's view bytes from 0.
 Status get_direct(NativeFile& nf, const DataRequest& req, const Plan& plan, const std::vector<io::Segment>& runs) {
   io::MpiFile& file = handle_for(nf, req.collective);
   Status io_st = req.collective ? io::transfer(file, io::VarGeometry{}, io::Selection{}, false, true, nullptr, 0)
                                 : file.use_byte_view();  // (a handle of this rank alone)
-  ScratchLease stage(nf, io::kDirectStageBytes);
+  auto* into = plan.memtype == plan.xtype ? static_cast<uint8_t*>(req.buf) : nullptr;
+  ScratchLease stage(nf, into != nullptr ? 0 : io::kDirectStageBytes);
   const int64_t nsize = convert::native_size(plan.memtype), xsize = plan.geo.xsize;
   Status erange;  // NC_ERANGE of some slice: reported, every value converted
   auto consume = [&](int64_t at, int64_t n, uint8_t* in) {
     auto* out = static_cast<uint8_t*>(req.buf) + at / xsize * nsize;
-    if (plan.memtype == plan.xtype) {  // swapped in the cache, then copied (as the put)
+    if (plan.memtype == plan.xtype) {  // read into place, swapped while in the cache
       convert::swap_bytes_in_place(in, xsize, n / xsize);
-      std::memcpy(out, in, static_cast<size_t>(n));
       return Status::ok();
     }
     Status c = convert::from_external(in, plan.xtype, plan.memtype, n / xsize, out, plan.cdf5, plan.erange);
@@ -190,7 +190,7 @@ Status get_direct(NativeFile& nf, const DataRequest& req, const Plan& plan, cons
     if (erange.is_ok()) erange = c;
     return Status::ok();
   };
-  if (io_st.is_ok()) io_st = io::read_runs_staged(file, runs, xsize, consume, stage.data());
+  if (io_st.is_ok()) io_st = io::read_runs_staged(file, runs, xsize, consume, stage.data(), into);
   EXA_RETURN_IF_ERROR(io_st);
   return erange;
 }
