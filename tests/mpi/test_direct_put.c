@@ -5,7 +5,8 @@
  * and int64, swapped for double; "big" as float). Several external types
  * (float, double, short, int64 and int converted to double), a fixed-size and
  * a record variable, pieces that are one run of the file, several runs, strided
- * elements, empty on some ranks, and a bad start on one rank (that rank alone
+ * elements, empty on some ranks, independent puts and gets, and a bad start
+ * on one rank (that rank alone
  * returns NC_EINVALCOORDS, the others' data lands). The default (auto) file
  * has large contiguous pieces too and is compared with the others. PnetCDF
  * ignores the hint: the oracle writes three equal files by its one path. */
@@ -150,6 +151,20 @@ static void write_file(const char *path, const char *mode) {
     const MPI_Offset st[3] = {bad ? nz + 1 : z0, 0, 0}, ct[3] = {ROWS_PER_RANK, NY, NX};
     CHECK_ERR(put_box(ncid, ids[V_F], V_F, st, ct, one), bad ? NC_EINVALCOORDS : NC_NOERR);
   }
+  /* Independent puts: each rank rewrites its planes of "d" (same type) and "c" (converted). */
+  CHECK_OK(ncmpi_begin_indep_data(ncid));
+  for (int v = V_D; v <= V_C; v += V_C - V_D) {
+    const MPI_Offset st[3] = {z0, 0, 0}, ct[3] = {ROWS_PER_RANK, NY, NX};
+    const MPI_Offset n = ROWS_PER_RANK * NY * NX;
+    double *d = malloc(sizeof(double) * n);
+    int *iv = malloc(sizeof(int) * n);
+    box(v, st, ct, one, d);
+    for (MPI_Offset i = 0; i < n; ++i) iv[i] = (int)d[i];
+    CHECK_OK(v == V_D ? ncmpi_put_vara_double(ncid, ids[v], st, ct, d) : ncmpi_put_vara_int(ncid, ids[v], st, ct, iv));
+    free(d);
+    free(iv);
+  }
+  CHECK_OK(ncmpi_end_indep_data(ncid));
   MPI_Offset nrec = -1;
   CHECK_OK(ncmpi_inq_dimlen(ncid, dt, &nrec));
   CHECK(nrec == nz);
@@ -181,6 +196,22 @@ static void check_file(const char *path, const char *mode) {
     CHECK_OK(ncmpi_inq_varid(ncid, names[v], &varid));
     check_var(ncid, varid, v, nz);
   }
+  /* Independent gets of "f" (converted to double) and "d" (same type), whole. */
+  CHECK_OK(ncmpi_begin_indep_data(ncid));
+  for (int v = V_F; v <= V_D; ++v) {
+    const MPI_Offset st[3] = {0, 0, 0}, ct[3] = {nz, NY, NX}, sd[3] = {1, 1, 1};
+    const MPI_Offset n = nz * NY * NX;
+    double *want = malloc(sizeof(double) * n), *got = malloc(sizeof(double) * n);
+    box(v, st, ct, sd, want);
+    CHECK_OK(ncmpi_inq_varid(ncid, names[v], &varid));
+    CHECK_OK(ncmpi_get_vara_double(ncid, varid, st, ct, got));
+    MPI_Offset bad = 0;
+    for (MPI_Offset i = 0; i < n; ++i) bad += got[i] != (v == V_F ? (double)(float)want[i] : want[i]);
+    CHECK(bad == 0);
+    free(want);
+    free(got);
+  }
+  CHECK_OK(ncmpi_end_indep_data(ncid));
   CHECK_OK(ncmpi_inq_varid(ncid, "big", &varid));
   const MPI_Offset n = BIG * mpi_test_nprocs, zero = 0;
   float *b = malloc(sizeof(float) * n);
