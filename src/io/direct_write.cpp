@@ -78,7 +78,8 @@ Status write_runs_staged(MpiFile& file, const std::vector<Segment>& runs, int64_
 
 Status read_runs_staged(MpiFile& file, const std::vector<Segment>& runs, int64_t xsize,
                         const ConsumeExternal& consume, uint8_t* stage, uint8_t* packed) {
-  const int64_t slice_max = std::max<int64_t>(1, kDirectStageBytes / xsize) * xsize;
+  const int64_t bytes = packed != nullptr ? kDirectInPlaceReadBytes : kDirectStageBytes;
+  const int64_t slice_max = std::max<int64_t>(1, bytes / xsize) * xsize;
   int64_t at = 0;  // position in the packed piece
   for (const Segment& run : runs) {
     for (int64_t done = 0; done < run.length;) {

@@ -30,6 +30,9 @@ namespace exa::io {
 // written at a time (a whole number of elements). 1 MiB: fewer calls than
 // 256 KiB and still in the core's L2 (measured, docs/perf/data_direct.md).
 inline constexpr int64_t kDirectStageBytes = int64_t{1} << 20;
+// A get read straight into the caller's buffer: slices this large (fewer
+// MPI-IO calls; the swap after each still finds it in the L3 cache).
+inline constexpr int64_t kDirectInPlaceReadBytes = int64_t{8} << 20;
 // auto: pieces from this size up, whose runs are this long on average.
 inline constexpr int64_t kDirectMinBytes = int64_t{1} << 20;
 inline constexpr int64_t kDirectMinRun = int64_t{32} << 10;
