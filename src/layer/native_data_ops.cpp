@@ -169,8 +169,9 @@ Status put_direct(NativeFile& nf, const DataRequest& req, const Plan& plan, cons
 
 // A get read directly (io/direct_write.hpp): slices of the runs read into the
 // caller's buffer (contiguous) and swapped there while in the cache, or, for
-// another type, read into the file's scratch and converted from there. A collective get takes part in the collective MPI-IO call
-// with nothing first, which leaves this rank's view bytes from 0.
+// another type, read into the file's scratch and converted from there. A
+// collective get takes part in the collective MPI-IO call with nothing first,
+// which leaves this rank's view bytes from 0.
 Status get_direct(NativeFile& nf, const DataRequest& req, const Plan& plan, const std::vector<io::Segment>& runs) {
   io::MpiFile& file = handle_for(nf, req.collective);
   Status io_st = req.collective ? io::transfer(file, io::VarGeometry{}, io::Selection{}, false, true, nullptr, 0)
@@ -236,8 +237,7 @@ Status NativeConnector::put(FileState& f, const DataRequest& req) {
   std::vector<io::Segment> runs;
   if (st.is_ok() && plan.nelems > 0 && !as_is && !plan.compact && !nf.partitioned &&
       io::plan_direct_runs(plan.geo, plan.sel, plan.xbytes(), io::direct_put_hint(nf.hints), &runs))
-    return put_direct(nf, req, plan, native_values, runs,
-                      put_range_for(req.varid, req.buf));
+    return put_direct(nf, req, plan, native_values, runs, put_range_for(req.varid, req.buf));
   bool in_place = same_type && !as_is && swap_in_place(nf, plan.xbytes());
   ScratchLease scratch(nf, as_is || in_place ? 0 : plan.xbytes());
   uint8_t* external = as_is || in_place ? static_cast<uint8_t*>(const_cast<void*>(native_values))
