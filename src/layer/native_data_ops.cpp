@@ -11,6 +11,7 @@
 #include "convert/external.hpp"
 #include "format/layout.hpp"
 #include "io/access_plan.hpp"
+#include "io/direct_write.hpp"
 #include "io/header_io.hpp"
 #include "io/memory_plan.hpp"
 #include "io/mpi_errors.hpp"
@@ -123,6 +124,78 @@ Status broadcast_read(NativeFile& nf, const DataRequest& req, const Plan& plan, 
   return Status::ok();
 }
 
+// A put written directly (io/direct_write.hpp): its values converted a slice
+// at a time into the file's scratch, which stays small, cache-resident and
+// already faulted in. A collective put takes part in the collective MPI-IO
+// call with nothing first (that call leaves this rank's view bytes from 0, and
+// counts the write for exa_debug_fail_write); then this rank writes its runs.
+// Errors travel as on the usual path: numrecs' allreduce carries them for a
+// record variable.
+Status put_direct(NativeFile& nf, const DataRequest& req, const Plan& plan, const void* native_values,
+                  const std::vector<io::Segment>& runs, convert::SegmentedRange* range) {
+  io::MpiFile& file = handle_for(nf, req.collective);
+  Status io_st;
+  if (req.collective) {
+    io_st = io::transfer(file, io::VarGeometry{}, io::Selection{}, true, true, nullptr, 0);
+  } else {
+    io_st = file.use_byte_view();  // (a handle of this rank alone: no collective call)
+    if (io_st.is_ok() && io::take_injected_write_failure())
+      io_st = {NC_EWRITE, "write failed (injected by exa_debug_fail_write)"};
+  }
+  ScratchLease stage(nf, io::kDirectStageBytes);
+  const int64_t nsize = convert::native_size(plan.memtype), xsize = plan.geo.xsize;
+  Status erange;  // NC_ERANGE of some slice: reported, its bytes written (as the usual path)
+  auto produce = [&](int64_t at, int64_t n, uint8_t* out) {
+    const auto* in = static_cast<const uint8_t*>(native_values) + at / xsize * nsize;
+    if (plan.memtype == plan.xtype) {
+      // memcpy, then the SSE2 swap in the cache: faster than the one-pass
+      // swapping copy (measured, docs/perf/data_direct.md).
+      std::memcpy(out, in, static_cast<size_t>(n));
+      convert::swap_to_external_in_place(out, plan.xtype, n / xsize, range);
+      return Status::ok();
+    }
+    Status c = convert::to_external(in, plan.memtype, plan.xtype, n / xsize, out, plan.cdf5, plan.erange, range);
+    if (c.code() != NC_ERANGE) return c;
+    if (erange.is_ok()) erange = c;
+    return Status::ok();
+  };
+  if (io_st.is_ok()) io_st = io::write_runs_staged(file, runs, xsize, produce, stage.data());
+  Status recs = update_numrecs(nf, req.collective, io_st.is_ok() ? records_reached(plan) : 0,
+                               agrees_numrecs(nf, req.varid), io_st);
+  if (!io_st.is_ok()) return io_st;
+  if (!recs.is_ok()) return recs;
+  return erange;
+}
+
+// A get read directly (io/direct_write.hpp): slices of the runs read into the
+// caller's buffer (contiguous) and swapped there while in the cache, or, for
+// another type, read into the file's scratch and converted from there. A
+// collective get takes part in the collective MPI-IO call with nothing first,
+// which leaves this rank's view bytes from 0.
+Status get_direct(NativeFile& nf, const DataRequest& req, const Plan& plan, const std::vector<io::Segment>& runs) {
+  io::MpiFile& file = handle_for(nf, req.collective);
+  Status io_st = req.collective ? io::transfer(file, io::VarGeometry{}, io::Selection{}, false, true, nullptr, 0)
+                                : file.use_byte_view();  // (a handle of this rank alone)
+  auto* into = plan.memtype == plan.xtype ? static_cast<uint8_t*>(req.buf) : nullptr;
+  ScratchLease stage(nf, into != nullptr ? 0 : io::kDirectStageBytes);
+  const int64_t nsize = convert::native_size(plan.memtype), xsize = plan.geo.xsize;
+  Status erange;  // NC_ERANGE of some slice: reported, every value converted
+  auto consume = [&](int64_t at, int64_t n, uint8_t* in) {
+    auto* out = static_cast<uint8_t*>(req.buf) + at / xsize * nsize;
+    if (plan.memtype == plan.xtype) {  // read into place, swapped while in the cache
+      convert::swap_bytes_in_place(in, xsize, n / xsize);
+      return Status::ok();
+    }
+    Status c = convert::from_external(in, plan.xtype, plan.memtype, n / xsize, out, plan.cdf5, plan.erange);
+    if (c.code() != NC_ERANGE) return c;
+    if (erange.is_ok()) erange = c;
+    return Status::ok();
+  };
+  if (io_st.is_ok()) io_st = io::read_runs_staged(file, runs, xsize, consume, stage.data(), into);
+  EXA_RETURN_IF_ERROR(io_st);
+  return erange;
+}
+
 }  // namespace
 
 Status NativeConnector::check_data(FileState& f, const DataRequest& req, bool put, bool call_only) {
@@ -159,6 +232,12 @@ Status NativeConnector::put(FileState& f, const DataRequest& req) {
   // back afterwards (as PnetCDF does; hint nc_in_place_swap).
   bool same_type = st.is_ok() && plan.nelems > 0 && plan.memtype == plan.xtype;
   bool as_is = same_type && (plan.geo.xsize == 1 || !host_little_endian() || req.external_order);
+  // Converted values of a piece of a few large runs go to the file straight
+  // from a small staging buffer (hint exa_direct_put).
+  std::vector<io::Segment> runs;
+  if (st.is_ok() && plan.nelems > 0 && !as_is && !plan.compact && !nf.partitioned &&
+      io::plan_direct_runs(plan.geo, plan.sel, plan.xbytes(), io::direct_put_hint(nf.hints), &runs))
+    return put_direct(nf, req, plan, native_values, runs, put_range_for(req.varid, req.buf));
   bool in_place = same_type && !as_is && swap_in_place(nf, plan.xbytes());
   ScratchLease scratch(nf, as_is || in_place ? 0 : plan.xbytes());
   uint8_t* external = as_is || in_place ? static_cast<uint8_t*>(const_cast<void*>(native_values))
@@ -211,10 +290,18 @@ Status NativeConnector::get(FileState& f, const DataRequest& req) {
   if (!st.is_ok()) plan = Plan{};
   // Same type, contiguous: read straight into the caller's buffer and swap there.
   bool in_place = st.is_ok() && mem.contiguous() && plan.memtype == plan.xtype && plan.nelems > 0;
-  ScratchLease staging(nf, in_place ? 0 : plan.xbytes());
-  void* external = in_place ? req.buf : staging.data();
   bool once = false;
   Status io_st = read_once_and_broadcast(nf, req, plan, st.is_ok(), &once);
+  // Values that need converting, of a piece of a few large runs, come
+  // through a small staging buffer (hint exa_direct_put).
+  std::vector<io::Segment> runs;
+  const bool converts = plan.memtype != plan.xtype || (plan.geo.xsize > 1 && host_little_endian());
+  if (io_st.is_ok() && !once && st.is_ok() && plan.nelems > 0 && mem.contiguous() && converts &&
+      !plan.compact && !nf.partitioned &&
+      io::plan_direct_runs(plan.geo, plan.sel, plan.xbytes(), io::direct_put_hint(nf.hints), &runs))
+    return get_direct(nf, req, plan, runs);
+  ScratchLease staging(nf, in_place ? 0 : plan.xbytes());
+  void* external = in_place ? req.buf : staging.data();
   if (io_st.is_ok())
     io_st = once ? broadcast_read(nf, req, plan, external)
                  : transfer_planned(nf, req, plan, false, external, plan.xbytes());
