@@ -417,6 +417,32 @@ void put_directory(xdr::Writer& d, const std::vector<PageRef>& refs) {
   for (const PageRef& r : refs) d.bytes(r.first_path);
 }
 
+// The head's fixed part: magic, block and page counts, the first paths' bytes.
+void put_head_fixed(xdr::Writer& w, uint64_t nblocks, uint64_t npages, uint64_t first_paths) {
+  w.bytes(kIndexMagic);
+  w.u64(nblocks);
+  w.u64(npages);
+  w.u64(first_paths);
+}
+
+uint64_t first_paths_of(const std::vector<PageRef>& refs) {
+  uint64_t n = 0;
+  for (const PageRef& r : refs) n += r.first_path.size();
+  return n;
+}
+
+// Writes the directory (and the record sections) into the head's space,
+// once the pages after it are encoded and their CRCs known.
+void fill_directory(std::vector<uint8_t>& out, int64_t head, const std::vector<PageRef>& refs,
+                    const RecordSections& sections) {
+  std::vector<uint8_t> dir;
+  dir.reserve(size_t(head - kIndexHeadFixedSize));
+  xdr::Writer d(dir);
+  put_directory(d, refs);
+  if (sections.present) put_sections(d, sections);
+  std::copy(dir.begin(), dir.end(), out.begin() + kIndexHeadFixedSize);
+}
+
 // The head, then the pages to write, back to back. Without `kept`: every
 // page, offsets from the table's start (packed). With it: the pages
 // `rewrite` marks, at absolute offsets from table_at, the others as `kept`
@@ -431,12 +457,9 @@ std::vector<uint8_t> encode_table(const IndexTable& index, uint32_t page_entries
   std::vector<uint8_t> out;
   if (!kept) out.reserve(size_t(encoded_index_size(index, page_entries)));
   xdr::Writer w(out);
-  w.bytes(kIndexMagic);
-  w.u64(all.size());
-  w.u64(npages);
   uint64_t first_paths = 0;
   for (size_t k = 0; k < npages; ++k) first_paths += all[k * page_entries].path.size();
-  w.u64(first_paths);
+  put_head_fixed(w, all.size(), npages, first_paths);
   // The pages follow the head in order; each page's CRC is known only once
   // it is encoded, so the directory is written after them (in place).
   out.resize(size_t(head), 0);
@@ -464,12 +487,7 @@ std::vector<uint8_t> encode_table(const IndexTable& index, uint32_t page_entries
       first_var += e.nvars;
     }
   }
-  std::vector<uint8_t> dir;
-  dir.reserve(size_t(head - kIndexHeadFixedSize));
-  xdr::Writer d(dir);
-  put_directory(d, refs);
-  if (index.sections.present) put_sections(d, index.sections);
-  std::copy(dir.begin(), dir.end(), out.begin() + kIndexHeadFixedSize);
+  fill_directory(out, head, refs, index.sections);
   if (head_bytes) *head_bytes = uint64_t(head);
   if (placed) {
     if (!kept)
@@ -495,12 +513,7 @@ std::vector<uint8_t> encode_index_page(std::span<const BlockEntry> entries) {
 std::vector<uint8_t> encode_index_head(uint64_t nblocks, const std::vector<PageRef>& refs) {
   std::vector<uint8_t> out;
   xdr::Writer w(out);
-  w.bytes(kIndexMagic);
-  w.u64(nblocks);
-  w.u64(refs.size());
-  uint64_t first_paths = 0;
-  for (const PageRef& r : refs) first_paths += r.first_path.size();
-  w.u64(first_paths);
+  put_head_fixed(w, nblocks, refs.size(), first_paths_of(refs));
   put_directory(w, refs);
   return out;
 }
@@ -570,12 +583,7 @@ std::vector<uint8_t> encode_index_rewriting(uint64_t nblocks, const RecordSectio
   std::vector<uint8_t> out;
   out.reserve(size_t(encoded_index_rewriting_size(refs, sections, pages)));
   xdr::Writer w(out);
-  w.bytes(kIndexMagic);
-  w.u64(nblocks);
-  w.u64(refs.size());
-  uint64_t first_paths = 0;
-  for (const PageRef& r : refs) first_paths += r.first_path.size();
-  w.u64(first_paths);
+  put_head_fixed(w, nblocks, refs.size(), first_paths_of(refs));
   out.resize(size_t(head), 0);
   std::vector<PageRef> next = refs;
   for (size_t k = 0; k < pages.size(); ++k) {
@@ -588,12 +596,7 @@ std::vector<uint8_t> encode_index_rewriting(uint64_t nblocks, const RecordSectio
     r.size = out.size() - at;
     r.crc = crc_of(std::span<const uint8_t>(out).subspan(at));
   }
-  std::vector<uint8_t> dir;
-  dir.reserve(size_t(head - kIndexHeadFixedSize));
-  xdr::Writer d(dir);
-  put_directory(d, next);
-  if (sections.present) put_sections(d, sections);
-  std::copy(dir.begin(), dir.end(), out.begin() + kIndexHeadFixedSize);
+  fill_directory(out, head, next, sections);
   if (head_bytes) *head_bytes = uint64_t(head);
   if (placed) *placed = std::move(next);
   return out;
