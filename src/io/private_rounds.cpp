@@ -167,7 +167,7 @@ Status place_in_rounds(MPI_Comm comm, const std::vector<pf::BlockSummary>& mine,
       } else {
         displs.assign(np, 0);
       }
-      std::vector<uint64_t> got(size_t(counts[size_t(rank)]));
+      std::vector<uint64_t> got(static_cast<size_t>(counts[size_t(rank)]));
       EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Scatterv(flat.data(), counts.data(), displs.data(), MPI_UINT64_T, got.data(),
                                                int(got.size()), MPI_UINT64_T, 0, comm)));
       for (size_t k = 0; k + pf::kPlacementWords <= got.size(); k += pf::kPlacementWords)
