@@ -34,6 +34,19 @@
  * CPU and run-queue delay (/proc/self/schedstat: time runnable but waiting for
  * a core) of the writer and of the readers (summed) over the row show how
  * much of the lag is scheduling.
+ * Round 6 adds, per pair, the poll gap the reader really had: from the start
+ * of its previous poll to the start of the poll that saw the record (from the
+ * reader's start for its first poll), split into the previous poll's own work
+ * (refresh and reads), the sleep's overshoot past POLL and the run-queue
+ * delay in the gap; and
+ *   actual bound = commit interval + that gap + that poll's refresh + sync
+ * (a reader that polls sees a visible commit within its gap plus its refresh,
+ * so a pair over it is over for a reason other than polling or scheduling:
+ * "missed" pairs, a poll begun after the commit was visible that did not see
+ * it, are counted too). Timer rows give how late each timer commit began
+ * after its interval ran out (the timer starts at the end of the first put
+ * after a commit), how much of that was inside the put that made it, and the
+ * writer's run-queue delay during that put.
  * Prints one JSON object per (mode, size) on rank 0.
  * Usage: mpiexec -n 4 swmr_bench DIR [APPENDS] [MAXSIZE] [INTERVAL] [POLL]
  */
@@ -66,6 +79,20 @@ static void sleep_s(double s) {
 
 /* This process's main thread: seconds on a core and seconds runnable but
  * waiting for one (the scheduler's run-queue delay). */
+/* This process's run-queue delay so far (seconds), from a file kept open:
+ * one pread per poll. */
+static int schedstat_fd = -1;
+static double runq_now(void) {
+  char b[128];
+  if (schedstat_fd < 0) schedstat_fd = open("/proc/self/schedstat", O_RDONLY);
+  ssize_t n = schedstat_fd < 0 ? -1 : pread(schedstat_fd, b, sizeof b - 1, 0);
+  if (n <= 0) return 0;
+  b[n] = 0;
+  unsigned long long run = 0, waited = 0;
+  if (sscanf(b, "%llu %llu", &run, &waited) != 2) return 0;
+  return 1e-9 * (double)waited;
+}
+
 static void sched_times(double *cpu, double *wait) {
   unsigned long long run = 0, waited = 0;
   FILE *f = fopen("/proc/self/schedstat", "r");
@@ -80,11 +107,15 @@ static int cmp_double(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* The q-quantile of v[0..n) (sorts v); 0 when empty. */
+/* The q-quantile of v[0..n) by nearest rank (the ceil(q n)-th smallest;
+ * sorts v); 0 when empty. (Until round 6 the index was floor(q (n - 1)),
+ * which for the 2 commits of a timer row gave the smaller as "p99".) */
 static double quantile(double *v, int n, double q) {
   if (n <= 0) return 0;
   qsort(v, (size_t)n, sizeof(double), cmp_double);
-  return v[(size_t)(q * (n - 1))];
+  size_t k = (size_t)(q * n);
+  if ((double)k < q * n) k++; /* ceil */
+  return v[k > 0 ? k - 1 : 0];
 }
 
 #define ERR(call)                                                              \
@@ -111,7 +142,16 @@ static void create(const char *path, int cmode, MPI_Offset size) {
  * counted it; per commit its times. */
 typedef struct {
   double began, visible, synced;
+  /* timer commits (round 6): when the interval ran out (the timer starts at
+   * the end of the first put after the previous commit) and when the put call
+   * in which the commit was made began; 0 for other commits */
+  double due, call_began;
+  double call_runq; /* the writer's run-queue delay during that put call */
 } Commit;
+/* timer mode: whether the timer runs, since when, and when the current put
+ * call began (the writer's calls are timed around each put) */
+static int timer_armed;
+static double timer_started, call_began, call_runq0;
 static double *put_at;
 static int *commit_of;
 static Commit *commits;
@@ -123,10 +163,25 @@ static long long last_gen;
 static void note_commit(int upto, double visible_override, double synced_override) {
   long long gen = 0;
   double began = 0, written = 0, synced = 0;
+  const double now = wall();
   exa_debug_last_commit(&gen, &began, &written, &synced);
-  if (gen == last_gen) return;
+  if (gen == last_gen) {
+    /* timer mode: the first put after a commit starts the timer as it ends */
+    if (call_began > 0 && !timer_armed) {
+      timer_armed = 1;
+      timer_started = now;
+    }
+    return;
+  }
   last_gen = gen;
-  Commit c = {began, visible_override > 0 ? visible_override : written, synced_override > 0 ? synced_override : synced};
+  Commit c = {began, visible_override > 0 ? visible_override : written, synced_override > 0 ? synced_override : synced,
+              0, 0, 0};
+  if (call_began > 0 && timer_armed) { /* a timer commit inside this put */
+    c.due = timer_started + atof(interval);
+    c.call_began = call_began;
+    c.call_runq = runq_now() - call_runq0;
+  }
+  timer_armed = 0;
   commits[ncommits] = c;
   for (; assigned < upto; assigned++) commit_of[assigned] = ncommits;
   ncommits++;
@@ -144,6 +199,22 @@ static void put_time(int ncid, int rec) {
   ERR(ncmpi_put_vara_double_all(ncid, 1, start, count, &put_at[rec]));
 }
 
+/* A reader's log of its polls (round 6): per poll when it began (before the
+ * refresh), when the refresh returned (= "first seen" of what it found), when
+ * its reads were done (the sleep, if any, starts then) and the reader's
+ * run-queue delay so far at its start. first_poll[r]: the poll that first saw
+ * record r. The poll gap around a commit is start[k] - start[k - 1] for the
+ * poll k that saw it: a reader that runs sees a commit within that gap plus
+ * poll k's refresh, whatever the nominal POLL. */
+#define MAX_POLLS 200000
+typedef struct {
+  double start, end, done, runq;
+  int slept; /* found nothing: slept POLL after `done` */
+} Poll;
+static Poll *polls;
+static int npolls, *first_poll;
+static double reader_began; /* when the reader began, before its open (its first poll's gap starts there) */
+
 /* Reads records [from, to), notes when they were first seen (`seen`) and
  * checks their bytes; returns the first record not taken (its t is not
  * written yet: a timer commit at the data's put counts the record before its
@@ -156,6 +227,7 @@ static int read_new(int ncid, int from, int to, MPI_Offset size, signed char *bu
     ERR(ncmpi_get_vara_double_all(ncid, 1, start, count, &t));
     if (t <= 0 || t > 1e30) return r;
     first_seen[r] = seen;
+    first_poll[r] = npolls - 1;
     ERR(ncmpi_get_vara_schar_all(ncid, 0, start, count, buf));
     if (buf[0] != (r & 0x7f) || buf[size - 1] != (r & 0x7f)) {
       fprintf(stderr, "rank %d: torn record %d\n", rank, r);
@@ -180,6 +252,8 @@ static void writer(const char *path, const char *lockpath, const char *mode, MPI
   ERR(ncmpi_inq_put_size(ncid, &put0));
   exa_debug_last_commit(&last_gen, NULL, NULL, NULL);
   ncommits = assigned = 0;
+  timer_armed = 0;
+  call_began = 0;
   for (int rec = 0; rec < appends; rec++) {
     if (lock) {
       flock(lfd, LOCK_EX);
@@ -193,8 +267,12 @@ static void writer(const char *path, const char *lockpath, const char *mode, MPI
        * lock is free. */
       note_commit(rec + 1, wall(), synced);
     } else if (timer) {             /* committed by the timer, inside a put */
+      call_runq0 = runq_now();
+      call_began = wall();
       put_data(ncid, rec, size, buf);
       note_commit(rec, 0, 0);
+      call_runq0 = runq_now();
+      call_began = wall();
       put_time(ncid, rec);
       note_commit(rec + 1, 0, 0);
     } else {
@@ -205,6 +283,7 @@ static void writer(const char *path, const char *lockpath, const char *mode, MPI
     }
   }
   if (timer) {
+    call_began = 0; /* not a put: no timer */
     ERR(ncmpi_sync(ncid)); /* the last records */
     note_commit(appends, 0, 0);
   }
@@ -223,8 +302,11 @@ static void reader(const char *path, const char *lockpath, int swmr, MPI_Offset 
                    double *rlat, long long *nrefresh) {
   int lfd = open(lockpath, O_CREAT | O_RDWR, 0644), ncid = -1, seen = 0;
   MPI_Offset n = 0;
+  reader_began = wall(); /* the open is part of a reader's first gap */
   if (swmr) ERR(ncmpi_open(MPI_COMM_SELF, path, NC_NOWRITE | EXA_SWMR_READ, MPI_INFO_NULL, &ncid));
+  npolls = 0;
   while (seen < appends) {
+    const double q = runq_now();
     const double t = wall();
     if (swmr) {
       ERR(exa_refresh(ncid));
@@ -238,41 +320,119 @@ static void reader(const char *path, const char *lockpath, int swmr, MPI_Offset 
     *rlat += now - t;
     (*nrefresh)++;
     const int before = seen;
+    Poll *p = &polls[npolls < MAX_POLLS ? npolls : MAX_POLLS - 1];
+    p->start = t;
+    p->end = now;
+    p->runq = q;
+    if (npolls < MAX_POLLS) npolls++;
     seen = read_new(ncid, seen, (int)n, size, buf, now);
     if (!swmr) {
       ERR(ncmpi_close(ncid));
       flock(lfd, LOCK_UN);
     }
+    p->done = wall();
+    p->slept = seen == before;
     if (seen == before) sleep_s(poll_s);
   }
   if (swmr) ERR(ncmpi_close(ncid));
   close(lfd);
 }
 
+/* A reader's poll gap around each record it saw (GAP_FIELDS per record, -1
+ * when not a reader or not seen): the gap from the previous poll's start to
+ * the start of the poll that saw it, that poll's refresh, the previous poll's
+ * own work (refresh and reads), the time from its end to the next poll's
+ * start (the sleep when it found nothing), the run-queue delay in the gap,
+ * the previous poll's start, and whether it slept. */
+#define GAP_FIELDS 7
+static void poll_gaps(double *g) {
+  for (int r = 0; r < appends; r++) {
+    double *o = g + (size_t)r * GAP_FIELDS;
+    for (int i = 0; i < GAP_FIELDS; i++) o[i] = -1;
+    if (first_seen[r] < 0) continue;
+    const int k = first_poll[r];
+    const Poll *p = &polls[k];
+    o[1] = p->end - p->start;
+    if (k == 0) { /* seen at the reader's first poll: the gap runs from the reader's start */
+      o[0] = o[3] = p->start - reader_began;
+      o[2] = o[4] = o[6] = 0;
+      o[5] = reader_began;
+      continue;
+    }
+    const Poll *b = &polls[k - 1];
+    o[0] = p->start - b->start;
+    o[2] = b->done - b->start;
+    o[3] = p->start - b->done;
+    o[4] = p->runq - b->runq;
+    o[5] = b->start;
+    o[6] = b->slept;
+  }
+}
+
+static double median_of(double *v, int n) { return quantile(v, n, 0.5); }
+
 /* Rank 0: the row's lag figures from the writer's log and every reader's
  * first-seen times (all[reader * appends + record], < 0: not a reader). */
 static void report(const char *mode, MPI_Offset size, double wtime, double bytes, const double *all,
-                   double lat_sum, double nref_sum, const double *sched) {
+                   const double *gaps, double lat_sum, double nref_sum, const double *sched) {
   const int timer = strcmp(mode, "timer") == 0;
   const double ival = timer ? atof(interval) : 0;
   const int cap = nprocs * appends;
   double *lag = malloc(sizeof(double) * (size_t)cap), *bound = malloc(sizeof(double) * (size_t)cap);
   double *detect = malloc(sizeof(double) * (size_t)cap), *excess = malloc(sizeof(double) * (size_t)cap);
   double *wait = malloc(sizeof(double) * (size_t)cap), *sync = malloc(sizeof(double) * (size_t)(ncommits + 1));
-  int n = 0, within = 0;
+  /* round 6: the bound with the poll gap each reader really had */
+  double *abound = malloc(sizeof(double) * (size_t)cap), *gap = malloc(sizeof(double) * (size_t)cap);
+  double *work = malloc(sizeof(double) * (size_t)cap), *over = malloc(sizeof(double) * (size_t)cap);
+  double *rq = malloc(sizeof(double) * (size_t)cap);
+  double *o_gap = malloc(sizeof(double) * (size_t)cap), *o_work = malloc(sizeof(double) * (size_t)cap);
+  double *o_over = malloc(sizeof(double) * (size_t)cap), *o_rq = malloc(sizeof(double) * (size_t)cap);
+  double *o_detect = malloc(sizeof(double) * (size_t)cap), *o_ref = malloc(sizeof(double) * (size_t)cap);
+  int n = 0, within = 0, awithin = 0, nover = 0, nslept = 0, missed = 0, over_slept = 0;
   for (int i = 0; i < cap; i++) {
     const int r = i % appends;
     if (all[i] < 0) continue;
     const Commit *c = &commits[commit_of[r]];
+    const double *g = gaps + (size_t)i * GAP_FIELDS;
     lag[n] = all[i] - put_at[r];
     bound[n] = ival + poll_s + (c->synced - c->began);
     detect[n] = all[i] - c->visible;
     wait[n] = c->began - put_at[r];
     excess[n] = lag[n] - bound[n];
     within += lag[n] <= bound[n];
+    abound[n] = ival + g[0] + g[1] + (c->synced - c->began);
+    awithin += lag[n] <= abound[n];
+    gap[n] = g[0];
+    work[n] = g[2];
+    rq[n] = g[4];
+    if (g[6] > 0) over[nslept++] = g[3] - poll_s; /* the sleep's overshoot */
+    missed += g[2] > 0 && g[5] > c->visible + 1e-4; /* a poll begun after it was visible missed it */
+    if (lag[n] > bound[n]) {
+      o_gap[nover] = g[0];
+      o_work[nover] = g[2];
+      o_over[nover] = g[6] > 0 ? g[3] - poll_s : 0;
+      o_rq[nover] = g[4];
+      o_detect[nover] = detect[n];
+      o_ref[nover] = g[1];
+      over_slept += g[6] > 0;
+      nover++;
+    }
     n++;
   }
   for (int k = 0; k < ncommits; k++) sync[k] = commits[k].synced - commits[k].began;
+  /* timer commits: how late after the interval ran out, split into before
+   * the put call that made it (the writer outside the library) and inside it
+   * (the put's own write, before its timer check) */
+  double *late = malloc(sizeof(double) * (size_t)(ncommits + 1)), *late_in = malloc(sizeof(double) * (size_t)(ncommits + 1));
+  double *late_rq = malloc(sizeof(double) * (size_t)(ncommits + 1));
+  int nlate = 0;
+  for (int k = 0; k < ncommits; k++) {
+    if (commits[k].due <= 0) continue;
+    late[nlate] = commits[k].began - commits[k].due;
+    late_in[nlate] = commits[k].began - (commits[k].call_began > commits[k].due ? commits[k].call_began : commits[k].due);
+    late_rq[nlate] = commits[k].call_runq;
+    nlate++;
+  }
   const double frac = n > 0 ? (double)within / n : 0;
   printf("{\"mode\": \"%s\", \"size\": %lld, \"appends\": %d, \"poll_ms\": %.3f, \"commit_interval_ms\": %.3f, "
          "\"writer_s\": %.6f, \"ms_per_append\": %.4f, \"writer_MBps\": %.3f, \"commits\": %d, "
@@ -281,14 +441,26 @@ static void report(const char *mode, MPI_Offset size, double wtime, double bytes
          "\"lag_ms_p50\": %.3f, \"lag_ms_p99\": %.3f, \"within_bound\": %.4f, \"pairs\": %d, "
          "\"excess_ms_p99\": %.3f, \"detect_ms_p50\": %.3f, \"detect_ms_p99\": %.3f, "
          "\"wait_for_commit_ms_p99\": %.3f, \"writer_cpu_s\": %.4f, \"writer_runq_ms\": %.3f, "
-         "\"readers_cpu_s\": %.4f, \"readers_runq_ms\": %.3f}\n",
+         "\"readers_cpu_s\": %.4f, \"readers_runq_ms\": %.3f, "
+         "\"actual_bound_ms_p99\": %.3f, \"within_actual_bound\": %.4f, \"gap_ms_p50\": %.3f, \"gap_ms_p99\": %.3f, "
+         "\"prev_work_ms_p99\": %.3f, \"sleep_overshoot_ms_p50\": %.3f, \"sleep_overshoot_ms_p99\": %.3f, "
+         "\"gap_runq_ms_p99\": %.3f, \"missed_pairs\": %d, \"over_pairs\": %d, \"over_slept\": %d, "
+         "\"over_detect_ms_med\": %.3f, \"over_gap_ms_med\": %.3f, \"over_prev_work_ms_med\": %.3f, "
+         "\"over_sleep_overshoot_ms_med\": %.3f, \"over_gap_runq_ms_med\": %.3f, \"over_refresh_ms_med\": %.3f, "
+         "\"timer_commits\": %d, \"late_ms_p50\": %.3f, \"late_ms_max\": %.3f, \"late_in_put_ms_max\": %.3f, \"late_put_runq_ms_max\": %.3f}\n",
          mode, (long long)size, appends, 1e3 * poll_s, 1e3 * ival, wtime, 1e3 * wtime / appends,
          size * (double)appends / wtime / 1e6, ncommits, bytes, nref_sum > 0 ? 1e3 * lat_sum / nref_sum : 0.0,
          nref_sum, 1e3 * quantile(sync, ncommits, 0.5), 1e3 * quantile(sync, ncommits, 0.99),
          1e3 * quantile(bound, n, 0.5), 1e3 * quantile(bound, n, 0.99), 1e3 * quantile(lag, n, 0.5),
          1e3 * quantile(lag, n, 0.99), frac, n, 1e3 * quantile(excess, n, 0.99), 1e3 * quantile(detect, n, 0.5),
          1e3 * quantile(detect, n, 0.99), 1e3 * quantile(wait, n, 0.99), sched[0], 1e3 * sched[1], sched[2],
-         1e3 * sched[3]);
+         1e3 * sched[3], 1e3 * quantile(abound, n, 0.99), n > 0 ? (double)awithin / n : 0,
+         1e3 * quantile(gap, n, 0.5), 1e3 * quantile(gap, n, 0.99), 1e3 * quantile(work, n, 0.99),
+         1e3 * quantile(over, nslept, 0.5), 1e3 * quantile(over, nslept, 0.99), 1e3 * quantile(rq, n, 0.99), missed,
+         nover, over_slept, 1e3 * median_of(o_detect, nover), 1e3 * median_of(o_gap, nover),
+         1e3 * median_of(o_work, nover), 1e3 * median_of(o_over, nover), 1e3 * median_of(o_rq, nover),
+         1e3 * median_of(o_ref, nover), nlate, 1e3 * quantile(late, nlate, 0.5), 1e3 * quantile(late, nlate, 1.0),
+         1e3 * quantile(late_in, nlate, 1.0), 1e3 * quantile(late_rq, nlate, 1.0));
   fflush(stdout);
   free(lag);
   free(bound);
@@ -296,6 +468,20 @@ static void report(const char *mode, MPI_Offset size, double wtime, double bytes
   free(excess);
   free(wait);
   free(sync);
+  free(abound);
+  free(gap);
+  free(work);
+  free(over);
+  free(rq);
+  free(o_gap);
+  free(o_work);
+  free(o_over);
+  free(o_rq);
+  free(o_detect);
+  free(o_ref);
+  free(late);
+  free(late_in);
+  free(late_rq);
 }
 
 static void run(const char *mode, MPI_Offset size) {
@@ -324,12 +510,18 @@ static void run(const char *mode, MPI_Offset size) {
   sched[3] = sums[1];
   double *all = rank == 0 ? malloc(sizeof(double) * (size_t)(nprocs * appends)) : NULL;
   MPI_Gather(first_seen, appends, MPI_DOUBLE, all, appends, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  double *mygaps = malloc(sizeof(double) * (size_t)appends * GAP_FIELDS);
+  double *gaps = rank == 0 ? malloc(sizeof(double) * (size_t)(nprocs * appends) * GAP_FIELDS) : NULL;
+  poll_gaps(mygaps);
+  MPI_Gather(mygaps, appends * GAP_FIELDS, MPI_DOUBLE, gaps, appends * GAP_FIELDS, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  free(mygaps);
   double lat_sum = 0, nref_sum = 0, nref = (double)nrefresh;
   MPI_Reduce(&rlat, &lat_sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   MPI_Reduce(&nref, &nref_sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank == 0) {
-    report(mode, size, wtime, bytes, all, lat_sum, nref_sum, sched);
+    report(mode, size, wtime, bytes, all, gaps, lat_sum, nref_sum, sched);
     free(all);
+    free(gaps);
   }
   free(buf);
   MPI_Barrier(MPI_COMM_WORLD);
@@ -348,6 +540,8 @@ int main(int argc, char **argv) {
   commit_of = malloc(sizeof(int) * (size_t)appends);
   commits = malloc(sizeof(Commit) * (size_t)(appends + 2));
   first_seen = malloc(sizeof(double) * (size_t)appends);
+  first_poll = malloc(sizeof(int) * (size_t)appends);
+  polls = malloc(sizeof(Poll) * MAX_POLLS);
   for (MPI_Offset size = 1024; size <= maxsize; size *= 16) {
     run("off", size);
     run("swmr", size);
