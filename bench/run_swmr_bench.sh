@@ -4,7 +4,9 @@
 # readers follow: SWMR (lock-free, a sync per append or timer commits every
 # INTERVAL s), a flock baseline, and the writer alone. Readers sleep POLL s
 # after a poll that found nothing new (0: spin). Each row gives the lag bound
-# (commit interval + POLL + the commit's sync time) and the lag against it.
+# (commit interval + POLL + the commit's sync time) and the lag against it,
+# the poll gap each reader really had and the bound with it, and how late
+# timer commits began (docs/perf/swmr.md, round 6).
 # Usage: bench/run_swmr_bench.sh [APPENDS] [MAXSIZE] [INTERVAL] [POLL]
 #   (writes $OUT, default docs/perf/swmr.json)
 set -euo pipefail
