@@ -2,9 +2,13 @@
  * SWMR soak (issue 19): a writer job and reader jobs run at once, as separate
  * mpiexec jobs. The writer (any number of ranks) appends one record per
  * commit (put + ncmpi_sync) for N commits, every 50th commit a redef adding an
- * attribute "step"; each reader (any number of ranks) refreshes until it has
- * seen N records, checks every new record's values f(record, i) and that
- * generations only increase, and prints how many refreshes, generations and
+ * attribute "step". Every record holds f(variable, record, generation): "v"
+ * holds f(record, i) and "g" the generation that commits the record, next to
+ * the record number. Each reader (any number of ranks) refreshes until it has
+ * seen N records and checks every new record: v's values, g's record number,
+ * and that g's generation is later than the last generation the reader saw
+ * without the record and no later than the one it sees it in; also that
+ * generations only increase. It prints how many refreshes, generations and
  * torn values it saw. Exit status 1 on any torn value or decreasing generation.
  *   mpiexec -n 2 swmr_soak write FILE N &  mpiexec -n 1 swmr_soak read FILE N
  */
@@ -27,13 +31,23 @@ static int f(int rec, int i) { return rec * 37 + i; }
   } while (0)
 
 static void writer(const char *path, int n) {
-  int ncid, d[2], v;
+  int ncid, d[3], v, g;
   ERR(ncmpi_create(MPI_COMM_WORLD, path, NC_CLOBBER | EXA_FORMAT_PARTITIONED | EXA_SWMR_WRITE, MPI_INFO_NULL, &ncid));
   ERR(ncmpi_def_dim(ncid, "time", NC_UNLIMITED, &d[0]));
   ERR(ncmpi_def_dim(ncid, "x", X, &d[1]));
+  ERR(ncmpi_def_dim(ncid, "pair", 2, &d[2]));
   ERR(ncmpi_def_var(ncid, "v", NC_INT, 2, d, &v));
+  int gd[2] = {d[0], d[2]};
+  ERR(ncmpi_def_var(ncid, "g", NC_INT64, 2, gd, &g));
   ERR(ncmpi_enddef(ncid));
   for (int rec = 0; rec < n; rec++) {
+    /* The record becomes visible with the next commit: the enddef of the redef below, or the
+     * sync. Either is the generation after the one in view now. */
+    long long now = 0;
+    ERR(exa_inq_generation(ncid, &now, NULL));
+    long long stamp[2] = {rec, now + 1};
+    MPI_Offset gs[2] = {rec, 0}, gc[2] = {1, rank == 0 ? 2 : 0};
+    ERR(ncmpi_put_vara_longlong_all(ncid, g, gs, gc, stamp));
     int vals[X];
     MPI_Offset k = 0;
     for (int i = rank; i < X; i += nprocs) vals[k++] = f(rec, i);
@@ -51,7 +65,8 @@ static void writer(const char *path, int n) {
 
 static int reader(const char *path, int n) {
   int ncid = -1, seen = 0;
-  long long torn = 0, refreshes = 0, gens = 0, prev = 0, gen = 0, bad_order = 0;
+  long long torn = 0, refreshes = 0, gens = 0, prev = 0, gen = 0, bad_order = 0, misstamped = 0;
+  long long last_without = 0; /* the newest generation seen without record `seen` */
   for (int t = 0; t < 100000; t++) { /* the writer may not have created it yet */
     int e = ncmpi_open(MPI_COMM_WORLD, path, NC_NOWRITE | EXA_SWMR_READ, MPI_INFO_NULL, &ncid);
     if (e == NC_NOERR) break;
@@ -73,11 +88,21 @@ static int reader(const char *path, int n) {
       MPI_Offset start[2] = {rec, 0}, count[2] = {1, X};
       ERR(ncmpi_get_vara_int_all(ncid, 0, start, count, got));
       for (int i = 0; i < X; i++) torn += got[i] != f(rec, i);
+      long long stamp[2] = {-1, -1};
+      MPI_Offset gs[2] = {rec, 0}, gc[2] = {1, 2};
+      ERR(ncmpi_get_vara_longlong_all(ncid, 1, gs, gc, stamp));
+      torn += stamp[0] != rec;
+      /* Committed after the last generation that lacked it, and not after the one in view. */
+      misstamped += stamp[1] > gen || stamp[1] <= last_without;
     }
+    last_without = gen; /* the generation in view lacks record nrec, the next one to see */
     seen = (int)nrec;
     if (seen < n) usleep(500);
   }
   ERR(ncmpi_close(ncid));
+  if (rank == 0 && misstamped)
+    printf("reader: %lld records stamped with a generation outside (last without, first with]\n", misstamped);
+  torn += misstamped;
   if (rank == 0)
     printf("reader: %d records, %lld refreshes, %lld generations seen, %lld torn values, %lld decreasing\n", seen,
            refreshes, gens, torn, bad_order);
