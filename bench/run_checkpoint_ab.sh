@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
-# run_checkpoint_ab.sh -- paired A/B of checkpoint configurations on a loaded machine (issue 21):
-# each repetition runs every configuration of CFGS once, back to back, at the same rank count
-# and graph, in a shuffled order (below); ratios are per repetition against
-# BASE. A configuration is io[:policy][@old]: io a tc --io writer, policy an EXACDF_POLICY
-# (default all), @old runs the tc binary TC_OLD (e.g. main's build) instead of TC.
+# run_checkpoint_ab.sh -- paired A/B of checkpoint configurations (issue 21): each repetition
+# runs every configuration of CFGS once, back to back, at the same rank count and graph, in a
+# shuffled order (below), `sync` before each run. A configuration is io[:policy][@old]: io a
+# tc --io writer, policy an EXACDF_POLICY (default all), @old runs the tc binary TC_OLD (e.g.
+# main's build) instead of TC. At the end bench/checkpoint_ab_table.py prints, for checkpoint
+# time and end-to-end TC time, per graph and rank count, TARGET's (default exacdf:all) median
+# and against every other configuration the median per-repetition ratio and in how many of
+# the N pairs it is at most 1 (OUT, and its .summary.json beside it).
 # Usage: TC_OLD=/work/main/build/examples/tc/tc NPS="1 2" GRAPHS="usroad:4000" \
 #        CFGS="mpiio-opt exacdf:all exacdf:all@old" REPS=15 bench/run_checkpoint_ab.sh
+# The issue's full table (1, 2, 4, 8 ranks, three graphs, exacdf with the policy against MPI-IO
+# OPT and HDF5-OPT, 36 runs a repetition; one repetition took 105 s at load 32-38, and the quiet
+# 1-2 rank runs took 0.9 s a run, so 12 repetitions should take 8-12 minutes quiet):
+#   NPS="1 2 4 8" CFGS="mpiio-opt hdf5-opt exacdf:all" REPS=12 bench/run_checkpoint_ab.sh
 set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=../scripts/env.sh
@@ -15,7 +22,6 @@ TC_OLD="${TC_OLD:-$TC}"
 NPS="${NPS:-1 2}"
 GRAPHS="${GRAPHS:-usroad:4000 fe_ocean:1200 vsp_finan:1000}"
 CFGS="${CFGS:-mpiio-opt exacdf:all}"
-BASE="${BASE:-mpiio-opt}"
 REPS="${REPS:-5}"
 # SYNC=1 (default): `sync` before each run, so no run's fsync waits on the dirty pages the run
 # before it left (which run came before moved a cell's ratio more than the library did).
@@ -38,6 +44,14 @@ shuffled() {  # Fisher-Yates over the arguments, one per line
   done
   printf '%s\n' "${a[@]}"
 }
+# The machine's 2 MiB page faults and fallbacks during each run (/proc/vmstat, so every
+# process's; on a quiet machine the run's): exacdf stages a checkpoint's rows in huge pages, and
+# where none is to be had they are 4 KiB pages, ~5,000-7,000 more faults per run (docs/perf/
+# checkpoint.md, "What costs exacdf 20 ms at vsp_finan, 2 ranks"). The table counts them.
+thp_counts() {
+  awk '$1 == "thp_fault_alloc" { a = $2 } $1 == "thp_fault_fallback" { f = $2 } END { print a + 0, f + 0 }' /proc/vmstat
+}
+failed=0
 for rep in $(seq 1 "$REPS"); do
   for np in $NPS; do
     for gv in $GRAPHS; do
@@ -49,38 +63,24 @@ for rep in $(seq 1 "$REPS"); do
         [[ $cc == *:* ]] && policy=${cc#*:}
         rm -rf "$SCRATCH/run"
         [[ $SYNC == 1 ]] && sync
+        thp0=$(thp_counts)
         out=$(EXACDF_POLICY=$policy timeout 300 mpiexec --oversubscribe -n "$np" "$bin" --graph "${gv%%:*}" \
               --vertices "${gv##*:}" --every 10 --full-every 1 --dir "$SCRATCH/run" --io "$io" --json)
-        echo "{\"rep\": $rep, \"cfg\": \"$c\", \"load\": $(cut -d' ' -f1 /proc/loadavg), ${out#\{}" >> "$OUT"
+        if [[ $? != 0 || $out != \{* ]]; then  # a failed run is left out of the table, and counted
+          echo "run failed: rep $rep np $np $gv $c" >&2
+          failed=$((failed + 1))
+          continue
+        fi
+        read -r a0 f0 <<< "$thp0"
+        read -r a1 f1 <<< "$(thp_counts)"
+        echo "{\"rep\": $rep, \"cfg\": \"$c\", \"load\": $(cut -d' ' -f1 /proc/loadavg), \"thp_alloc\": $((a1 - a0)), \"thp_fallback\": $((f1 - f0)), ${out#\{}" >> "$OUT"
       done
     done
   done
 done
 rm -rf "$SCRATCH/run"
-python3 - "$OUT" "$BASE" <<'PY'
-import collections, json, statistics, sys
-runs = [json.loads(l) for l in open(sys.argv[1])]
-base = sys.argv[2]
-by, times = collections.defaultdict(dict), collections.defaultdict(list)
-for r in runs:
-    by[(r["graph"], r["ranks"], r["rep"])][r["cfg"]] = r["checkpoint_time"]
-ratios = collections.defaultdict(list)
-for (g, np, rep), d in by.items():
-    for c, t in d.items():
-        times[(g, np, c)].append(t)
-        if c != base and base in d:
-            ratios[(g, np, c)].append(t / d[base])
-loads = [r["load"] for r in runs]
-print(f"load average {min(loads)}-{max(loads)}; ratio = cfg / {base}, median (min-max), at most 1 in")
-print(f"| graph | ranks | cfg | median ckpt ms | ratio to {base} | at most 1 in |")
-print("|---|---|---|---|---|---|")
-for k in sorted(times):
-    g, np, c = k
-    xs = ratios.get(k)
-    r = f"{statistics.median(xs):.2f} ({min(xs):.2f}-{max(xs):.2f}) | {sum(x <= 1 for x in xs)}/{len(xs)}" if xs else "- | -"
-    print(f"| {g} | {np} | {c} | {1000 * statistics.median(times[k]):.1f} | {r} |")
-digests = collections.defaultdict(set)
-for r in runs:
-    digests[r["graph"]].add(r["digest"])
-print("closure digests agree:", all(len(v) == 1 for v in digests.values()))
-PY
+echo "$(date -u +%FT%TZ) done, $SECONDS s, $failed failed runs; load now: $(cut -d' ' -f1-3 /proc/loadavg)"
+TARGET="${TARGET:-exacdf:all}"
+peers=""  # the other configurations, in the order of CFGS
+for c in $CFGS; do [[ $c != "$TARGET" ]] && peers+="$c "; done
+TARGET=$TARGET PEERS=$peers python3 "$HERE/checkpoint_ab_table.py" "$OUT" "${OUT%.jsonl}.summary.json"

@@ -1,14 +1,16 @@
 // Memory for the rows a checkpoint stages until its commit (and rank 0's
-// gathered copy under O1). Every staged byte is fresh memory, first touched
-// by the copy into it, and a checkpoint holds all its relations at once, so
-// the allocator cannot hand back the pages of the relation written just
-// before (as it does for a writer that frees each relation's rows after its
-// write). On this machine's VM a 4 KiB page fault costs 1-10 us: a 20 MB
-// buffer took 54 ms to fill at 4 KiB pages, 3 ms in 2 MiB pages, 2.3 ms
-// reused (docs/perf/checkpoint.md, "Staging in huge pages"). So buffers of
-// 2 MiB and more are 2 MiB-aligned, rounded up to whole 2 MiB (less than
+// gathered copy under O1). A checkpoint holds all its relations at once, so
+// within one checkpoint the allocator cannot hand back the pages of the
+// relation written just before (as it does for a writer that frees each
+// relation's rows after its write), and fresh memory is dear on this machine's
+// VM: a 20 MB buffer took 54 ms to fill at 4 KiB pages, 3 ms in 2 MiB pages,
+// 2.3 ms reused (docs/perf/checkpoint.md, "Staging in huge pages"). So buffers
+// of 2 MiB and more are 2 MiB-aligned, rounded up to whole 2 MiB (less than
 // 2 MiB more per relation) and advised MADV_HUGEPAGE (a hint: where
-// transparent huge pages are off it changes nothing).
+// transparent huge pages are off or none is free it changes nothing), and when
+// released they are kept for the process's next checkpoints (up to
+// kStagingPoolBytes, pure/staging_pool.hpp), which then reuse touched memory
+// whether or not huge pages were to be had.
 #pragma once
 
 #include <cstddef>
@@ -18,12 +20,21 @@
 
 namespace exa::relation {
 
+// pooled: the buffer's capacity in bytes when it came from (and goes back to)
+// the staging pool; 0 for a malloc'd buffer, which is freed.
 struct FreeRows {
-  void operator()(uint64_t* p) const noexcept { std::free(p); }
+  size_t pooled = 0;
+  void operator()(uint64_t* p) const noexcept;
 };
 using StagedRows = std::unique_ptr<uint64_t[], FreeRows>;
 
 // Room for `values` uint64 values (never null for 0); nullptr when out of memory.
 StagedRows allocate_rows(size_t values);
+
+// The bytes of released staging buffers kept for reuse, and how many (tests).
+size_t staging_pool_bytes();
+size_t staging_pool_buffers();
+// Frees the kept buffers (tests; nothing needs it otherwise).
+void trim_staging_pool();
 
 }  // namespace exa::relation
