@@ -34,7 +34,7 @@ def main(path):
             peak = max(int(v["peak"]) for v in vals)
             print(f"  {stack:40s} n={len(vals)} put={med['put']*1e3:.1f} ms drain={med['drain']*1e3:.1f} ms "
                   f"total={med['total']*1e3:.1f} ms cpu={med['cpu']*1e3:.0f} ms peak={peak}")
-        for m in ("total", "drain", "cpu"):
+        for m in ("total", "drain", "put", "cpu"):
             ratios = [float(by[k][on_key][m]) / float(by[k][off_key][m]) for k in by
                       if k[0] == ranks and on_key in by[k] and off_key in by[k]]
             if ratios:

@@ -50,4 +50,6 @@ for ((r = 0; r < reps; ++r)); do
 done
 echo "load after: $(uptime)"
 python3 "$root/bench/async_indep_table.py" "$log"
+cp "$log" "${RESULTS:-/dev/null}" 2>/dev/null || true
+[[ "${TARGET:-disk}" == slow ]] && slow_tier_down
 rm -rf "$work"
