@@ -42,6 +42,12 @@ extern int exa_async_peak_bytes(int ncid, long long *bytes);
  *  be NULL). Local. */
 extern int exa_async_concurrency(int ncid, int *file_now, int *file_max, int *process_max);
 
+/** Debugging: the most writes of independent puts that ran at once in this
+ *  process (the async connector's split puts, each through a handle of its
+ *  own: async{concurrent=on}) since the last reset; reset != 0 starts the
+ *  count again. Local. */
+extern int exa_debug_concurrent_writes(int reset);
+
 #if defined(__cplusplus)
 }
 #endif

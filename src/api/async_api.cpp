@@ -3,6 +3,7 @@
 #include "api/api_support.hpp"
 #include "exacdf.h"
 #include "layer/async_connector.hpp"
+#include "layer/native_connector.hpp"
 
 using exa::Status;
 using exa::api::OpenFile;
@@ -56,3 +57,5 @@ extern "C" int exa_async_concurrency(int ncid, int* file_now, int* file_max, int
     return st;
   });
 }
+
+extern "C" int exa_debug_concurrent_writes(int reset) { return exa::layer::split_io_peak(reset != 0); }

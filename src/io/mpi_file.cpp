@@ -330,10 +330,10 @@ std::atomic<long long> g_metadata_bytes_read{0};
 void note_metadata_read(int64_t bytes) { g_metadata_bytes_read.fetch_add(bytes); }
 long long metadata_bytes_read() { return g_metadata_bytes_read.load(); }
 
-Status MpiFile::write_at(int64_t offset, const void* buf, int64_t nbytes) {
+Status MpiFile::write_at(int64_t offset, const void* buf, int64_t nbytes, bool injectable) {
   if (!writable_) return {NC_EPERM, "file is open read-only"};
   EXA_RETURN_IF_ERROR(need_byte_view());
-  if (take_injected_write_failure())
+  if (injectable && take_injected_write_failure())
     return {NC_EWRITE, "write failed (injected by exa_debug_fail_write)"};
   wait_late_write();
   const auto* p = static_cast<const char*>(buf);

@@ -114,7 +114,9 @@ class MpiFile {
   // a file of one rank it is restored here; with more ranks a collective
   // caller must have restored it (use_byte_view), else NC_EINTERNAL.
   Status read_at(int64_t offset, void* buf, int64_t nbytes);
-  Status write_at(int64_t offset, const void* buf, int64_t nbytes);
+  // `injectable` false: the caller asked take_injected_write_failure once
+  // for a write made of several runs (exa_debug_fail_write counts writes).
+  Status write_at(int64_t offset, const void* buf, int64_t nbytes, bool injectable = true);
 
   // Collective. The view of a data transfer (etype MPI_BYTE), on every rank
   // a data view (even where this rank's filetype is MPI_BYTE). It stays set

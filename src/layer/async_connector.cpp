@@ -90,6 +90,11 @@ struct Op {
   bool swap = false;        // the copy goes to the file's byte order first (prepare)
   int64_t elem_size = 1;
   bool prepared = false;    // (under the file's lock)
+  // An independent put whose I/O may run beside other such puts' (native
+  // right below, async{concurrent=on}: SplitPut); false once native
+  // declined to split it (it then runs alone, as every other operation).
+  bool split = false;
+  bool started = false;     // its call below runs (under the file's lock)
 
   std::string args() const {
     if (kind == OpKind::kWait) {
@@ -255,11 +260,15 @@ class AsyncFile final : public WrappedState {
  public:
   AsyncFile(std::unique_ptr<FileState> lower, Connector* next, size_t mem_cap, bool threaded)
       : WrappedState(std::move(lower)), next_(next), mem_cap_(mem_cap), threaded_(threaded) {
+    shared_ = (next_->facts(below()).mode & NC_SHARE) != 0;
     if (MPI_Comm_dup(comm(), &agree_comm_) != MPI_SUCCESS) agree_comm_ = MPI_COMM_NULL;
   }
   ~AsyncFile() override;
 
   bool threaded() const { return threaded_; }
+  // NC_SHARE: the program asked for PnetCDF's stronger consistency (each
+  // write synced), so its independent puts are not deferred.
+  bool shared() const { return shared_; }
   Pool& pool() { return Pool::get(); }
 
   // Queues an operation (waits for room first: back-pressure); false if it
@@ -465,10 +474,15 @@ class AsyncFile final : public WrappedState {
     }
   }
 
-  // The first queued operation that may make its call below now, started on
-  // the pool: prepared, after every earlier one it depends on, and, if
-  // collective, holding the process's next ticket. One call below at a time
-  // per file (the layers below keep per-file state that is not thread-safe).
+  // The queued operations that may make their call below now, started on
+  // the pool: prepared, after every earlier one they depend on, and, if
+  // collective, holding the process's next ticket. An operation runs alone
+  // (the layers below keep per-file state that is not thread-safe), except
+  // split independent puts (Op::split): any number of those run at once,
+  // each planned and finished under below_mu_ with only its I/O beside the
+  // others' (layer/connector.hpp SplitPut). An operation that must run
+  // alone and may start waits for the split ones running; no later one
+  // starts meanwhile (it is not passed over).
   // True when a collective started (other files may hold the next ticket).
   bool schedule_locked() {
     if (below_busy_) return false;
@@ -476,11 +490,20 @@ class AsyncFile final : public WrappedState {
     // operations are the ones that matter)
     for (size_t k = 0; k < ops_.size() && k < kScheduleWindow; ++k) {
       Op* op = ops_[k].get();
-      if (!op->prepared) continue;
+      if (!op->prepared || op->started) continue;
       bool blocked = false;
       for (size_t j = 0; j < k && !blocked; ++j) blocked = depends(*ops_[j], *op);
       if (blocked) continue;
       if (op->collective && op->ticket != collective_order().started.load()) continue;
+      if (op->split) {
+        op->started = true;
+        ++split_running_;
+        ++jobs_;
+        pool().submit([this, op] { call_split(op); }, /*first=*/true);
+        continue;
+      }
+      if (split_running_ > 0) return false;  // (it starts when they are done)
+      op->started = true;
       below_busy_ = true;
       ++jobs_;
       if (op->collective) ++collective_order().started;
@@ -549,6 +572,58 @@ class AsyncFile final : public WrappedState {
       --jobs_;
       finish_locked(op);
       poke = schedule_locked();
+    }
+    if (poke) poke_all();
+  }
+
+  // On the pool: a split independent put (Op::split). Its plan and finish
+  // steps run under below_mu_, its writes beside other split puts' writes.
+  // Native may decline to split it: it then goes back to the queue, to run
+  // alone.
+  void call_split(Op* op) {
+    bool cancelled = false;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      enter_locked(lock);
+      cancelled = std::any_of(failed_.begin(), failed_.end(), [&](const Region& r) { return overlaps(r, op->region); });
+    }
+    Status st = {EXA_ECANCELED, "cancelled: an earlier operation on this region failed"};
+    bool declined = false;
+    if (!cancelled) {
+      SplitPut sp;
+      sp.req = &op->req;
+      {
+        std::lock_guard<std::mutex> below_lock(below_mu_);
+        st = next_->extension(below(), "split_put", &sp);
+      }
+      declined = st.is_ok() && !sp.split;
+      if (st.is_ok() && sp.split) {
+        Status io = sp.io();
+        std::lock_guard<std::mutex> below_lock(below_mu_);
+        st = sp.finish(io);
+      }
+    }
+    if (!st.is_ok()) {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (!cancelled) failed_.push_back(op->region);
+      }
+      record_error(*op, st);
+    }
+    bool poke = false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      leave_locked();
+      --split_running_;
+      --jobs_;
+      if (declined) {
+        op->split = false;
+        op->started = false;
+      } else {
+        finish_locked(op);
+      }
+      poke = schedule_locked();
+      if (idle_locked()) idle_.notify_all();
     }
     if (poke) poke_all();
   }
@@ -631,8 +706,9 @@ class AsyncFile final : public WrappedState {
 
   // One operation through the layers below. An operation whose region
   // overlaps that of an earlier failed one is cancelled (a collective one
-  // still takes part, with nothing, so the other ranks do not hang). The
-  // calls below of one file never run at once: failed_ needs no lock.
+  // still takes part, with nothing, so the other ranks do not hang). It runs
+  // alone (no other call below of the file, split ones included, runs
+  // meanwhile): failed_ needs no lock here.
   void run(Op& op) {
     if (op.kind == OpKind::kWait) return run_wait(op);
     bool cancelled = std::any_of(failed_.begin(), failed_.end(),
@@ -732,7 +808,10 @@ class AsyncFile final : public WrappedState {
   std::condition_variable space_, idle_, overlap_;
   std::deque<std::unique_ptr<Op>> ops_;  // queued, not yet done, in program order
   int jobs_ = 0;             // this file's jobs on the pool
-  bool below_busy_ = false;  // a call below is running
+  bool below_busy_ = false;  // a call below is running (alone)
+  int split_running_ = 0;    // split independent puts running (call_split)
+  std::mutex below_mu_;      // the plan and finish steps of split puts
+  bool shared_ = false;      // NC_SHARE
   int active_ = 0, max_active_ = 0;
   bool held_ = false;  // EXACDF_ASYNC_HOLD: the first task held
   static constexpr size_t kMaxSpare = 64;
@@ -745,7 +824,7 @@ class AsyncFile final : public WrappedState {
   size_t used_ = 0, peak_ = 0;
   int pending_records_ = 0;
   uint64_t sequence_ = 0;
-  std::vector<Region> failed_;  // the calls below only (one at a time)
+  std::vector<Region> failed_;  // the calls below only (alone, or split ones under mu_)
   std::map<int, Region> kept_;
   std::map<int, int> lost_;     // under mu_
   MPI_Comm agree_comm_ = MPI_COMM_NULL;
@@ -828,12 +907,14 @@ bool thread_multiple() {
 
 class AsyncConnector final : public ForwardingConnector {
  public:
-  AsyncConnector(Connector* below, size_t mem_cap, int threads, bool batch)
+  AsyncConnector(Connector* below, size_t mem_cap, int threads, bool batch, bool defer_indep, bool concurrent)
       : ForwardingConnector(below),
         mem_cap_(mem_cap),
         threads_(threads),
         batch_(batch),
-        swap_below_(std::strcmp(below->name(), "native") == 0) {}
+        swap_below_(std::strcmp(below->name(), "native") == 0),
+        defer_indep_(defer_indep),
+        concurrent_(concurrent) {}
   const char* name() const override { return "async"; }
 
   Status create(MPI_Comm comm, const std::string& path, int cmode, MPI_Info info,
@@ -1054,6 +1135,8 @@ class AsyncConnector final : public ForwardingConnector {
   const int threads_;       // the pool's threads (at least)
   const bool batch_;        // the pool's threads under SCHED_BATCH (sched=batch)
   const bool swap_below_;   // native is right below: it takes copies in the file's byte order
+  const bool defer_indep_;  // async{indep=defer}: independent puts are queued too
+  const bool concurrent_;   // async{concurrent=on}: queued independent puts' writes run at once (split)
 };
 
 // The queued copy of a put, when its memory is one contiguous run of bytes
@@ -1112,19 +1195,35 @@ std::unique_ptr<Op> AsyncConnector::copy_of(FileState& f, const DataRequest& req
 }
 
 // Deferred: a collective put that passed its checks, of a fixed-size variable, with no
-// conversion between types, from contiguous memory. Every other put runs at
-// once after the queue (its outcome is then the call's, as in PnetCDF): a
-// collective call with bad arguments (it takes part with nothing), a record
-// variable (numrecs is agreed and written by the call; inquiries must see
-// it), a conversion (NC_ERANGE is the call's answer), safe mode (the ranks
-// agree on the arguments first), a partitioned file (blocks load on use), an
-// independent put (a program may write independently, MPI_Barrier, and read
-// the bytes from another rank: no library call of ours lies in between).
+// conversion between types, from contiguous memory; with async{indep=defer},
+// threads and native right below, an independent put that passed them too,
+// of the same kind (its writes run beside other independent puts' with
+// concurrent=on: Op::split). Every other put runs at once after the queue
+// (its outcome is then the call's, as in PnetCDF): a collective call with
+// bad arguments (it takes part with nothing), a record variable (numrecs is
+// agreed and written by the call; inquiries must see it), a conversion
+// (NC_ERANGE is the call's answer), safe mode (the ranks agree on the
+// arguments first), a partitioned file (blocks load on use), an independent
+// put by default (indep=now: a program may write independently, MPI_Barrier,
+// and read the bytes from another rank with no library call of ours in
+// between, which PnetCDF delivers in practice and tests/mpi relies on;
+// MPI-IO's consistency rules, which PnetCDF's documentation follows, ask for
+// ncmpi_sync there, and indep=defer holds the program to them), one of a
+// file opened with NC_SHARE (PnetCDF then syncs every write), or without
+// threads (nothing would run it before the program's next collective call).
 Status AsyncConnector::put(FileState& f, const DataRequest& req) {
   auto& af = state(f);
   auto at_once = [&] { return before(f, req.collective, [&] { return next()->put(below(f), req); }); };
-  // (the same on every rank: an independent put, safe mode, a partitioned file)
-  if (!req.collective || safe_mode_requested() || partitioned(f)) return at_once();
+  // (the same on every rank: safe mode, a partitioned file)
+  if (safe_mode_requested() || partitioned(f)) return at_once();
+  if (!req.collective) {
+    if (!defer_indep_ || !af.threaded() || !swap_below_ || af.shared()) return at_once();
+    std::unique_ptr<Op> op = deferred_copy(f, req);
+    if (op == nullptr) return at_once();
+    op->split = concurrent_;
+    if (!af.enqueue(std::move(op))) return at_once();
+    return Status::ok();
+  }
   std::unique_ptr<Op> op = deferred_copy(f, req);
   if (!af.threaded()) return put_inline(f, req, std::move(op));
   if (op == nullptr || !af.enqueue(std::move(op))) return at_once();
@@ -1149,7 +1248,7 @@ Status AsyncConnector::put_inline(FileState& f, const DataRequest& req, std::uni
   return next()->put(below(f), req);
 }
 
-// The queued copy of a collective put, or null when it runs at once: with bad
+// The queued copy of a put, or null when it runs at once: with bad
 // arguments (it takes part with nothing), of a record variable (numrecs is
 // agreed and written by the call; inquiries must see it), with a conversion
 // (NC_ERANGE is the call's answer), from memory that is not one contiguous
@@ -1368,6 +1467,7 @@ Status make_async_connector(Connector* below, const ConnectorSettings& settings,
   size_t mem = default_mem_cap();
   int threads = 2;
   bool batch = true;
+  bool concurrent = true, defer_indep = false;
   for (const auto& [key, value] : settings) {
     if (key == "mem") {
       if (!parse_bytes(value, &mem))
@@ -1382,11 +1482,19 @@ Status make_async_connector(Connector* below, const ConnectorSettings& settings,
       if (value != "batch" && value != "normal")
         return {NC_EINVAL, "async: sched= takes batch or normal, got '" + value + "'"};
       batch = value == "batch";
+    } else if (key == "concurrent") {
+      if (value != "on" && value != "off")
+        return {NC_EINVAL, "async: concurrent= takes on or off, got '" + value + "'"};
+      concurrent = value == "on";
+    } else if (key == "indep") {
+      if (value != "defer" && value != "now")
+        return {NC_EINVAL, "async: indep= takes defer or now, got '" + value + "'"};
+      defer_indep = value == "defer";
     } else {
-      return {NC_EINVAL, "async: unknown setting '" + key + "' (known: mem, threads, sched)"};
+      return {NC_EINVAL, "async: unknown setting '" + key + "' (known: mem, threads, sched, indep, concurrent)"};
     }
   }
-  *out = std::make_unique<AsyncConnector>(below, mem, threads, batch);
+  *out = std::make_unique<AsyncConnector>(below, mem, threads, batch, defer_indep, concurrent);
   return Status::ok();
 }
 

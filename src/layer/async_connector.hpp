@@ -1,7 +1,8 @@
 // The async connector (`async{mem=BYTES}`): blocking puts return once their
-// data is copied into the connector's buffer; a background thread per file
-// writes them, in program order, through the layers below, while the
-// program computes. Everything else (define calls, enddef, redef, sync,
+// data is copied into the connector's buffer; the process's pool of threads
+// writes them, in dependency order, through the layers below, while the
+// program computes (independent puts to disjoint regions at once, when
+// native is right below). Everything else (define calls, enddef, redef, sync,
 // close, gets, nonblocking calls, inquiries that depend on pending writes)
 // first completes what came before (a barrier) and then runs at once.
 // Argument errors are answered at call time (the checks above the stack,
@@ -21,8 +22,13 @@ namespace exa::layer {
 
 // Settings: mem (bytes of copied data held at most, with an optional k/m/g
 // suffix; default 1/8 of physical memory, at most 1 GiB), threads (the
-// process's pool has at least this many, 1 to 64; default 2). Unknown keys
-// and bad values are NC_EINVAL.
+// process's pool has at least this many, 1 to 64; default 2), sched
+// (batch|normal), indep (now|defer, default now: independent puts run at
+// the call; defer: they are queued too -- the program then follows MPI-IO's
+// consistency rules, ncmpi_sync before another rank reads what it wrote),
+// concurrent (on|off, default on: queued independent puts of one file write
+// at once, each through a handle of its own; off: one at a time, as every
+// other operation). Unknown keys and bad values are NC_EINVAL.
 Status make_async_connector(Connector* below, const ConnectorSettings& settings,
                             std::unique_ptr<Connector>* out);
 

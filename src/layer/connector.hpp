@@ -7,6 +7,7 @@
 
 #include <mpi.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -86,6 +87,24 @@ struct DataRequest {
   // the values in the file's byte order: native writes it as it is. Set by a
   // connector right above native for its own copy (async's pool swaps it).
   bool external_order = false;
+};
+
+// The arguments of Connector::extension(f, "split_put", &args), which the
+// native connector answers: an independent put cut into three steps so that
+// the I/O of several puts of one file runs at once (layer/native_split.cpp).
+// The extension call itself is the plan step; `finish` must be called once
+// for every split put, with the outcome of `io`. Threading contract: the
+// plan step and `finish` run serialised with every other call on the file;
+// `io` touches no state of the file and may run beside other split puts'
+// `io` steps (disjoint regions: the caller orders overlapping ones), but
+// beside no other call on the file. Between the plan step and `finish` the
+// put's buffer must stay as it is. split = false: not split (a collective
+// put, a conversion, a compact variable...); the caller makes the put.
+struct SplitPut {
+  const DataRequest* req = nullptr;                 // in
+  bool split = false;                               // out
+  std::function<Status()> io;                       // out: the writes
+  std::function<Status(const Status& io)> finish;   // out: numrecs; the put's outcome
 };
 
 // The modes a data call's checks need (layer/data_checks.hpp); no allocation.

@@ -7,9 +7,11 @@
 #include <chrono>
 
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <tuple>
+#include <vector>
 
 #include "convert/external.hpp"
 #include "io/access_plan.hpp"
@@ -54,6 +56,14 @@ class NativeFile : public FileState {
 
   io::MpiFile file;   // opened on the file's communicator: collective I/O, header
   io::MpiFile indep;  // opened on MPI_COMM_SELF while independent data mode needs it
+  // Split independent puts (extension "split_put", layer/native_split.cpp):
+  // the I/O steps of several puts run at once, each on a handle of its own
+  // (Open MPI serialises the calls on one MPI_File: a lock per handle). Lane
+  // 0 is `indep`; more are opened on MPI_COMM_SELF as needed and synced and
+  // closed wherever `indep` is (sync_lanes, close_lanes). lane_busy[k]: lane
+  // k's I/O step is running (changed by the plan and finish steps only).
+  std::vector<std::unique_ptr<io::MpiFile>> lanes;
+  std::vector<bool> lane_busy;
   io::Hints hints;
   model::Dataset ds;
   std::string path;
@@ -208,12 +218,18 @@ class NativeConnector final : public Connector {
   Status buffer_attach(FileState& f, MPI_Offset bufsize) override;
   Status buffer_detach(FileState& f) override;
   Status buffer_usage(FileState& f, MPI_Offset* usage, MPI_Offset* size) override;
-  // "index_blocks" (layer/index_blocks.hpp; layer/native_index_blocks.cpp).
+  // "index_blocks" (layer/index_blocks.hpp; layer/native_index_blocks.cpp),
+  // "split_put" (layer/connector.hpp SplitPut; layer/native_split.cpp).
   Status extension(FileState& f, const char* name, void* args) override;
 };
 
 // Default format of ncmpi_create when cmode names none (ncmpi_set_default_format).
 int default_create_format();
 void set_default_create_format(int format);
+
+// exa_debug_concurrent_writes: the most I/O steps of split puts that ran at
+// once in the process (since the last reset; reset: start again from those
+// running now).
+int split_io_peak(bool reset);
 
 }  // namespace exa::layer

@@ -469,6 +469,8 @@ Status sync_written(NativeFile& nf) {
   Status st;
   if (nf.indep.handle() != MPI_FILE_NULL && nf.indep.writable() && nf.indep.has_unsynced_writes())
     st = nf.indep.sync();
+  Status lanes = sync_lanes(nf);
+  if (st.is_ok()) st = lanes;
   Status synced = nf.file.sync();
   return io::agree(nf.comm(), st.is_ok() ? synced : st);
 }
@@ -554,6 +556,7 @@ Status write_numrecs(NativeFile& nf, int64_t numrecs, bool agreed, const Status&
   // the file before the new superblock counts them.
   Status indep_synced;
   if (nf.indep.handle() != MPI_FILE_NULL && nf.indep.writable()) indep_synced = nf.indep.sync();
+  if (Status lanes = sync_lanes(nf); indep_synced.is_ok()) indep_synced = lanes;
   EXA_RETURN_IF_ERROR(io::commit_superblock(nf.file, sb, indep_synced));
   nf.superblock = sb;
   note_committed_end(nf);
@@ -1053,6 +1056,7 @@ Status NativeConnector::end_indep(FileState& f) {
   // no ncmpi_sync after independent writes, src/relation/relation_io.cpp.)
   Status st;
   if (nf.indep.handle() != MPI_FILE_NULL && nf.file.writable()) st = nf.indep.sync();
+  if (Status lanes = sync_lanes(nf); st.is_ok()) st = lanes;
   nf.indep_mode = false;
   Status numrecs = agree_numrecs(nf, false);
   return st.is_ok() ? numrecs : st;
@@ -1088,6 +1092,7 @@ Status NativeConnector::close(FileState& f) {
   Status indep_synced;
   if (st.is_ok() && nf.indep_mode) {
     if (nf.indep.handle() != MPI_FILE_NULL && nf.file.writable()) indep_synced = nf.indep.sync();
+    if (Status lanes = sync_lanes(nf); indep_synced.is_ok()) indep_synced = lanes;
     nf.indep_mode = false;
   }
   if (st.is_ok() && numrecs_may_grow(nf)) st = agree_numrecs(nf, /*ordered=*/true);
@@ -1095,6 +1100,7 @@ Status NativeConnector::close(FileState& f) {
   if (st.is_ok() && nf.partitioned && nf.file.writable()) st = nf.compact.commit(nf);
   if (st.is_ok() && nf.partitioned) st = release_index_blocks(nf);
   Status closed = nf.indep.close();
+  if (Status lanes = close_lanes(nf); closed.is_ok()) closed = lanes;
   Status closed_all = nf.file.close();
   if (st.is_ok()) st = closed.is_ok() ? closed_all : closed;
   if (st.is_ok()) st = ended;
@@ -1107,6 +1113,7 @@ Status NativeConnector::abort(FileState& f) {
   auto& nf = native(f);
   bool remove = nf.never_ended;
   Status st = nf.indep.close();
+  if (Status lanes = close_lanes(nf); st.is_ok()) st = lanes;
   int rank = nf.file.rank();
   // The file's communicator goes with the handle; the barrier that keeps ranks from
   // returning before the new file is removed needs one of its own.
@@ -1182,7 +1189,9 @@ const model::Dataset& NativeConnector::dataset(FileState& f) { return native(f).
 
 MPI_Offset NativeConnector::io_calls(FileState& f) {
   auto& nf = native(f);
-  return nf.file.io_calls() + nf.indep.io_calls();
+  int64_t written = 0, calls = 0;
+  lane_counts(nf, &written, &calls);
+  return nf.file.io_calls() + nf.indep.io_calls() + calls;
 }
 
 CallModes NativeConnector::modes(FileState& f) { return native_modes(native(f)); }
@@ -1198,9 +1207,11 @@ FileFacts NativeConnector::facts(FileState& f) {
   out.fill_mode = nf.fill_mode;
   out.striping_size = static_cast<int>(nf.hints.striping_unit);
   out.striping_count = static_cast<int>(nf.hints.striping_factor);
-  out.put_bytes = nf.file.bytes_written() + nf.indep.bytes_written();
+  int64_t lane_written = 0, lane_calls = 0;
+  lane_counts(nf, &lane_written, &lane_calls);
+  out.put_bytes = nf.file.bytes_written() + nf.indep.bytes_written() + lane_written;
   out.get_bytes = nf.file.bytes_read() + nf.indep.bytes_read();
-  out.io_calls = nf.file.io_calls() + nf.indep.io_calls();
+  out.io_calls = nf.file.io_calls() + nf.indep.io_calls() + lane_calls;
   out.last_enddef = nf.last_enddef;
   if (nf.partitioned) out.blocks = nf.index.get();
   if (nf.partitioned) out.generation = int64_t(nf.superblock.generation);

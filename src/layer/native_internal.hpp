@@ -110,4 +110,12 @@ Status adopt_index_blocks(NativeFile& nf);
 // handle set it and the query engine applied its puts. Collective.
 Status release_index_blocks(NativeFile& nf);
 
+// Split independent puts (layer/native_split.cpp, extension "split_put"):
+// the plan step; the extra lanes' writes synced (local; wherever `indep` is
+// synced), closed (at close and abort), and their byte and call counts added.
+Status split_put(NativeFile& nf, SplitPut* args);
+Status sync_lanes(NativeFile& nf);
+Status close_lanes(NativeFile& nf);
+void lane_counts(const NativeFile& nf, int64_t* written, int64_t* calls);
+
 }  // namespace exa::layer
