@@ -49,13 +49,13 @@ std::map<std::pair<int, int>, std::pair<int, std::vector<PutRecord>>> g_posted;
 std::map<std::pair<int, int>, std::vector<PutRecord>> g_deferred;
 
 // EXACDF_QUERY_MINMAX: unset (or "queried"), only puts into variables
-// g_indexed says take their values' range (blocking puts in their conversion
-// pass, others in a pass of their own); "put": every blocking put takes it in
-// its conversion pass, other puts as unset; "always": every put, with a pass
-// of its own where the conversion did not take it. Not "put" by default: even
-// in the swap's own pass (AVX2), the range costs a put 0.93-1.09x its CPU
-// (1.09 for 1 MiB floats in cache; docs/perf/query_minmax.md), against a
-// ~5% budget.
+// g_indexed says take their values' range (in the one pass the put makes
+// over them -- native's conversion, async's copy, cache's log record -- or,
+// where none did, a pass of their own); "put": every put takes it in that
+// pass, other puts as unset; "always": every put, with a pass of its own
+// where none took it. Not "put" by default: the range's price was not
+// shown within the ~5% budget of a put's CPU (medians up to 1.07-1.21x in
+// 1 MiB puts at load 30-40; docs/perf/query_minmax.md).
 enum class MinmaxMode { kQueried, kPut, kAlways };
 MinmaxMode minmax_mode() {
   static const MinmaxMode mode = [] {
