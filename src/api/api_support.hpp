@@ -31,13 +31,20 @@ int guarded(const char* function, Fn&& fn) {
   }
 }
 
+// A call of ncid failed: on a stack that defers puts (async, cache), the
+// error may be a deferred put's, so none of them counts as written whole
+// (query/mpi/put_epoch.hpp, settle_deferred).
+void call_failed(int ncid, OpenFile& f);
+
 // Runs fn(file) for an open ncid; NC_EBADID otherwise.
 template <typename Fn>
 int with_file(const char* function, int ncid, Fn&& fn) {
   return guarded(function, [&]() -> Status {
     OpenFile* f = find_file(ncid);
     if (f == nullptr) return {NC_EBADID, "not an open file id"};
-    return fn(*f);
+    Status st = fn(*f);
+    if (!st.is_ok()) call_failed(ncid, *f);
+    return st;
   });
 }
 

@@ -52,8 +52,9 @@ int data_call(const char* fn, int ncid, int varid, Kind kind, const MPI_Offset* 
     // A put's conversion pass takes its values' range for the query layer.
     std::optional<exa::layer::PutRangeScope> range;
     exa::convert::SegmentedRange segments;
-    if (put && checked.is_ok() && !as_is && exa::api::query_put_takes_range(ncid, f, a, &segments))
-      range.emplace(varid, buf, segments);
+    exa::query::PutVarShape shape;  // (looked up once when the range is taken)
+    if (put && checked.is_ok() && !as_is && exa::api::query_put_takes_range(ncid, f, a, &segments, &shape))
+      range.emplace(varid, buf, std::move(segments));
     Status done = put ? f.connector->put(*f.state, req) : f.connector->get(*f.state, req);
     // Index chunks of the rows written go stale: noted once the arguments
     // are known good (the note reads the values by the call's counts), even
@@ -62,8 +63,12 @@ int data_call(const char* fn, int ncid, int varid, Kind kind, const MPI_Offset* 
     if (put && checked.is_ok()) {
       exa::api::RequestArgs noted = a;
       if (as_is) noted.memtype = NC_NAT;  // its rows are noted, its values (not native) are not read
-      exa::api::note_query_put(ncid, f, noted, done.is_ok() && f.stack->writes_at_once(),
-                               range ? range->range() : nullptr);
+      // A stack that defers the write (async, cache): the rows count as
+      // written whole once its deferred puts are settled (exa::query::settle_puts).
+      const bool at_once = f.stack->writes_at_once();
+      exa::api::note_query_put(ncid, f, noted, done.is_ok() && at_once, range ? range->range() : nullptr,
+                               done.is_ok() && !at_once ? exa::query::kDeferredPut : -1,
+                               range ? &shape : nullptr);
     }
     return checked.is_ok() ? done : checked;
   });

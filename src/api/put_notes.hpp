@@ -45,28 +45,35 @@ inline exa::query::PutCall query_put_call(const RequestArgs& a, bool written) {
 
 // Whether the put's conversion pass should take its values' range
 // (layer/put_range.hpp), and how its values are segmented (*segments).
-// Flexible calls too (bufcount, buftype): native converts their values in
-// the selection's order, gathered from the buftype when it is not contiguous.
+// Flexible and mapped (varm) calls too: native converts their values in
+// the selection's order, gathered from the buftype or imap when they are
+// not contiguous.
+// *shape: the variable's shape, when it was looked up (for note_query_put).
 inline bool query_put_takes_range(int ncid, OpenFile& f, const RequestArgs& a,
-                                  exa::convert::SegmentedRange* segments) {
-  const bool flexible = a.kind != Kind::kVarm && a.buftype != MPI_DATATYPE_NULL;
-  if (!query_put_values_known(a) && !flexible) return false;
+                                  exa::convert::SegmentedRange* segments,
+                                  exa::query::PutVarShape* shape = nullptr) {
+  const bool gathered = a.kind == Kind::kVarm || a.buftype != MPI_DATATYPE_NULL;
+  if (!query_put_values_known(a) && !gathered) return false;
   if (!exa::query::range_wanted_at_put(ncid, a.varid, [&f] { return f.path; }))
     return false;
-  exa::query::PutVarShape shape;
-  if (!query_var_shape(f, a.varid, &shape)) return false;
-  *segments = exa::query::put_segments(query_put_call(a, false), shape);
+  exa::query::PutVarShape mine;
+  if (shape == nullptr) shape = &mine;
+  if (!query_var_shape(f, a.varid, shape)) return false;
+  *segments = exa::query::put_segments(query_put_call(a, false), *shape);
   return true;
 }
 
 // written: a blocking put that succeeded (its rows may count as written
 // whole); seen: the values' ranges its conversion took, or null.
 // request: a posted put's id (its rows count as written whole once its
-// wait succeeds: exa::query::note_request_done), or -1.
+// wait succeeds: exa::query::note_request_done), kDeferredPut, or -1.
+// known: the variable's shape when the caller has it (query_put_takes_range).
 inline void note_query_put(int ncid, OpenFile& f, const RequestArgs& a, bool written,
-                           const exa::convert::SegmentedRange* seen = nullptr, int request = -1) {
-  exa::query::PutVarShape shape;
-  if (!query_var_shape(f, a.varid, &shape)) return;
+                           const exa::convert::SegmentedRange* seen = nullptr, int request = -1,
+                           const exa::query::PutVarShape* known = nullptr) {
+  exa::query::PutVarShape mine;
+  if (known == nullptr && !query_var_shape(f, a.varid, &mine)) return;
+  const exa::query::PutVarShape& shape = known != nullptr ? *known : mine;
   exa::query::PutCall pc = query_put_call(a, written);
   pc.seen = seen;
   pc.request = request;

@@ -25,6 +25,7 @@
 #include "io/mpi_errors.hpp"
 #include "layer/data_checks.hpp"
 #include "layer/forwarding_connector.hpp"
+#include "layer/put_range.hpp"
 #include "util/huge_page_arena.hpp"
 
 namespace exa::layer {
@@ -366,6 +367,12 @@ class AsyncFile final : public WrappedState {
   bool pending_records() {
     std::lock_guard<std::mutex> lock(mu_);
     return pending_records_ > 0;
+  }
+
+  // Whether no background error waits to be returned (it stays).
+  bool unreported_ok() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return unreported_.is_ok();
   }
 
   // The first background error not yet returned; cleared.
@@ -1171,7 +1178,14 @@ std::unique_ptr<Op> AsyncConnector::copy_of(FileState& f, const DataRequest& req
     const auto* from = static_cast<const uint8_t*>(req.buf);
     op->data = state(f).take_buffer(static_cast<size_t>(bytes));
     op->data.resize(static_cast<size_t>(bytes));  // (default-initialised: not zeroed first)
-    std::memcpy(op->data.data(), from, static_cast<size_t>(bytes));
+    // The put's value range, when the api layer asks for it (PutRangeScope),
+    // is taken in this copy's own pass (convert::copy_with_range): the copy
+    // is the one time the values are read on this thread (the swap to the
+    // file's order and the write run later on the pool).
+    convert::SegmentedRange* range =
+        req.buftype == MPI_DATATYPE_NULL ? put_range_for(req.varid, req.buf) : nullptr;
+    if (range != nullptr) range->copy_out(from, op->data.data(), access.memtype, access.nelems);
+    else std::memcpy(op->data.data(), from, static_cast<size_t>(bytes));
   }
   // The copy is contiguous elements of the resolved memory type: queued as a
   // typed call (the program may free its buffer type once the put returned).
@@ -1434,6 +1448,13 @@ Status AsyncConnector::extension(FileState& f, const char* name, void* args) {
   // The query engine's index blocks (layer/index_blocks.hpp) use the file
   // below: not while the background thread does.
   if (std::strcmp(name, "index_blocks") == 0) af.drain();
+  // Deferred puts (the query engine's per-chunk min/max): the queue runs
+  // (collective, as the caller is), and an error of one not yet reported
+  // leaves them unsettled -- it stays for the program's next call.
+  if (std::strcmp(name, "puts_settled") == 0) {
+    af.drain();
+    if (!af.unreported_ok()) static_cast<PutsSettledArgs*>(args)->settled = false;
+  }
   return next()->extension(below(f), name, args);
 }
 

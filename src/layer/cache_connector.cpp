@@ -28,6 +28,7 @@
 #include "layer/cache_prefetch.hpp"
 #include "layer/cache_reads.hpp"
 #include "layer/forwarding_connector.hpp"
+#include "layer/put_range.hpp"
 
 extern char** environ;
 
@@ -211,7 +212,8 @@ Status open_log(CacheFile& cf, const model::Dataset& ds) {
 
 // Appends a record (log_mu held). *placed is false when the ring has no
 // room for it now.
-Status append(CacheFile& cf, cl::Record rec, const void* payload, bool* placed) {
+Status append(CacheFile& cf, cl::Record rec, const void* payload, bool* placed,
+              convert::SegmentedRange* range = nullptr) {
   const int64_t len = cl::record_length(static_cast<int>(rec.start.size()), rec.has_stride, rec.payload_size);
   bool wrap = false;
   const int64_t at = place(cf, len, &wrap);
@@ -226,7 +228,10 @@ Status append(CacheFile& cf, cl::Record rec, const void* payload, bool* placed) 
   rec.length = len;
   std::vector<uint8_t> head, tail;
   cl::encode_record_head(rec, &head);
-  cl::encode_record_tail(head, payload, rec.payload_size, len, &tail);
+  cl::encode_record_tail(head, payload, rec.payload_size, len, &tail,
+                         range != nullptr ? [&](const void* block, int64_t bytes) {
+                           range->add_native(block, rec.memtype, bytes / convert::native_size(rec.memtype));
+                         } : cl::PayloadBlockFn{});
   rec.payload_offset = at + static_cast<int64_t>(head.size());
   EXA_RETURN_IF_ERROR(write_at(cf.fd, head.data(), static_cast<int64_t>(head.size()), cl::kHeadBytes + at));
   cache::crash_point("put_mid", cf.rank);
@@ -931,13 +936,18 @@ bool make_record(const model::Dataset& ds, const DataRequest& req, cl::Record* r
   return n > 0;
 }
 
-// NC_ERANGE as the put would have said it (the drain writes the fill values).
-Status range_status(const model::Dataset& ds, const cl::Record& rec, const void* values, int64_t n) {
+// NC_ERANGE as the put would have said it (the drain writes the fill
+// values). `seen` (a conversion's put range, layer/put_range.hpp): the
+// range of the external values, fill values included, taken in the same
+// conversion pass -- what native's conversion would have taken.
+Status range_status(const model::Dataset& ds, const cl::Record& rec, const void* values, int64_t n,
+                    convert::SegmentedRange* seen) {
   const nc_type xtype = ds.var(rec.varid).type;
   if (rec.memtype == xtype || xtype == NC_CHAR) return Status::ok();
   std::vector<uint8_t> scratch(static_cast<size_t>(n * format::external_size(xtype)));
   const bool cdf5 = ds.header().version == format::Version::kCdf5;
-  Status st = convert::to_external(values, rec.memtype, xtype, n, scratch.data(), cdf5);
+  Status st = convert::to_external(values, rec.memtype, xtype, n, scratch.data(), cdf5,
+                                   convert::ErangeFill::type_default(), seen);
   return st.code() == NC_ERANGE ? st : Status::ok();
 }
 
@@ -1037,12 +1047,16 @@ class CacheConnector final : public ForwardingConnector {
     }
     EXA_RETURN_IF_ERROR(checked);
     if (nothing) return Status::ok();
-    Status range = range_status(ds, rec, req.buf, n);
+    // The put's value range (PutRangeScope): a conversion's in range_status's
+    // pass, a same-type put's in the log record's CRC pass (append).
+    convert::SegmentedRange* seen = put_range_for(req.varid, req.buf);
+    const bool same_type = rec.memtype == ds.var(req.varid).type;
+    Status range = range_status(ds, rec, req.buf, n, same_type ? nullptr : seen);
     rec.call = call;
     bool placed = false;
     {
       std::lock_guard<std::mutex> lock(cf.log_mu);
-      Status logged = append(cf, rec, req.buf, &placed);  // room was seen above; the mover only frees
+      Status logged = append(cf, rec, req.buf, &placed, same_type ? seen : nullptr);  // room was seen above; the mover only frees
       if (!logged.is_ok()) placed = false;  // the record is not in the queue
       if (!placed) {
         cf.tier_broken = true;
@@ -1203,6 +1217,14 @@ class CacheConnector final : public ForwardingConnector {
     return locked(f, [&] { return next()->buffer_usage(below(f), usage, size); });
   }
   Status extension(FileState& f, const char* name, void* args) override {
+    if (std::strcmp(name, "puts_settled") == 0) {  // the log drained (collective, as the caller is)
+      Status drained = after_drain(f, [] { return Status::ok(); }, true);
+      if (!drained.is_ok()) {
+        drained.set_aside("sticky in the file's failure: the next flush/sync/close reports it");
+        static_cast<PutsSettledArgs*>(args)->settled = false;
+      }
+      return ForwardingConnector::extension(f, name, args);
+    }
     if (std::strcmp(name, "cache_read_stats") != 0) return ForwardingConnector::extension(f, name, args);
     auto* info = static_cast<exa_cache_read_info*>(args);
     *info = exa_cache_read_info{};

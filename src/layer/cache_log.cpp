@@ -1,5 +1,7 @@
 #include "layer/cache_log.hpp"
 
+#include <algorithm>
+
 #include <cstring>
 
 #include "util/crc32c.hpp"
@@ -165,9 +167,19 @@ void encode_record_head(const Record& r, std::vector<uint8_t>* head) {
 }
 
 void encode_record_tail(const std::vector<uint8_t>& head, const void* payload, int64_t payload_size,
-                        int64_t length, std::vector<uint8_t>* tail) {
+                        int64_t length, std::vector<uint8_t>* tail, const PayloadBlockFn& on_block) {
   uint32_t crc = crc32c(head.data(), head.size());
-  crc = crc32c(payload, static_cast<size_t>(payload_size), crc);
+  if (!on_block) {
+    crc = crc32c(payload, static_cast<size_t>(payload_size), crc);
+  } else {
+    constexpr int64_t kBlock = 16 << 10;  // (a multiple of every element size)
+    const auto* p = static_cast<const uint8_t*>(payload);
+    for (int64_t at = 0; at < payload_size; at += kBlock) {
+      const int64_t m = std::min(kBlock, payload_size - at);
+      crc = crc32c(p + at, static_cast<size_t>(m), crc);
+      on_block(p + at, m);
+    }
+  }
   tail->assign(static_cast<size_t>(length - static_cast<int64_t>(head.size()) - payload_size), 0);
   std::memcpy(tail->data() + tail->size() - 4, &crc, 4);
 }

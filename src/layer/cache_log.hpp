@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <string>
+#include <functional>
 #include <vector>
 
 #include "util/status.hpp"
@@ -80,8 +81,12 @@ int64_t record_length(int ndims, bool has_stride, int64_t payload_size);
 // The record's bytes except the payload: head and dimensions (written
 // before the payload) and the CRC tail (after it). crc covers head+payload.
 void encode_record_head(const Record& r, std::vector<uint8_t>* head);
+// on_block (when set) sees the payload a block at a time, each right after
+// the CRC read it (still in the cache): a put's value range taken in the
+// CRC's pass (cache_connector.cpp).
+using PayloadBlockFn = std::function<void(const void* block, int64_t bytes)>;
 void encode_record_tail(const std::vector<uint8_t>& head, const void* payload, int64_t payload_size,
-                        int64_t length, std::vector<uint8_t>* tail);
+                        int64_t length, std::vector<uint8_t>* tail, const PayloadBlockFn& on_block = {});
 
 // The committed records of a ring of `capacity` bytes (`ring` holds them),
 // from state.tail on, in order; parsing stops at the first torn or stale one.

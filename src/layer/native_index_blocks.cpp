@@ -471,6 +471,7 @@ Status release_index_blocks(NativeFile& nf) {
 
 Status NativeConnector::extension(FileState& f, const char* name, void* args) {
   if (std::strcmp(name, "split_put") == 0) return split_put(native(f), static_cast<SplitPut*>(args));
+  if (std::strcmp(name, "puts_settled") == 0) return Status::ok();  // (native writes every put at once)
   if (std::strcmp(name, "index_blocks") != 0) return Connector::extension(f, name, args);
   NativeFile& nf = native(f);
   auto* a = static_cast<IndexBlocksArgs*>(args);

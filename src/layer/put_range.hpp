@@ -31,6 +31,16 @@ class PutRangeScope {
   PutRangeScope* outer_;
 };
 
+// Connector::extension(f, "puts_settled", &args): whether every put the
+// stack accepted without writing it at once (async's queue, cache's log) is
+// in the file and no error of one is left unreported (a layer that defers
+// puts completes them first; collective: every rank calls it). Answered by
+// native (nothing deferred) and by the deferring layers on the way down;
+// NC_ENOTSUPPORT from a stack with another connector: not known.
+struct PutsSettledArgs {
+  bool settled = true;
+};
+
 // Native's conversion of a put of varid from buf: where to take its range,
 // or null (no scope open on this thread, or another variable or buffer).
 convert::SegmentedRange* put_range_for(int varid, const void* buf);

@@ -20,4 +20,10 @@ layer::IndexBlocksArgs index_blocks_info(int ncid);
 // them its puts before the close: prepare_close). Local.
 bool index_blocks_writer(int ncid);
 
+// Settles ncid's deferred puts (put_epoch.hpp, settle_deferred): on a stack
+// that does not write at once (async, cache), asks it to complete them
+// (extension "puts_settled", layer/put_range.hpp) and credits them when it
+// did without an error left unreported. Collective; nothing on other stacks.
+void settle_puts(int ncid);
+
 }  // namespace exa::query

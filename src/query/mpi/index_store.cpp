@@ -643,9 +643,14 @@ Status write_back_header(const FileCtx& ctx, IndexHeader* h, uint32_t* disk_crc,
 }  // namespace
 
 uint64_t minmax_chunk_elems() {
-  const char* e = std::getenv("EXACDF_QUERY_MINMAX_CHUNK");
-  const uint64_t n = e != nullptr ? std::strtoull(e, nullptr, 10) : 0;
-  return n > 0 ? n : kDefaultChunkElems;
+  // Read once (every put segments its values by it: a getenv per put was
+  // 1% of a 4 KiB put's CPU, docs/perf/query_minmax.md).
+  static const uint64_t elems = [] {
+    const char* e = std::getenv("EXACDF_QUERY_MINMAX_CHUNK");
+    const uint64_t n = e != nullptr ? std::strtoull(e, nullptr, 10) : 0;
+    return n > 0 ? n : kDefaultChunkElems;
+  }();
+  return elems;
 }
 
 namespace {
@@ -696,6 +701,7 @@ Status load_index(const FileCtx& ctx, const VarShape& v, LoadedIndex* out, Index
   // This communicator's puts since the last look: they go into the index
   // if it is used, and are moot otherwise (a rebuild reads the values).
   std::vector<PutRecord> puts;
+  settle_puts(ctx.ncid);  // puts a stack deferred (async, cache) count once it wrote them
   EXA_RETURN_IF_ERROR(gather_puts(ctx, take_puts(ctx.ncid, v.varid), &puts));
   if (info[1] == 0) {
     if (info[0] == 0 || info[3] != 0) return start_minmax(ctx, v, puts, out, state);

@@ -40,7 +40,7 @@ struct CloseStamp {
 // Whether this process trusts some sidecar of ncid (the same on every rank).
 bool has_sessions(int ncid);
 // Values per chunk of a new min/max record (EXACDF_QUERY_MINMAX_CHUNK
-// overrides it: tests use small chunks).
+// overrides it: tests use small chunks; read at the first call).
 uint64_t minmax_chunk_elems();
 // Before ncid's close: every sidecar this process trusts takes the
 // communicator's last puts (as a query would) and is noted. Collective when

@@ -43,15 +43,19 @@ std::map<int, std::vector<int>> g_sidecars;
 // Posted puts whose rows count as written whole once their wait succeeds:
 // by (ncid, request id), the variable and the records to add then.
 std::map<std::pair<int, int>, std::pair<int, std::vector<PutRecord>>> g_posted;
+// Puts a stack deferred (async, cache: PutCall::request kDeferredPut) whose
+// rows count as written whole once the file's deferred puts are settled
+// (settle_deferred), by (ncid, varid), merged as g_puts (bounded).
+std::map<std::pair<int, int>, std::vector<PutRecord>> g_deferred;
 
 // EXACDF_QUERY_MINMAX: unset (or "queried"), only puts into variables
-// g_indexed says take their values' range (blocking puts in their conversion
-// pass, others in a pass of their own); "put": every blocking put takes it in
-// its conversion pass, other puts as unset; "always": every put, with a pass
-// of its own where the conversion did not take it. Not "put" by default: even
-// in the swap's own pass (AVX2), the range costs a put 0.93-1.09x its CPU
-// (1.09 for 1 MiB floats in cache; docs/perf/query_minmax.md), against a
-// ~5% budget.
+// g_indexed says take their values' range (in the one pass the put makes
+// over them -- native's conversion, async's copy, cache's log record -- or,
+// where none did, a pass of their own); "put": every put takes it in that
+// pass, other puts as unset; "always": every put, with a pass of its own
+// where none took it. Not "put" by default: the range's price was not
+// shown within the ~5% budget of a put's CPU (medians up to 1.07-1.21x in
+// 1 MiB puts at load 30-40; docs/perf/query_minmax.md).
 enum class MinmaxMode { kQueried, kPut, kAlways };
 MinmaxMode minmax_mode() {
   static const MinmaxMode mode = [] {
@@ -94,10 +98,7 @@ bool ranges_wanted(int ncid, int varid, const std::function<std::string()>& path
 // chunk's bounds come from the puts into it, not from its neighbours'. Past
 // kMaxRecords, neighbours (in row order) merge pairwise: bounds widen, and
 // a pair with a gap between is no longer written whole.
-void add(int ncid, int varid, PutRecord r) {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  ++g_put_total[ncid];
-  std::vector<PutRecord>& v = g_puts[{ncid, varid}];
+void add_to(std::vector<PutRecord>& v, PutRecord r) {
   if (!v.empty() && v.back().row0 < r.row1 && r.row0 < v.back().row1) {  // overlaps
     v.back().row0 = std::min(v.back().row0, r.row0);
     v.back().row1 = std::max(v.back().row1, r.row1);
@@ -123,6 +124,12 @@ void add(int ncid, int varid, PutRecord r) {
     halved.push_back(m);
   }
   v = std::move(halved);
+}
+
+void add(int ncid, int varid, PutRecord r) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  ++g_put_total[ncid];
+  add_to(g_puts[{ncid, varid}], r);
 }
 
 // The bounds of n values of memtype as the variable of nc_type vtype stores
@@ -256,10 +263,38 @@ void note_put(int ncid, int varid, const PutCall& c, const PutVarShape& shape) {
     records.push_back(r);
   }
   for (const PutRecord& x : records) add(ncid, varid, x);
-  if (c.request < 0 || !writes_whole_rows(c, dims)) return;
+  if (c.request == -1 || !writes_whole_rows(c, dims)) return;
   for (PutRecord& x : records) x.whole_rows = true;
   std::lock_guard<std::mutex> lock(g_mutex);
+  if (c.request == kDeferredPut) {
+    for (const PutRecord& x : records) add_to(g_deferred[{ncid, varid}], x);
+    return;
+  }
+  if (c.request < 0) return;
   g_posted[{ncid, c.request}] = {varid, std::move(records)};
+}
+
+bool has_deferred(int ncid) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  auto it = g_deferred.lower_bound({ncid, std::numeric_limits<int>::min()});
+  return it != g_deferred.end() && it->first.first == ncid;
+}
+
+void settle_deferred(int ncid, bool settled) {
+  std::vector<std::pair<int, std::vector<PutRecord>>> credited;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    for (auto it = g_deferred.begin(); it != g_deferred.end();) {
+      if (it->first.first != ncid) {
+        ++it;
+        continue;
+      }
+      if (settled) credited.emplace_back(it->first.second, std::move(it->second));
+      it = g_deferred.erase(it);
+    }
+  }
+  for (const auto& [varid, records] : credited)
+    for (const PutRecord& r : records) add(ncid, varid, r);
 }
 
 void note_request_done(int ncid, int request, bool succeeded) {
@@ -437,6 +472,7 @@ void forget_file(int ncid) {
     for (auto it = g_indexed.begin(); it != g_indexed.end();)
       it = it->first.first == ncid ? g_indexed.erase(it) : std::next(it);
     std::erase_if(g_posted, [&](const auto& kv) { return kv.first.first == ncid; });
+    std::erase_if(g_deferred, [&](const auto& kv) { return kv.first.first == ncid; });
   }
   forget_trust(ncid);
 }

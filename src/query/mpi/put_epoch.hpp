@@ -48,8 +48,12 @@ struct PutCall {
   // A posted put (iput/bput) that posting accepted, through a stack that
   // writes at once: its request id. Its rows count as written whole once
   // its wait reports success (note_request_done), as a blocking put's.
+  // kDeferredPut: a blocking put that a stack which does not write at once
+  // (async, cache) accepted: its rows count as written whole once the file's
+  // deferred puts are settled (settle_deferred).
   int request = -1;
 };
+inline constexpr int kDeferredPut = -2;
 // What a put needs of its variable, from the caller's own metadata (the api
 // layer's dataset), so that noting a put makes no ncmpi_inq_* call (it would
 // cost every put an inquiry through the connector stack, and a trace would
@@ -75,6 +79,13 @@ void note_request_done(int ncid, int request, bool succeeded);
 // Every posted put of ncid completed, outcomes unknown (a wait of
 // NC_REQ_ALL): none counts as written whole.
 void forget_requests(int ncid);
+// Whether ncid has deferred puts not yet settled (PutCall::request
+// kDeferredPut).
+bool has_deferred(int ncid);
+// ncid's deferred puts: settled -- the stack wrote them all and reported no
+// error nobody has seen -- then their rows count as written whole; else (a
+// call of the file failed, or the stack cannot tell) they never will.
+void settle_deferred(int ncid, bool settled);
 // A put whose region and values are not known (mput, vard, ...).
 void note_put(int ncid, int varid);
 // varn: num pieces, their values back to back in buf; seen: the ranges its
