@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -43,9 +44,12 @@ bool mostly_clipped(const prefetch::Box& predicted, const prefetch::Box& clipped
 Status make_chunk(const std::string& dir, int64_t bytes, std::shared_ptr<PrefetchChunk>* out) {
   const int fd = tier_file(dir);
   if (fd < 0) return {NC_EFILE, "cannot make a prefetch file in " + dir + ": " + std::strerror(errno)};
-  // Reserved, so that a full tier is an error here and not a fault on the mapping.
+  // Reserved, so that a full tier is an error here and not a fault on the
+  // mapping; mapped populated (one call instead of a fault per page: 1,160
+  // for a 4.75 MB slice).
   const int reserved = ::posix_fallocate(fd, 0, static_cast<off_t>(bytes));
-  void* p = reserved == 0 ? ::mmap(nullptr, static_cast<size_t>(bytes), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+  constexpr int kFlags = MAP_SHARED | MAP_POPULATE;
+  void* p = reserved == 0 ? ::mmap(nullptr, static_cast<size_t>(bytes), PROT_READ | PROT_WRITE, kFlags, fd, 0)
                           : MAP_FAILED;
   ::close(fd);
   if (reserved != 0) return {NC_EFILE, "no room for a prefetched chunk in " + dir + ": " + std::strerror(reserved)};
@@ -116,6 +120,7 @@ int ReadCache::note_and_schedule(int varid, nc_type type, int64_t elem, const pr
     job.varid = varid;
     job.type = type;
     job.box = std::move(box);
+    trace_locked('S', varid, job.box, 0);
     jobs_.push_back(std::move(job));
     ++scheduled;
   }
@@ -170,6 +175,7 @@ bool ReadCache::next_job(PrefetchJob* out) {
       if (!j.running) {
         j.running = true;
         *out = j;
+        trace_locked('F', j.varid, j.box, 0);
         return true;
       }
     changed_.wait(lock);
@@ -182,6 +188,7 @@ bool ReadCache::take_job(PrefetchJob* out) {
     if (!j.running) {
       j.running = true;
       *out = j;
+      trace_locked('F', j.varid, j.box, 0);
       return true;
     }
   return false;
@@ -197,6 +204,7 @@ void ReadCache::finish(const PrefetchJob& job, std::shared_ptr<PrefetchChunk> ch
       break;
     }
   const bool current = job.epoch == epoch_ && !stale;
+  trace_locked('E', job.varid, job.box, chunk && current ? 1 : 0);
   if (chunk && !current) counters_.dropped++;
   if (chunk && current) {
     counters_.fetched++;
@@ -219,6 +227,27 @@ void ReadCache::count_read(bool served) {
 ReadCounters ReadCache::counters() {
   std::lock_guard<std::mutex> lock(mu_);
   return counters_;
+}
+
+void ReadCache::enable_trace() {
+  std::lock_guard<std::mutex> lock(mu_);
+  tracing_ = true;
+}
+
+void ReadCache::trace_locked(char kind, int varid, const prefetch::Box& box, double value) {
+  if (!tracing_) return;
+  const double t = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  events_.push_back(ReadEvent{t, kind, varid, box.start, value});
+}
+
+void ReadCache::trace(char kind, int varid, const prefetch::Box& box, double value) {
+  std::lock_guard<std::mutex> lock(mu_);
+  trace_locked(kind, varid, box, value);
+}
+
+std::vector<ReadEvent> ReadCache::take_trace() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return std::move(events_);
 }
 
 void ReadCache::stop() {

@@ -50,6 +50,19 @@ struct PrefetchJob {
   bool stale = false;    // a write reached its box while it ran: thrown away at its end
 };
 
+// One event of prefetch's timeline (EXACDF_CACHE_READ_TRACE): when a fetch
+// was scheduled ('S'), taken by the fetcher ('F'), ended ('E', value 1 kept,
+// 0 not), when a read came ('R'), when its wait for a fetch ended ('W',
+// value: seconds waited) and when it was answered ('D', value 1 served, 0
+// direct). t: CLOCK_MONOTONIC seconds (one clock for every rank of a node).
+struct ReadEvent {
+  double t = 0;
+  char kind = 0;
+  int varid = 0;
+  std::vector<int64_t> start;
+  double value = 0;
+};
+
 // What prefetch did (exa_cache_read_stats).
 struct ReadCounters {
   int64_t served = 0, direct = 0, fetched = 0, fetched_bytes = 0, dropped = 0;
@@ -99,8 +112,14 @@ class ReadCache {
   void count_read(bool served);
   ReadCounters counters();
 
+  // The timeline, kept only once enabled.
+  void enable_trace();
+  void trace(char kind, int varid, const prefetch::Box& box, double value = 0);
+  std::vector<ReadEvent> take_trace();
+
  private:
   std::shared_ptr<PrefetchChunk> find_locked(int varid, const prefetch::Box& want) const;
+  void trace_locked(char kind, int varid, const prefetch::Box& box, double value);
   bool scheduled_locked(int varid, const prefetch::Box& want) const;
 
   const int depth_;
@@ -116,6 +135,8 @@ class ReadCache {
   int64_t held_ = 0;
   std::deque<PrefetchJob> jobs_;
   ReadCounters counters_;
+  bool tracing_ = false;
+  std::vector<ReadEvent> events_;
 };
 
 }  // namespace exa::layer
