@@ -73,6 +73,19 @@ bool ReadCache::scheduled_locked(int varid, const prefetch::Box& want) const {
   return false;
 }
 
+PrefetchJob* ReadCache::scheduled_job_locked(int varid, const prefetch::Box& want) {
+  for (PrefetchJob& j : jobs_)
+    if (j.epoch == epoch_ && j.varid == varid && prefetch::covers(j.box, want)) return &j;
+  return nullptr;
+}
+
+PrefetchJob* ReadCache::first_locked() {
+  PrefetchJob* best = nullptr;
+  for (PrefetchJob& j : jobs_)
+    if (!j.running && (!best || j.due < best->due || (j.due == best->due && j.seq < best->seq))) best = &j;
+  return best;
+}
+
 std::shared_ptr<PrefetchChunk> ReadCache::find(int varid, const prefetch::Box& want) {
   std::lock_guard<std::mutex> lock(mu_);
   return find_locked(varid, want);
@@ -82,7 +95,10 @@ std::shared_ptr<PrefetchChunk> ReadCache::await(int varid, const prefetch::Box& 
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
     std::shared_ptr<PrefetchChunk> hit = find_locked(varid, want);
-    if (hit || stopped_ || !scheduled_locked(varid, want)) return hit;
+    if (hit || stopped_) return hit;
+    PrefetchJob* job = scheduled_job_locked(varid, want);
+    if (!job) return hit;
+    if (!job->running) job->due = INT64_MIN;  // the program waits for it: next
     changed_.wait(lock);
   }
 }
@@ -110,20 +126,41 @@ int ReadCache::note_and_schedule(int varid, nc_type type, int64_t elem, const pr
   // first chunk or two (the chunk's shape along the variable's).
   const std::vector<prefetch::Box> predicted =
       h.has_stride() ? h.predict(ahead) : prefetch::guess(h.last(), {}, dims, ahead);
+  // The k-th predicted chunk is for this variable's (n + k)-th read.
+  const int64_t n = ++reads_[varid];
+  int64_t k = 0;
+  std::vector<prefetch::Box> wanted;
   for (const prefetch::Box& next : predicted) {
+    ++k;
     prefetch::Box box = prefetch::grown(next, ghost, dims);
     if (box.empty() || box.elements() * elem * 2 > budget_) continue;  // past the edge, or too big to keep two
     if (mostly_clipped(next, box)) continue;  // the loop ends at that edge: a sliver is no chunk
-    if (find_locked(varid, box) || scheduled_locked(varid, box)) continue;  // held already
+    wanted.push_back(box);
+    if (find_locked(varid, box)) continue;  // held already
+    if (PrefetchJob* j = scheduled_job_locked(varid, box)) {  // scheduled: maybe needed sooner now
+      j->due = std::min(j->due, n + k);
+      continue;
+    }
     PrefetchJob job;
     job.epoch = epoch_;
     job.varid = varid;
     job.type = type;
     job.box = std::move(box);
-    trace_locked('S', varid, job.box, 0);
+    job.bytes = job.box.elements() * elem;
+    job.due = n + k;
+    job.seq = seq_++;
+    trace_locked('S', varid, job.box, static_cast<double>(job.due));
     jobs_.push_back(std::move(job));
     ++scheduled;
   }
+  // Fetches of this variable no longer predicted -- a guess the reads did
+  // not follow (the next chunk is another rank's) -- are not made, once two
+  // reads show the loop's step.
+  if (h.last().size() >= 2)
+    std::erase_if(jobs_, [&](const PrefetchJob& j) {
+      return j.varid == varid && !j.running && j.epoch == epoch_ &&
+             std::none_of(wanted.begin(), wanted.end(), [&](const prefetch::Box& b) { return b == j.box; });
+    });
   if (scheduled > 0) changed_.notify_all();
   return scheduled;
 }
@@ -156,14 +193,25 @@ void ReadCache::invalidate(int varid, const prefetch::Box* region) {
   changed_.notify_all();
 }
 
-std::vector<PrefetchJob> ReadCache::advise_next() {
+std::vector<PrefetchJob> ReadCache::advise_next(int64_t window) {
   std::lock_guard<std::mutex> lock(mu_);
-  std::vector<PrefetchJob> out;
+  std::vector<PrefetchJob*> order;
+  int64_t asked = 0;  // asked for, not fetched yet
   for (PrefetchJob& j : jobs_)
-    if (!j.advised && j.epoch == epoch_) {
-      j.advised = true;
-      out.push_back(j);
+    if (j.epoch == epoch_) {
+      if (j.advised) asked += j.bytes;
+      else order.push_back(&j);
     }
+  std::sort(order.begin(), order.end(), [](const PrefetchJob* a, const PrefetchJob* b) {
+    return a->due != b->due ? a->due < b->due : a->seq < b->seq;
+  });
+  std::vector<PrefetchJob> out;
+  for (PrefetchJob* j : order) {
+    if (asked > 0 && asked + j->bytes > window) break;
+    j->advised = true;
+    asked += j->bytes;
+    out.push_back(*j);
+  }
   return out;
 }
 
@@ -171,27 +219,24 @@ bool ReadCache::next_job(PrefetchJob* out) {
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
     if (stopped_) return false;
-    for (PrefetchJob& j : jobs_)
-      if (!j.running) {
-        j.running = true;
-        *out = j;
-        trace_locked('F', j.varid, j.box, 0);
-        return true;
-      }
+    if (PrefetchJob* j = first_locked()) {
+      j->running = true;
+      *out = *j;
+      trace_locked('F', j->varid, j->box, 0);
+      return true;
+    }
     changed_.wait(lock);
   }
 }
 
 bool ReadCache::take_job(PrefetchJob* out) {
   std::lock_guard<std::mutex> lock(mu_);
-  for (PrefetchJob& j : jobs_)
-    if (!j.running) {
-      j.running = true;
-      *out = j;
-      trace_locked('F', j.varid, j.box, 0);
-      return true;
-    }
-  return false;
+  PrefetchJob* j = first_locked();
+  if (!j) return false;
+  j->running = true;
+  *out = *j;
+  trace_locked('F', j->varid, j->box, 0);
+  return true;
 }
 
 void ReadCache::finish(const PrefetchJob& job, std::shared_ptr<PrefetchChunk> chunk) {
