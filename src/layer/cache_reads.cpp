@@ -122,10 +122,11 @@ int ReadCache::note_and_schedule(int varid, nc_type type, int64_t elem, const pr
     const int64_t room = std::min(lookahead_, budget_ / 2);
     ahead = static_cast<int>(std::max<int64_t>(depth_, std::min<int64_t>(room / each, kMostAhead)));
   }
-  // A stride once two equal steps show it; before that, a guess from the
-  // first chunk or two (the chunk's shape along the variable's).
-  const std::vector<prefetch::Box> predicted =
-      h.has_stride() ? h.predict(ahead) : prefetch::guess(h.last(), {}, dims, ahead);
+  // A loop over the variable's chunk grid goes on across its rows and
+  // planes; else a stride once two equal steps show it; before that, a guess
+  // from the first chunk or two (the chunk's shape along the variable's).
+  std::vector<prefetch::Box> predicted = prefetch::grid_predict(h.last(), dims, ahead);
+  if (predicted.empty()) predicted = h.has_stride() ? h.predict(ahead) : prefetch::guess(h.last(), {}, dims, ahead);
   // The k-th predicted chunk is for this variable's (n + k)-th read.
   const int64_t n = ++reads_[varid];
   int64_t k = 0;

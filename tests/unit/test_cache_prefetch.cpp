@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <deque>
 #include <vector>
 
 #include "layer/cache_prefetch.hpp"
@@ -271,4 +272,28 @@ TEST(CachePrefetch, AdviceStaysWithinItsWindow) {
   ASSERT_EQ(a.size(), 1u);
   EXPECT_EQ(a[0].box.start[0], 3);
   EXPECT_TRUE(rc.advise_next(10).empty());  // what is asked for already fills the window
+}
+
+TEST(CachePrefetch, AGridLoopIsPredictedAcrossRowsAndPlanes) {
+  // grad's loop: [50, 50, 20] chunks of a [400, 400, 160] variable, x fastest.
+  const std::vector<int64_t> dims = {400, 400, 160};
+  std::deque<pf::Box> cores = {box({0, 350, 120}, {50, 50, 20}), box({0, 350, 140}, {50, 50, 20})};
+  std::vector<pf::Box> next = pf::grid_predict(cores, dims, 2);  // the end of the plane: the next one
+  ASSERT_EQ(next.size(), 2u);
+  EXPECT_EQ(next[0], box({50, 0, 0}, {50, 50, 20}));
+  EXPECT_EQ(next[1], box({50, 0, 20}, {50, 50, 20}));
+  // Two ranks, chunks round-robin: this rank's step is 2 chunks.
+  cores = {box({0, 350, 60}, {50, 50, 20}), box({0, 350, 100}, {50, 50, 20}), box({0, 350, 140}, {50, 50, 20})};
+  next = pf::grid_predict(cores, dims, 1);
+  ASSERT_EQ(next.size(), 1u);
+  EXPECT_EQ(next[0], box({50, 0, 20}, {50, 50, 20}));
+  // The last chunk: nothing after it. Off the grid: no prediction.
+  cores = {box({350, 350, 120}, {50, 50, 20}), box({350, 350, 140}, {50, 50, 20})};
+  EXPECT_TRUE(pf::grid_predict(cores, dims, 4).empty());
+  cores = {box({0, 0, 5}, {50, 50, 20}), box({0, 0, 25}, {50, 50, 20})};
+  EXPECT_TRUE(pf::grid_predict(cores, dims, 4).empty());
+  // Edge chunks clipped by the variable's size stay on the grid: [10, 7] of [10, 25] by 10.
+  cores = {box({0, 0}, {10, 10}), box({0, 10}, {10, 10}), box({0, 20}, {10, 5})};
+  EXPECT_TRUE(pf::grid_predict(cores, {20, 25}, 1).size() == 1u);
+  EXPECT_EQ(pf::grid_predict(cores, {20, 25}, 1)[0], box({10, 0}, {10, 10}));
 }
