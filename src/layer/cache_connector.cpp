@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <condition_variable>
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -140,6 +142,16 @@ class CacheFile final : public WrappedState {
   std::unique_ptr<ReadCache> reads;
   std::thread fetcher;
   int advise_fd = -1;  // the target opened read-only: its extents asked for ahead (fadvise)
+  // This rank's put requests (iput, bput) posted and not yet waited for, by
+  // id, with the region each writes (whole: the variable as far as prefetch
+  // can tell): a wait drops what the requests it completes reach. The
+  // program's thread only (post, wait, cancel).
+  struct PendingPut {
+    int varid = 0;
+    bool whole = false;
+    prefetch::Box box;
+  };
+  std::map<int, PendingPut> pending_puts;
   bool writable = false;
   bool erange_keep = false;  // exa_erange_fill=disable: out-of-range reads keep the C cast
 };
@@ -597,47 +609,87 @@ constexpr int64_t kMergeGap = int64_t{64} << 10;
 // type converts them. False, with nothing kept, when the extents would read
 // more than kMostOverread times the box's bytes (one read per run is
 // cheaper then) or a read comes back short (past the end of the file: native
-// answers that read). below_mu held (the Dataset).
+// answers that read). Planned under below_mu (plan_extents: the Dataset),
+// read without it (read_extents).
 constexpr int64_t kMostOverread = 16;
 
-bool read_extents(const model::Dataset& ds, int fd, const PrefetchJob& job, PrefetchChunk& chunk) {
-  if (fd < 0 || !ds.valid_var(job.varid)) return false;
+// What read_extents needs of the file, taken under below_mu: the box's
+// merged extents and how to pick its rows out of them.
+struct ExtentPlan {
+  std::vector<std::pair<int64_t, int64_t>> ext;  // (offset, length), offset order
+  std::vector<int64_t> pitch;
+  int64_t begin = 0, esize = 0, total = 0;
+  nc_type type = NC_NAT;
+  bool cdf5 = false;
+};
+
+// False when the fetch is not one for read_extents (native reads it).
+bool plan_extents(const model::Dataset& ds, const PrefetchJob& job, int64_t chunk_bytes, ExtentPlan* plan) {
+  if (!ds.valid_var(job.varid)) return false;
   const format::Variable& var = ds.var(job.varid);
   const size_t n = var.dimids.size();
   if (n == 0 || job.box.start.size() != n || var.type != job.type) return false;
-  const std::vector<int64_t> pitch = file_pitch(ds, var);
-  const int64_t esize = format::external_size(var.type);
+  plan->pitch = file_pitch(ds, var);
+  plan->esize = format::external_size(var.type);
+  if (plan->esize != convert::native_size(var.type) || chunk_bytes != job.box.elements() * plan->esize) return false;
+  plan->ext = prefetch::extents(job.box, plan->pitch, var.begin, kMergeGap);
+  plan->total = 0;
+  for (const auto& e : plan->ext) plan->total += e.second;
+  if (plan->total > kMostOverread * chunk_bytes) return false;
+  plan->begin = var.begin;
+  plan->type = var.type;
+  plan->cdf5 = ds.header().version == format::Version::kCdf5;
+  return true;
+}
+
+bool read_fully(int fd, uint8_t* to, int64_t length, int64_t offset) {
+  for (int64_t done = 0; done < length;) {
+    const ssize_t got = ::pread(fd, to + done, static_cast<size_t>(length - done), offset + done);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    done += got;
+  }
+  return true;
+}
+
+// The planned read (no lock needed: the plan holds what it uses of the
+// file's layout). When the extents are exactly the box's rows (their bytes
+// add up to the box's: a slice, or rows that follow each other), they are
+// read straight into the chunk; else into a scratch buffer, and the rows
+// picked out of it.
+bool read_extents(const ExtentPlan& plan, int fd, const PrefetchJob& job, PrefetchChunk& chunk) {
+  if (fd < 0) return false;
   const int64_t elements = job.box.elements();
-  if (esize != convert::native_size(var.type) || chunk.bytes != elements * esize) return false;
-  const std::vector<std::pair<int64_t, int64_t>> ext = prefetch::extents(job.box, pitch, var.begin, kMergeGap);
-  int64_t total = 0;
-  for (const auto& e : ext) total += e.second;
-  if (total > kMostOverread * chunk.bytes) return false;
-  std::vector<uint8_t> scratch(static_cast<size_t>(total));
+  if (plan.total == chunk.bytes) {
+    int64_t at = 0;
+    for (const auto& [offset, length] : plan.ext) {
+      if (!read_fully(fd, chunk.data + at, length, offset)) return false;
+      at += length;
+    }
+    return convert::from_external(chunk.data, plan.type, plan.type, elements, chunk.data, plan.cdf5).is_ok();
+  }
+  const std::vector<std::pair<int64_t, int64_t>>& ext = plan.ext;
+  std::unique_ptr<uint8_t[]> scratch(new uint8_t[static_cast<size_t>(plan.total)]);  // not zeroed: every byte is read
   std::vector<int64_t> placed;  // where each extent starts in scratch
   int64_t at = 0;
   for (const auto& [offset, length] : ext) {
     placed.push_back(at);
-    for (int64_t done = 0; done < length;) {
-      const ssize_t got = ::pread(fd, scratch.data() + at + done, static_cast<size_t>(length - done), offset + done);
-      if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) return false;
-      done += got;
-    }
+    if (!read_fully(fd, scratch.get() + at, length, offset)) return false;
     at += length;
   }
   // The rows in the box's order (the extents' order too): each within the current extent or a later one.
+  const size_t n = job.box.start.size();
   const size_t last = n - 1;
-  const int64_t row = job.box.count[last] * esize;
+  const int64_t row = job.box.count[last] * plan.esize;
   std::vector<int64_t> idx(n, 0);
   size_t e = 0;
   uint8_t* out = chunk.data;
   while (true) {
-    int64_t offset = var.begin;
-    for (size_t d = 0; d < n; ++d) offset += (job.box.start[d] + (d == last ? 0 : idx[d])) * pitch[d];
+    int64_t offset = plan.begin;
+    for (size_t d = 0; d < n; ++d) offset += (job.box.start[d] + (d == last ? 0 : idx[d])) * plan.pitch[d];
     while (e < ext.size() && offset >= ext[e].first + ext[e].second) ++e;
     if (e == ext.size() || offset < ext[e].first || offset + row > ext[e].first + ext[e].second) return false;
-    std::memcpy(out, scratch.data() + placed[e] + (offset - ext[e].first), static_cast<size_t>(row));
+    std::memcpy(out, scratch.get() + placed[e] + (offset - ext[e].first), static_cast<size_t>(row));
     out += row;
     size_t d = last;
     bool more = false;
@@ -651,8 +703,7 @@ bool read_extents(const model::Dataset& ds, int fd, const PrefetchJob& job, Pref
     }
     if (!more) break;
   }
-  const bool cdf5 = ds.header().version == format::Version::kCdf5;
-  return convert::from_external(chunk.data, var.type, var.type, elements, chunk.data, cdf5).is_ok();
+  return convert::from_external(chunk.data, plan.type, plan.type, elements, chunk.data, plan.cdf5).is_ok();
 }
 
 // Read prefetch. A prefetched chunk is read below by this rank alone, into a
@@ -660,21 +711,36 @@ bool read_extents(const model::Dataset& ds, int fd, const PrefetchJob& job, Pref
 // independent get; in collective data mode a nonblocking get and an
 // independent wait (native's independent handle), only while the program has
 // no request pending (its request ids must stay PnetCDF's). below_mu held.
-Status fetch(Connector* next, CacheFile& cf, const PrefetchJob& job, std::shared_ptr<PrefetchChunk>* out) {
+// below: the fetcher thread's hold of below_mu, let go while read_extents
+// reads (a read of the program's own then need not wait for the fetch);
+// null when the caller holds below_mu throughout (fetching inline).
+Status fetch(Connector* next, CacheFile& cf, const PrefetchJob& job, std::shared_ptr<PrefetchChunk>* out,
+             std::unique_lock<std::recursive_mutex>* below) {
   FileState& lower = cf.below();
-  const CallModes modes = next->modes(lower);
+  CallModes modes = next->modes(lower);
   if (modes.define_mode) return Status::ok();
   int nreqs = 0;
   if (!modes.indep_mode) EXA_RETURN_IF_ERROR(next->inq_nreqs(lower, &nreqs));
   if (nreqs != 0) return Status::ok();
   std::shared_ptr<PrefetchChunk> chunk;
   EXA_RETURN_IF_ERROR(make_chunk(cf.settings.dir, job.box.elements() * convert::native_size(job.type), &chunk));
-  if (read_extents(next->dataset(lower), cf.advise_fd, job, *chunk)) {
-    chunk->varid = job.varid;
-    chunk->type = job.type;
-    chunk->box = job.box;
-    *out = std::move(chunk);
-    return Status::ok();
+  ExtentPlan plan;
+  if (plan_extents(next->dataset(lower), job, chunk->bytes, &plan)) {
+    if (below) below->unlock();
+    const bool read = read_extents(plan, cf.advise_fd, job, *chunk);
+    if (below) below->lock();
+    if (read) {
+      chunk->varid = job.varid;
+      chunk->type = job.type;
+      chunk->box = job.box;
+      *out = std::move(chunk);
+      return Status::ok();
+    }
+    // The modes again: the program may have changed them meanwhile.
+    modes = next->modes(lower);
+    if (modes.define_mode) return Status::ok();
+    if (!modes.indep_mode) EXA_RETURN_IF_ERROR(next->inq_nreqs(lower, &nreqs));
+    if (nreqs != 0) return Status::ok();
   }
   std::vector<MPI_Offset> start(job.box.start.begin(), job.box.start.end());
   std::vector<MPI_Offset> count(job.box.count.begin(), job.box.count.end());
@@ -701,14 +767,19 @@ Status fetch(Connector* next, CacheFile& cf, const PrefetchJob& job, std::shared
   return Status::ok();
 }
 
-// The file extents of every scheduled fetch not asked for yet, asked of the
-// target at once (POSIX_FADV_WILLNEED: the kernel reads them ahead, in large
-// requests, while the fetcher copies the first chunk and the program
-// computes), runs of a box less than 64 KiB apart merged into one extent.
-// Only advice: what the fetch then reads comes through native as always.
-// Classic files only (prefetch is off for partitioned ones). below_mu held.
+// The file extents of the scheduled fetches not asked for yet, in the order
+// they will be fetched, while those asked for and not fetched stay within
+// kAdviseWindow bytes (POSIX_FADV_WILLNEED: the kernel reads them ahead, in
+// large requests, while the fetcher copies the current chunk and the
+// program computes; a direct read of the program's own queues behind no
+// more than that, about 0.4 s of a 20 MB/s target), runs of a box less than
+// 64 KiB apart merged into one extent. Only advice: what the fetch then
+// reads comes through native as always. Classic files only (prefetch is off
+// for partitioned ones). below_mu held.
+constexpr int64_t kAdviseWindow = int64_t{8} << 20;
+
 void advise_scheduled(Connector* next, CacheFile& cf) {
-  const std::vector<PrefetchJob> jobs = cf.reads->advise_next();
+  const std::vector<PrefetchJob> jobs = cf.reads->advise_next(kAdviseWindow);
   if (cf.advise_fd < 0 || jobs.empty()) return;
   const model::Dataset& ds = next->dataset(cf.below());
   for (const PrefetchJob& job : jobs) {
@@ -729,10 +800,11 @@ void advise_scheduled(Connector* next, CacheFile& cf) {
 
 // One scheduled fetch; a failed one is only not kept (the read it was for
 // goes below and reports its own outcome). below_mu held.
-void fetch_one(Connector* next, CacheFile& cf, const PrefetchJob& job) {
+void fetch_one(Connector* next, CacheFile& cf, const PrefetchJob& job,
+               std::unique_lock<std::recursive_mutex>* below = nullptr) {
   advise_scheduled(next, cf);
   std::shared_ptr<PrefetchChunk> chunk;
-  Status st = fetch(next, cf, job, &chunk);
+  Status st = fetch(next, cf, job, &chunk, below);
   if (!st.is_ok() && verbose()) std::fprintf(stderr, "exacdf cache: prefetch skipped: %s\n", st.message().c_str());
   cf.reads->finish(job, st.is_ok() ? std::move(chunk) : nullptr);
 }
@@ -742,8 +814,8 @@ void fetch_one(Connector* next, CacheFile& cf, const PrefetchJob& job) {
 void fetcher_loop(Connector* next, CacheFile* cf) {
   PrefetchJob job;
   while (cf->reads->next_job(&job)) {
-    std::lock_guard<std::recursive_mutex> below(cf->below_mu);
-    fetch_one(next, *cf, job);
+    std::unique_lock<std::recursive_mutex> below(cf->below_mu);
+    fetch_one(next, *cf, job, &below);
   }
 }
 
@@ -751,11 +823,36 @@ void fetcher_loop(Connector* next, CacheFile* cf) {
 // a second of a slow target (0.8 s at 20 MB/s), two of a chunk of 8 MiB.
 constexpr int64_t kLookahead = int64_t{16} << 20;
 
+// The timeline of prefetch (EXACDF_CACHE_READ_TRACE=PREFIX: PREFIX.RANK,
+// one event a line: seconds kind varid start... value; see ReadEvent), for
+// finding what a read waited on. Best effort: a file that cannot be written
+// is skipped.
+const char* read_trace_prefix() {
+  const char* p = std::getenv("EXACDF_CACHE_READ_TRACE");
+  return p && *p ? p : nullptr;
+}
+
+void write_read_trace(CacheFile& cf) {
+  const char* prefix = read_trace_prefix();
+  if (!prefix) return;
+  const std::vector<ReadEvent> events = cf.reads->take_trace();
+  const std::string path = std::string(prefix) + "." + std::to_string(cf.rank);
+  std::FILE* out = std::fopen(path.c_str(), "a");
+  if (!out) return;
+  for (const ReadEvent& e : events) {
+    std::fprintf(out, "%.6f %c %d", e.t, e.kind, e.varid);
+    for (int64_t v : e.start) std::fprintf(out, " %lld", static_cast<long long>(v));
+    std::fprintf(out, " %.6f\n", e.value);
+  }
+  std::fclose(out);
+}
+
 // At close: the thread ends and the chunks are freed.
 void stop_fetcher(CacheFile& cf) {
   if (!cf.reads) return;
   cf.reads->stop();
   if (cf.fetcher.joinable()) cf.fetcher.join();
+  write_read_trace(cf);
   cf.reads->invalidate();
   if (cf.advise_fd >= 0) ::close(cf.advise_fd);
   cf.advise_fd = -1;
@@ -831,6 +928,85 @@ void invalidate_union(const model::Dataset& ds, CacheFile& cf, const int64_t* u)
     box.count.push_back(u[4 + 2 * d] + u[3 + 2 * d]);
   }
   cf.reads->invalidate(varid, &box);
+}
+
+// A put request posted: its region is kept until a wait completes it.
+void note_put_posted(const model::Dataset& ds, CacheFile& cf, const DataRequest& req, int reqid) {
+  if (!cf.reads || reqid == NC_REQ_NULL) return;
+  CacheFile::PendingPut p;
+  p.varid = req.varid;
+  if (!written_box(ds, req, &p.box, &p.whole)) {  // writes nothing: nothing to drop
+    cf.pending_puts.erase(reqid);
+    return;
+  }
+  cf.pending_puts[reqid] = std::move(p);
+}
+
+// The put requests a wait or cancel of (num, reqids) ends, taken out of the
+// pending ones: NC_REQ_ALL and NC_PUT_REQ_ALL end every one, NC_GET_REQ_ALL
+// none. Read before the call below, which resets the ids.
+std::vector<CacheFile::PendingPut> take_puts(CacheFile& cf, int num, const int* reqids) {
+  std::vector<CacheFile::PendingPut> out;
+  if (num == NC_REQ_ALL || num == NC_PUT_REQ_ALL) {
+    for (auto& [id, p] : cf.pending_puts) out.push_back(std::move(p));
+    cf.pending_puts.clear();
+    return out;
+  }
+  for (int i = 0; reqids && i < num; ++i) {
+    auto it = cf.pending_puts.find(reqids[i]);
+    if (it == cf.pending_puts.end()) continue;
+    out.push_back(std::move(it->second));
+    cf.pending_puts.erase(it);
+  }
+  return out;
+}
+
+// After a wait: the chunks the completed put requests reach are dropped --
+// this rank's, and in a collective wait every rank's (gathered here, as a
+// collective put agrees on its writers' boxes), nothing else. Each region
+// travels as [varid, whole, ndims, start..., count...].
+Status drop_completed(const model::Dataset& ds, CacheFile& cf, const std::vector<CacheFile::PendingPut>& done,
+                      bool collective) {
+  if (!cf.reads) return Status::ok();
+  if (!collective || cf.nprocs == 1) {
+    for (const CacheFile::PendingPut& p : done) cf.reads->invalidate(p.varid, p.whole ? nullptr : &p.box);
+    return Status::ok();
+  }
+  std::vector<int64_t> mine;
+  for (const CacheFile::PendingPut& p : done) {
+    mine.push_back(p.varid);
+    mine.push_back(p.whole ? 1 : 0);
+    mine.push_back(static_cast<int64_t>(p.box.start.size()));
+    mine.insert(mine.end(), p.box.start.begin(), p.box.start.end());
+    mine.insert(mine.end(), p.box.count.begin(), p.box.count.end());
+  }
+  const int n = static_cast<int>(mine.size());
+  std::vector<int> sizes(static_cast<size_t>(cf.nprocs)), displs(static_cast<size_t>(cf.nprocs));
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allgather(&n, 1, MPI_INT, sizes.data(), 1, MPI_INT, cf.dup)));
+  int total = 0;
+  for (int r = 0; r < cf.nprocs; ++r) {
+    displs[static_cast<size_t>(r)] = total;
+    total += sizes[static_cast<size_t>(r)];
+  }
+  if (total == 0) return Status::ok();
+  std::vector<int64_t> all(static_cast<size_t>(total));
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allgatherv(mine.data(), n, MPI_INT64_T, all.data(), sizes.data(), displs.data(),
+                                             MPI_INT64_T, cf.dup)));
+  for (size_t at = 0; at + 3 <= all.size();) {
+    const int varid = static_cast<int>(all[at]);
+    const bool whole = all[at + 1] != 0;
+    const size_t nd = static_cast<size_t>(all[at + 2]);
+    at += 3;
+    if (at + 2 * nd > all.size()) return cf.reads->invalidate(), Status::ok();  // cannot be: drop all
+    prefetch::Box box;
+    box.start.assign(all.begin() + static_cast<std::ptrdiff_t>(at), all.begin() + static_cast<std::ptrdiff_t>(at + nd));
+    box.count.assign(all.begin() + static_cast<std::ptrdiff_t>(at + nd),
+                     all.begin() + static_cast<std::ptrdiff_t>(at + 2 * nd));
+    at += 2 * nd;
+    if (!ds.valid_var(varid)) continue;
+    cf.reads->invalidate(varid, whole ? nullptr : &box);
+  }
+  return Status::ok();
 }
 
 // The box a typed get of a var1/vara/vars selection reads; false for the
@@ -1079,7 +1255,12 @@ class CacheConnector final : public ForwardingConnector {
     // before the read takes the file (the fetcher needs it).
     prefetch::Box want;
     const bool servable = served_box(next()->dataset(below(f)), req, &want);
-    if (servable && serving(cf)) static_cast<void>(cf.reads->await(req.varid, want));
+    if (servable && serving(cf)) {
+      cf.reads->trace('R', req.varid, want);
+      const auto t0 = std::chrono::steady_clock::now();
+      static_cast<void>(cf.reads->await(req.varid, want));
+      cf.reads->trace('W', req.varid, want, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
     return after_drain(f, [&] { return get_through_tier(cf, req, servable ? &want : nullptr); }, req.collective);
   }
   Status vard(FileState& f, int varid, MPI_Datatype filetype, void* buf, MPI_Offset bufcount,
@@ -1092,14 +1273,25 @@ class CacheConnector final : public ForwardingConnector {
   // A post does no I/O (the wait does, after draining the log), and it is
   // independent: draining here would order this rank's log alone.
   Status post(FileState& f, const DataRequest& req, PostKind kind, int* reqid) override {
-    if (kind != PostKind::kIget) invalidate_written(next()->dataset(below(f)), own(f), req);  // the wait drops the rest
-    return locked(f, [&] { return next()->post(below(f), req, kind, reqid); });
+    CacheFile& cf = own(f);
+    const bool put = kind != PostKind::kIget;
+    if (put) invalidate_written(next()->dataset(below(f)), cf, req);  // the wait drops it again
+    Status st = locked(f, [&] { return next()->post(below(f), req, kind, reqid); });
+    if (put && st.is_ok() && reqid) note_put_posted(next()->dataset(below(f)), cf, req, *reqid);
+    return st;
   }
+  // A wait drops the chunks its completed put requests reach (in a
+  // collective wait every rank's), nothing else: other ranks' independent
+  // writes are seen after sync + barrier + sync (sync drops every chunk).
   Status wait(FileState& f, int num, int* reqids, int* statuses, bool collective) override {
-    invalidate_reads(own(f));  // other ranks' puts complete too
-    return after_drain(f, [&] { return next()->wait(below(f), num, reqids, statuses, collective); }, collective);
+    CacheFile& cf = own(f);
+    const std::vector<CacheFile::PendingPut> done = take_puts(cf, num, reqids);
+    Status st = after_drain(f, [&] { return next()->wait(below(f), num, reqids, statuses, collective); }, collective);
+    Status dropped = drop_completed(next()->dataset(below(f)), cf, done, collective);
+    return st.is_ok() ? dropped : st;
   }
   Status cancel(FileState& f, int num, int* reqids, int* statuses) override {
+    static_cast<void>(take_puts(own(f), num, reqids));  // a cancelled put writes nothing
     return locked(f, [&] { return next()->cancel(below(f), num, reqids, statuses); });
   }
   Status enddef(FileState& f, const format::LayoutHints* a) override {
@@ -1324,6 +1516,7 @@ class CacheConnector final : public ForwardingConnector {
   Status get_through_tier(CacheFile& cf, const DataRequest& req, const prefetch::Box* want) {
     FileState& lower = cf.below();
     const bool usable = want && serving(cf);
+    if (usable) cf.reads->trace('L', req.varid, *want);  // below_mu taken
     std::shared_ptr<PrefetchChunk> hit;
     if (usable && next()->check_data(lower, req, false, false).is_ok()) hit = cf.reads->find(req.varid, *want);
     bool join_empty = false;
@@ -1343,6 +1536,7 @@ class CacheConnector final : public ForwardingConnector {
     }
     if (usable) {
       cf.reads->count_read(hit != nullptr);
+      cf.reads->trace('D', req.varid, *want, hit ? 1 : 0);
       schedule(cf, req.varid, *want);
     }
     return st;
@@ -1459,6 +1653,7 @@ class CacheConnector final : public ForwardingConnector {
     cf.reads = std::make_unique<ReadCache>(cf.settings.prefetch, cf.settings.ghost, cf.settings.size / local,
                                            thread ? kLookahead : 0);
     cf.advise_fd = ::open(next()->facts(cf.below()).path.c_str(), O_RDONLY | O_CLOEXEC);  // -1: no advice
+    if (read_trace_prefix()) cf.reads->enable_trace();
     if (thread) cf.fetcher = std::thread(fetcher_loop, next(), &cf);
     return Status::ok();
   }

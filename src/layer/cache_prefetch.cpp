@@ -187,6 +187,52 @@ std::vector<Box> guess(const std::deque<Box>& last, const std::vector<int64_t>& 
   return out;
 }
 
+std::vector<Box> grid_predict(const std::deque<Box>& cores, const std::vector<int64_t>& dims, int depth) {
+  std::vector<Box> out;
+  const size_t n = dims.size();
+  if (cores.size() < 2 || n == 0) return out;
+  std::vector<int64_t> tile(n, 0);
+  for (const Box& c : cores) {
+    if (c.start.size() != n || c.empty()) return out;
+    for (size_t d = 0; d < n; ++d) tile[d] = std::max(tile[d], c.count[d]);
+  }
+  std::vector<int64_t> chunks(n);  // chunks along each dimension
+  for (size_t d = 0; d < n; ++d) {
+    if (tile[d] <= 0 || dims[d] <= 0) return out;
+    chunks[d] = (dims[d] + tile[d] - 1) / tile[d];
+  }
+  std::vector<int64_t> lin;
+  for (const Box& c : cores) {
+    int64_t l = 0;
+    for (size_t d = 0; d < n; ++d) {
+      const bool fits = c.count[d] == tile[d] || c.start[d] + c.count[d] == dims[d];
+      if (c.start[d] % tile[d] != 0 || !fits) return out;  // off the grid
+      l = l * chunks[d] + c.start[d] / tile[d];
+    }
+    lin.push_back(l);
+  }
+  const int64_t step = lin[lin.size() - 1] - lin[lin.size() - 2];
+  if (step <= 0) return out;
+  for (size_t i = 1; i < lin.size(); ++i)
+    if (lin[i] - lin[i - 1] != step) return out;
+  int64_t total = 1;
+  for (int64_t c : chunks) total *= c;
+  for (int k = 1; k <= depth; ++k) {
+    int64_t l = lin.back() + k * step;
+    if (l >= total) break;
+    Box b;
+    b.start.assign(n, 0);
+    b.count.assign(n, 0);
+    for (size_t d = n; d-- > 0;) {
+      b.start[d] = (l % chunks[d]) * tile[d];
+      b.count[d] = std::min(tile[d], dims[d] - b.start[d]);
+      l /= chunks[d];
+    }
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
 std::vector<std::pair<int64_t, int64_t>> extents(const Box& box, const std::vector<int64_t>& pitch, int64_t begin,
                                                  int64_t gap) {
   std::vector<std::pair<int64_t, int64_t>> out;

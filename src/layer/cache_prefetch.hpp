@@ -79,6 +79,15 @@ Box core_of(const Box& read, const std::vector<int64_t>& ghost, const std::vecto
 std::vector<Box> guess(const std::deque<Box>& last, const std::vector<int64_t>& ghost,
                        const std::vector<int64_t>& dims, int depth);
 
+// A chunk loop over a regular grid of the variable, in row-major order
+// (each rank its share of it): when the last reads' chunks (`cores`, oldest
+// first, at least two) all lie on the grid of their largest shape -- each
+// starts at a multiple of it and has its size or ends at the variable's edge
+// -- and their linear chunk indexes moved by the same positive step, the
+// next `depth` chunks by that step, across the ends of rows and planes (the
+// loop's wraps at every level), up to the variable's last chunk. Else none.
+std::vector<Box> grid_predict(const std::deque<Box>& cores, const std::vector<int64_t>& dims, int depth);
+
 // The byte extents of a box in a classic file: `pitch[d]` bytes between
 // successive indexes of dimension d (the last: the element size; the first
 // of a record variable: the record size), the first element at `begin`.

@@ -45,9 +45,29 @@ struct PrefetchJob {
   int varid = 0;
   nc_type type = NC_NAT;
   prefetch::Box box;
+  int64_t bytes = 0;  // the chunk's, in the variable's type
+  // When the program will read it: the read of its variable it is predicted
+  // for (that variable's n-th read), so that the chunks of variables read in
+  // turn (u and v of each step) are fetched in turn; the lowest first, then
+  // the oldest (seq). A read that waits for it moves it to the front.
+  int64_t due = 0;
+  uint64_t seq = 0;
   bool running = false;
   bool advised = false;  // its file extents were asked of the target (advise_next)
   bool stale = false;    // a write reached its box while it ran: thrown away at its end
+};
+
+// One event of prefetch's timeline (EXACDF_CACHE_READ_TRACE): when a fetch
+// was scheduled ('S'), taken by the fetcher ('F'), ended ('E', value 1 kept,
+// 0 not), when a read came ('R'), when its wait for a fetch ended ('W',
+// value: seconds waited) and when it was answered ('D', value 1 served, 0
+// direct). t: CLOCK_MONOTONIC seconds (one clock for every rank of a node).
+struct ReadEvent {
+  double t = 0;
+  char kind = 0;
+  int varid = 0;
+  std::vector<int64_t> start;
+  double value = 0;
 };
 
 // What prefetch did (exa_cache_read_stats).
@@ -83,10 +103,13 @@ class ReadCache {
   // `region` (null: the whole variable): a write of that region.
   void invalidate(int varid, const prefetch::Box* region);
 
-  // The scheduled fetches whose file extents were not asked for yet, in
-  // order (marked asked): the fetcher asks for them all before it reads the
-  // first, so the target reads ahead in large requests.
-  std::vector<PrefetchJob> advise_next();
+  // The scheduled fetches whose file extents were not asked for yet, in the
+  // order they will be fetched (marked asked), while the asked ones not yet
+  // fetched stay within `window` bytes (at least one is returned): the
+  // fetcher asks for them before it reads the next, so the target reads
+  // ahead in large requests, and a read of the program's own is queued
+  // behind no more than that.
+  std::vector<PrefetchJob> advise_next(int64_t window);
 
   // The fetcher: the next job to run (marked running), false when stopped.
   bool next_job(PrefetchJob* out);
@@ -99,8 +122,17 @@ class ReadCache {
   void count_read(bool served);
   ReadCounters counters();
 
+  // The timeline, kept only once enabled.
+  void enable_trace();
+  void trace(char kind, int varid, const prefetch::Box& box, double value = 0);
+  std::vector<ReadEvent> take_trace();
+
  private:
   std::shared_ptr<PrefetchChunk> find_locked(int varid, const prefetch::Box& want) const;
+  PrefetchJob* scheduled_job_locked(int varid, const prefetch::Box& want);
+  // The next job to fetch (not running; lowest due, then oldest), or null.
+  PrefetchJob* first_locked();
+  void trace_locked(char kind, int varid, const prefetch::Box& box, double value);
   bool scheduled_locked(int varid, const prefetch::Box& want) const;
 
   const int depth_;
@@ -112,10 +144,14 @@ class ReadCache {
   uint64_t epoch_ = 0;
   bool stopped_ = false;
   std::map<int, prefetch::History> history_;
+  std::map<int, int64_t> reads_;  // reads of each variable so far
+  uint64_t seq_ = 0;
   std::deque<std::shared_ptr<PrefetchChunk>> chunks_;  // oldest first
   int64_t held_ = 0;
   std::deque<PrefetchJob> jobs_;
   ReadCounters counters_;
+  bool tracing_ = false;
+  std::vector<ReadEvent> events_;
 };
 
 }  // namespace exa::layer

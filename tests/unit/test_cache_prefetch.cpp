@@ -3,11 +3,15 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <deque>
 #include <vector>
 
 #include "layer/cache_prefetch.hpp"
+#include "layer/cache_reads.hpp"
 
 namespace pf = exa::layer::prefetch;
+using exa::layer::PrefetchJob;
+using exa::layer::ReadCache;
 
 namespace {
 
@@ -208,4 +212,88 @@ TEST(CachePrefetch, Overlaps) {
   EXPECT_FALSE(pf::overlaps(box({0, 0}, {4, 4}), box({4, 0}, {2, 2})));
   EXPECT_FALSE(pf::overlaps(box({0, 0}, {4, 4}), box({0, 4}, {4, 1})));
   EXPECT_FALSE(pf::overlaps(box({0, 0}, {4, 4}), box({0}, {4})));
+}
+
+namespace {
+
+// ReadCache (the fetch queue; no chunk is made here): slices [z, 4, 4] of
+// variables 0 and 1 (u and v), float.
+pf::Box slice(int64_t z) { return pf::Box{{z, 0, 0}, {1, 4, 4}}; }
+const std::vector<int64_t> kSlices = {10, 4, 4};
+
+// The jobs in the order the fetcher takes them: (varid, z).
+std::vector<std::pair<int, int64_t>> fetch_order(ReadCache& rc) {
+  std::vector<std::pair<int, int64_t>> order;
+  PrefetchJob j;
+  while (rc.take_job(&j)) {
+    order.emplace_back(j.varid, j.box.start[0]);
+    rc.finish(j, nullptr);
+  }
+  return order;
+}
+
+}  // namespace
+
+TEST(CachePrefetch, VariablesReadInTurnAreFetchedInTurn) {
+  ReadCache rc(4, {}, int64_t{1} << 30);
+  EXPECT_EQ(rc.note_and_schedule(0, NC_FLOAT, 4, slice(0), kSlices), 4);  // u 1..4 guessed
+  EXPECT_EQ(rc.note_and_schedule(1, NC_FLOAT, 4, slice(0), kSlices), 4);  // v 1..4
+  // Each step reads u then v: u1 and v1 are needed before u2.
+  const std::vector<std::pair<int, int64_t>> want = {{0, 1}, {1, 1}, {0, 2}, {1, 2},
+                                                     {0, 3}, {1, 3}, {0, 4}, {1, 4}};
+  EXPECT_EQ(fetch_order(rc), want);
+}
+
+TEST(CachePrefetch, AGuessTheReadsDidNotFollowIsNotFetched) {
+  // Two ranks, chunks round-robin: this rank reads slices 0, 2, 4, ...
+  ReadCache rc(4, {}, int64_t{1} << 30);
+  rc.note_and_schedule(0, NC_FLOAT, 4, slice(0), kSlices);  // guesses 1, 2, 3, 4
+  PrefetchJob first;
+  ASSERT_TRUE(rc.take_job(&first));  // slice 1 is being fetched: it ends as it is
+  EXPECT_EQ(first.box.start[0], 1);
+  rc.note_and_schedule(0, NC_FLOAT, 4, slice(2), kSlices);  // step 2: 4, 6, 8
+  rc.finish(first, nullptr);
+  const std::vector<std::pair<int, int64_t>> want = {{0, 4}, {0, 6}, {0, 8}};  // not 3
+  EXPECT_EQ(fetch_order(rc), want);
+}
+
+TEST(CachePrefetch, AdviceStaysWithinItsWindow) {
+  ReadCache rc(4, {}, int64_t{1} << 30);
+  rc.note_and_schedule(0, NC_FLOAT, 4, slice(0), kSlices);  // 4 jobs of 64 bytes
+  std::vector<PrefetchJob> a = rc.advise_next(150);        // 64 + 64 fit, not a third
+  ASSERT_EQ(a.size(), 2u);
+  EXPECT_EQ(a[0].box.start[0], 1);
+  EXPECT_EQ(a[1].box.start[0], 2);
+  EXPECT_TRUE(rc.advise_next(150).empty());
+  PrefetchJob j;
+  ASSERT_TRUE(rc.take_job(&j));
+  rc.finish(j, nullptr);  // slice 1 fetched: room for slice 3
+  a = rc.advise_next(150);
+  ASSERT_EQ(a.size(), 1u);
+  EXPECT_EQ(a[0].box.start[0], 3);
+  EXPECT_TRUE(rc.advise_next(10).empty());  // what is asked for already fills the window
+}
+
+TEST(CachePrefetch, AGridLoopIsPredictedAcrossRowsAndPlanes) {
+  // grad's loop: [50, 50, 20] chunks of a [400, 400, 160] variable, x fastest.
+  const std::vector<int64_t> dims = {400, 400, 160};
+  std::deque<pf::Box> cores = {box({0, 350, 120}, {50, 50, 20}), box({0, 350, 140}, {50, 50, 20})};
+  std::vector<pf::Box> next = pf::grid_predict(cores, dims, 2);  // the end of the plane: the next one
+  ASSERT_EQ(next.size(), 2u);
+  EXPECT_EQ(next[0], box({50, 0, 0}, {50, 50, 20}));
+  EXPECT_EQ(next[1], box({50, 0, 20}, {50, 50, 20}));
+  // Two ranks, chunks round-robin: this rank's step is 2 chunks.
+  cores = {box({0, 350, 60}, {50, 50, 20}), box({0, 350, 100}, {50, 50, 20}), box({0, 350, 140}, {50, 50, 20})};
+  next = pf::grid_predict(cores, dims, 1);
+  ASSERT_EQ(next.size(), 1u);
+  EXPECT_EQ(next[0], box({50, 0, 20}, {50, 50, 20}));
+  // The last chunk: nothing after it. Off the grid: no prediction.
+  cores = {box({350, 350, 120}, {50, 50, 20}), box({350, 350, 140}, {50, 50, 20})};
+  EXPECT_TRUE(pf::grid_predict(cores, dims, 4).empty());
+  cores = {box({0, 0, 5}, {50, 50, 20}), box({0, 0, 25}, {50, 50, 20})};
+  EXPECT_TRUE(pf::grid_predict(cores, dims, 4).empty());
+  // Edge chunks clipped by the variable's size stay on the grid: [10, 7] of [10, 25] by 10.
+  cores = {box({0, 0}, {10, 10}), box({0, 10}, {10, 10}), box({0, 20}, {10, 5})};
+  EXPECT_TRUE(pf::grid_predict(cores, {20, 25}, 1).size() == 1u);
+  EXPECT_EQ(pf::grid_predict(cores, {20, 25}, 1)[0], box({10, 0}, {10, 10}));
 }
