@@ -186,6 +186,12 @@ Status choose_two_phase(NativeFile& nf, const DataRequest& req, const Plan& plan
   const int nprocs = nf.file.nprocs();
   if (!req.collective || !takes_part || nf.partitioned || nprocs == 1 || mode == io::OwnTwoPhase::kDisable)
     return Status::ok();
+  // auto takes pieces of at least kDirectMinBytes: a file whose data (its
+  // fixed-size variables and one record, the same on every rank) is smaller
+  // holds none (but records written many at a time), so it makes no vote:
+  // small files keep PnetCDF's count of collective calls (test_collective_call_count).
+  const format::Layout& layout = nf.ds.layout();
+  if (mode == io::OwnTwoPhase::kAuto && layout.begin_rec + layout.recsize < io::kDirectMinBytes) return Status::ok();
   io::TwoPhaseVote vote = io::TwoPhaseVote::kNothing;
   int64_t lo = 0, hi = 0;
   const int64_t xbytes = plan.xbytes();
