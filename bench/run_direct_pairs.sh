@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# run_direct_pairs.sh -- paired runs of partition3d for the direct put
-# (docs/perf/data_direct.md): exacdf with exa_direct_put at its default
-# ("new"), exacdf with PNETCDF_HINTS=exa_direct_put=disable ("old": the same
-# library, the usual path), Debian's PnetCDF and plain pwrite, alternated
+# run_direct_pairs.sh -- paired runs of partition3d for the direct put and
+# the own two-phase (docs/perf/data_direct.md): exacdf with its hints at
+# their defaults ("new"), exacdf with
+# PNETCDF_HINTS="exa_direct_put=disable;exa_two_phase=disable" ("old": the
+# same library, OMPIO's collective call as before both), Debian's PnetCDF
+# and plain pwrite, alternated
 # (order rotated per round), one launch each per round; each launch writes
 # and reads its pattern REPS_IN times. Prints one line per launch:
 #   RAW variant np pattern round write_s(median of the launch) read_s task_clock_ms
@@ -28,7 +30,7 @@ launch() {  # variant np pattern round
   local v=$1 np=$2 pat=$3 round=$4 prog env=()
   case $v in
     new) prog=exacdf ;;
-    old) prog=exacdf env=(PNETCDF_HINTS=exa_direct_put=disable) ;;
+    old) prog=exacdf env=("PNETCDF_HINTS=exa_direct_put=disable;exa_two_phase=disable") ;;
     *) prog=$v ;;
   esac
   [[ -n $LIB ]] && env+=(LD_LIBRARY_PATH=$LIB)

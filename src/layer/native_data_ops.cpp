@@ -15,6 +15,7 @@
 #include "io/header_io.hpp"
 #include "io/memory_plan.hpp"
 #include "io/mpi_errors.hpp"
+#include "io/packed_two_phase.hpp"
 #include "io/record_view.hpp"
 #include "layer/native_connector.hpp"
 #include "layer/native_internal.hpp"
@@ -167,6 +168,62 @@ Status put_direct(NativeFile& nf, const DataRequest& req, const Plan& plan, cons
   return erange;
 }
 
+// Whether a collective put or get moves through exacdf's own two-phase
+// (io/packed_two_phase.hpp): pieces of many small runs, on several ranks of a
+// classic file. Every rank of the collective call votes in one allreduce,
+// only where that path can apply (the hint exa_two_phase not disabled); a
+// rank whose piece is large runs (the direct path's), record pieces or a
+// compact variable votes against, and then every rank keeps its usual path.
+struct TwoPhaseChoice {
+  bool use = false;
+  int64_t lo = 0, hi = 0;         // the union of every rank's extents
+  std::vector<io::Segment> runs;  // this rank's runs, packed order
+};
+
+Status choose_two_phase(NativeFile& nf, const DataRequest& req, const Plan& plan, bool ok, bool takes_part,
+                        TwoPhaseChoice* c) {
+  const io::OwnTwoPhase mode = io::own_two_phase_hint(nf.hints);
+  const int nprocs = nf.file.nprocs();
+  if (!req.collective || !takes_part || nf.partitioned || nprocs == 1 || mode == io::OwnTwoPhase::kDisable)
+    return Status::ok();
+  // auto takes pieces of at least kDirectMinBytes: a file whose data (its
+  // fixed-size variables and one record, the same on every rank) is smaller
+  // holds none (but records written many at a time), so it makes no vote:
+  // small files keep PnetCDF's count of collective calls (test_collective_call_count).
+  const format::Layout& layout = nf.ds.layout();
+  if (mode == io::OwnTwoPhase::kAuto && layout.begin_rec + layout.recsize < io::kDirectMinBytes) return Status::ok();
+  io::TwoPhaseVote vote = io::TwoPhaseVote::kNothing;
+  int64_t lo = 0, hi = 0;
+  const int64_t xbytes = plan.xbytes();
+  if (ok && plan.nelems > 0) {
+    vote = io::TwoPhaseVote::kOther;
+    // auto: from the direct path's least size, runs shorter than its least run
+    // on average (the pieces it does not take); enable: any piece.
+    const bool sized = mode == io::OwnTwoPhase::kEnable || xbytes >= io::kDirectMinBytes;
+    if (!plan.compact && sized && xbytes <= INT_MAX / nprocs &&
+        io::plan_direct_runs(plan.geo, plan.sel, xbytes, io::DirectPut::kEnable, &c->runs) &&
+        (mode == io::OwnTwoPhase::kEnable || static_cast<int64_t>(c->runs.size()) > xbytes / io::kDirectMinRun)) {
+      vote = io::TwoPhaseVote::kSmallRuns;
+      lo = c->runs.front().offset;
+      hi = c->runs.back().offset + c->runs.back().length;
+    } else {
+      c->runs.clear();
+    }
+  }
+  return io::agree_two_phase(nf.comm(), vote, lo, hi, &c->use, &c->lo, &c->hi);
+}
+
+// A put through the two-phase: every rank takes part, with nothing after a
+// failed conversion or an injected failure (exa_debug_fail_write, one per put).
+Status put_two_phase(NativeFile& nf, const TwoPhaseChoice& tp, const uint8_t* external, int64_t xbytes) {
+  static const std::vector<io::Segment> kNone;
+  const bool fail = xbytes > 0 && io::take_injected_write_failure();
+  Status st = io::write_packed_two_phase(nf.comm(), nf.file, xbytes > 0 && !fail ? tp.runs : kNone, external,
+                                         tp.lo, tp.hi, io::two_phase_round_hint(nf.hints));
+  if (fail && st.is_ok()) st = {NC_EWRITE, "write failed (injected by exa_debug_fail_write)"};
+  return st;
+}
+
 // A get read directly (io/direct_write.hpp): slices of the runs read into the
 // caller's buffer (contiguous) and swapped there while in the cache, or, for
 // another type, read into the file's scratch and converted from there. A
@@ -234,8 +291,10 @@ Status NativeConnector::put(FileState& f, const DataRequest& req) {
   bool as_is = same_type && (plan.geo.xsize == 1 || !host_little_endian() || req.external_order);
   // Converted values of a piece of a few large runs go to the file straight
   // from a small staging buffer (hint exa_direct_put).
+  TwoPhaseChoice tp;
+  EXA_RETURN_IF_ERROR(choose_two_phase(nf, req, plan, st.is_ok(), takes_part, &tp));
   std::vector<io::Segment> runs;
-  if (st.is_ok() && plan.nelems > 0 && !as_is && !plan.compact && !nf.partitioned &&
+  if (!tp.use && st.is_ok() && plan.nelems > 0 && !as_is && !plan.compact && !nf.partitioned &&
       io::plan_direct_runs(plan.geo, plan.sel, plan.xbytes(), io::direct_put_hint(nf.hints), &runs))
     return put_direct(nf, req, plan, native_values, runs, put_range_for(req.varid, req.buf));
   bool in_place = same_type && !as_is && swap_in_place(nf, plan.xbytes());
@@ -258,7 +317,8 @@ Status NativeConnector::put(FileState& f, const DataRequest& req) {
     st = converted;
     xbytes = 0;
   }
-  Status io_st = transfer_planned(nf, req, plan, true, external, xbytes);
+  Status io_st = tp.use ? put_two_phase(nf, tp, external, xbytes)
+                        : transfer_planned(nf, req, plan, true, external, xbytes);
   if (in_place) convert::swap_bytes_in_place(external, plan.geo.xsize, plan.nelems);
   if (st.is_ok()) st = io_st;
   Status recs = update_numrecs(nf, req.collective, st.is_ok() ? records_reached(plan) : 0,
@@ -294,17 +354,21 @@ Status NativeConnector::get(FileState& f, const DataRequest& req) {
   Status io_st = read_once_and_broadcast(nf, req, plan, st.is_ok(), &once);
   // Values that need converting, of a piece of a few large runs, come
   // through a small staging buffer (hint exa_direct_put).
+  TwoPhaseChoice tp;
+  if (io_st.is_ok() && !once) io_st = choose_two_phase(nf, req, plan, st.is_ok(), takes_part, &tp);
   std::vector<io::Segment> runs;
   const bool converts = plan.memtype != plan.xtype || (plan.geo.xsize > 1 && host_little_endian());
-  if (io_st.is_ok() && !once && st.is_ok() && plan.nelems > 0 && mem.contiguous() && converts &&
+  if (io_st.is_ok() && !once && !tp.use && st.is_ok() && plan.nelems > 0 && mem.contiguous() && converts &&
       !plan.compact && !nf.partitioned &&
       io::plan_direct_runs(plan.geo, plan.sel, plan.xbytes(), io::direct_put_hint(nf.hints), &runs))
     return get_direct(nf, req, plan, runs);
   ScratchLease staging(nf, in_place ? 0 : plan.xbytes());
   void* external = in_place ? req.buf : staging.data();
   if (io_st.is_ok())
-    io_st = once ? broadcast_read(nf, req, plan, external)
-                 : transfer_planned(nf, req, plan, false, external, plan.xbytes());
+    io_st = once     ? broadcast_read(nf, req, plan, external)
+            : tp.use ? io::read_packed_two_phase(nf.comm(), nf.file, tp.runs, static_cast<uint8_t*>(external),
+                                                 tp.lo, tp.hi, io::two_phase_round_hint(nf.hints))
+                     : transfer_planned(nf, req, plan, false, external, plan.xbytes());
   if (!st.is_ok()) return st;
   EXA_RETURN_IF_ERROR(io_st);
   if (plan.nelems == 0) return Status::ok();
