@@ -3,7 +3,11 @@
 # (exacdf, PnetCDF, parallel HDF5, raw MPI-IO, and plain pwrite per rank as the
 # physical ceiling) and writes docs/perf/data_bench.{json,md,png}.
 #
-#   bench/run_data_bench.sh                   full run (~20-25 min on 2 cores)
+#   bench/run_data_bench.sh                   full run: every partition3d pattern and
+#                                             FLASH-IO at 1, 2, 4, 8 ranks, 64 MiB, 3 reps,
+#                                             plus Z,ZYX and FLASH-IO at 1 GiB, 2 reps
+#                                             (661 s on the quiet machine, 2026-11-24)
+#   EXACDF_BENCH_LARGE_PATTERNS=none bench/run_data_bench.sh   the same without 1 GiB
 #   EXACDF_BENCH_QUICK=1 bench/run_data_bench.sh   smoke run (~1-2 min)
 #
 # Environment:
@@ -15,7 +19,8 @@
 #   EXACDF_BENCH_REPS=n      repetitions at 64 MiB (default 3; the median is reported)
 #   EXACDF_BENCH_LARGE_REPS=n  repetitions at 1 GiB (default 2, to stay within ~20 min)
 #   EXACDF_BENCH_RANKS="1 2 4 8"
-#   EXACDF_BENCH_LARGE_PATTERNS=Z,ZYX   partition patterns run at 1 GiB
+#   EXACDF_BENCH_LARGE_PATTERNS=Z,ZYX   partition patterns run at 1 GiB (none: no
+#                            1 GiB runs, partition3d and FLASH-IO alike)
 #   EXACDF_BENCH_NOBUILD=1   reuse build-bench/ as it is
 #   PYTHON=...               python for the plot (default .venv/bin/python)
 #
@@ -126,7 +131,8 @@ log "identity partition3d: $P3D_IDENT"
 if [[ $QUICK == 1 ]]; then
   SIZES=("8MiB|128 128 128|all|8|8388608|$REPS")
 else
-  SIZES=("64MiB|256 256 256|all|8|67108864|$REPS" "1GiB|1024 512 512|$LARGE_PATTERNS|16|1073741824|$LARGE_REPS")
+  SIZES=("64MiB|256 256 256|all|8|67108864|$REPS")
+  [[ $LARGE_PATTERNS == none ]] || SIZES+=("1GiB|1024 512 512|$LARGE_PATTERNS|16|1073741824|$LARGE_REPS")
 fi
 
 for spec in "${SIZES[@]}"; do

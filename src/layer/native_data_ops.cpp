@@ -180,6 +180,15 @@ struct TwoPhaseChoice {
   std::vector<io::Segment> runs;  // this rank's runs, packed order
 };
 
+// Bytes of the file's largest variable (one record's of a record variable).
+int64_t largest_variable(const NativeFile& nf) {
+  const format::Header& h = nf.ds.header();
+  const int rec = format::record_dim(h);
+  int64_t most = 0;
+  for (const format::Variable& v : h.vars) most = std::max(most, format::var_bytes(h, v, format::is_record_var(v, rec)));
+  return most;
+}
+
 Status choose_two_phase(NativeFile& nf, const DataRequest& req, const Plan& plan, bool ok, bool takes_part,
                         TwoPhaseChoice* c) {
   const io::OwnTwoPhase mode = io::own_two_phase_hint(nf.hints);
@@ -192,6 +201,13 @@ Status choose_two_phase(NativeFile& nf, const DataRequest& req, const Plan& plan
   // small files keep PnetCDF's count of collective calls (test_collective_call_count).
   const format::Layout& layout = nf.ds.layout();
   if (mode == io::OwnTwoPhase::kAuto && layout.begin_rec + layout.recsize < io::kDirectMinBytes) return Status::ok();
+  // Nor a file whose largest variable (one record of a record variable) is
+  // under kDirectMinBytes per rank: disjoint pieces of it average under the
+  // least piece auto takes, so the vote would only cost every put a
+  // synchronisation (FLASH-IO's blocks at 4 and 8 ranks: docs/perf/data_direct.md
+  // section 7). Every rank reads the same header, so all skip it alike, whatever
+  // variable each one names.
+  if (mode == io::OwnTwoPhase::kAuto && largest_variable(nf) < io::kDirectMinBytes * nprocs) return Status::ok();
   io::TwoPhaseVote vote = io::TwoPhaseVote::kNothing;
   int64_t lo = 0, hi = 0;
   const int64_t xbytes = plan.xbytes();

@@ -246,6 +246,48 @@ static void header_write_failure(int nprocs) {
   }
 }
 
+/* FLASH-IO's blocks: each rank puts 384 KiB of each of two variables, in a
+ * file of at least 1 MiB of data whose largest variable is under 1 MiB per
+ * rank. No rank can vote for exacdf's own two-phase (it takes pieces of
+ * 1 MiB or more), and every rank knows it from the header, so the put makes
+ * PnetCDF's calls and no vote. A variable of 1 MiB per rank, put 1 MiB per
+ * rank, still votes (one allreduce on several ranks). */
+static void no_vote_for_small_pieces(int nprocs) {
+  const int many = nprocs > 1;
+  const char *path = mpi_test_path("no_vote.nc");
+  enum { PER = 384 * 1024 / 8, BIG = 1024 * 1024 / 8 };
+  double *out = malloc(BIG * sizeof *out), *in = malloc(BIG * sizeof *in);
+  CHECK(out != NULL && in != NULL);
+  for (int i = 0; i < BIG; ++i) out[i] = 1e6 * mpi_test_rank + i + 0.5;
+  for (int big = 0; big < 2; ++big) {
+    const MPI_Offset per = big ? BIG : PER;
+    int ncid, dim, v[2];
+    CHECK_OK(ncmpi_create(MPI_COMM_WORLD, path, NC_CLOBBER | NC_64BIT_DATA, MPI_INFO_NULL, &ncid));
+    CHECK_OK(ncmpi_def_dim(ncid, "blocks", per * nprocs, &dim));
+    CHECK_OK(ncmpi_def_var(ncid, "dens", NC_DOUBLE, 1, &dim, &v[0]));
+    CHECK_OK(ncmpi_def_var(ncid, "pres", NC_DOUBLE, 1, &dim, &v[1]));
+    CHECK_OK(ncmpi_enddef(ncid));
+    MPI_Offset start = per * mpi_test_rank, count = per;
+    for (int k = 0; k < 2; ++k) {
+      start_phase();
+      CHECK_OK(ncmpi_put_vara_double_all(ncid, v[k], &start, &count, out));
+      if (big)
+        expect_phase("put_vara_all (1 MiB a rank)", (long long[NKINDS]){[ALLREDUCE] = many, [SETVIEW] = -1,
+                                                                         [IO_ALL] = -1});
+      else
+        expect_phase("put_vara_all (384 KiB a rank)", (long long[NKINDS]){[SETVIEW] = 1, [IO_ALL] = 1});
+    }
+    for (int k = 0; k < 2; ++k) {
+      for (int i = 0; i < BIG; ++i) in[i] = -1;
+      CHECK_OK(ncmpi_get_vara_double_all(ncid, v[k], &start, &count, in));
+      for (int i = 0; i < per; ++i) CHECK(in[i] == out[i]);
+    }
+    CHECK_OK(ncmpi_close(ncid));
+  }
+  free(out);
+  free(in);
+}
+
 int main(int argc, char **argv) {
   mpi_test_init(&argc, &argv);
   /* The default stack: the counts are native's. */
@@ -256,5 +298,6 @@ int main(int argc, char **argv) {
   large_header(mpi_test_nprocs);
   still_agreed(mpi_test_nprocs);
   header_write_failure(mpi_test_nprocs);
+  no_vote_for_small_pieces(mpi_test_nprocs);
   return mpi_test_finish();
 }
