@@ -88,7 +88,11 @@ Status load_log(const std::string& path, LoadedLog* out) {
     st = {NC_ENOTNC, "cache log " + path + " is shorter than its ring"};
   if (st.is_ok()) {
     const size_t bytes = static_cast<size_t>(cachelog::kHeadBytes + out->manifest.capacity);
-    void* p = ::mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE, fd, 0);
+    // Writable and private (copy-on-write: the log on disk never changes):
+    // replay_record hands the values to a put, and native swaps a put of 64 KiB
+    // or more that needs no conversion to big-endian in the caller's buffer and
+    // back (io::kInPlaceSwapMin), which faulted on a read-only mapping.
+    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
     if (p == MAP_FAILED) {
       st = {NC_EFILE, std::string("cannot map the cache log: ") + std::strerror(errno)};
     } else {
