@@ -1272,7 +1272,11 @@ class CacheConnector final : public ForwardingConnector {
     EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(MPI_IN_PLACE, agreed, nagreed, MPI_INT64_T, MPI_MAX, cf.dup)));
     cf.times.agree += seconds_since(t_agree);
     if (cf.reads) invalidate_union(ds, cf, agreed + 2);
-    uint64_t watermark = static_cast<uint64_t>(-agreed[1]);
+    // One rank: no other rank's older call can land later, so every call logged
+    // may drain (the mover keeps program order); else up to the agreed lowest
+    // undrained call (which holds back the calls logged after it until the next
+    // collective put: see docs/perf/cache.md, 2026-11-25).
+    uint64_t watermark = cf.nprocs == 1 ? call : static_cast<uint64_t>(-agreed[1]);
     if (agreed[0] != 0) {
       std::lock_guard<std::recursive_mutex> lock(cf.below_mu);
       Status mine;
@@ -1439,7 +1443,16 @@ class CacheConnector final : public ForwardingConnector {
   Status rename_att(FileState& f, int varid, const char* name, const char* new_name) override {
     return locked(f, [&] { return next()->rename_att(below(f), varid, name, new_name); });
   }
+  // A writable classic file (active): without below_mu, which the mover holds
+  // for as long as a drain writes to the target (seconds on a slow tier), and
+  // the api layer asks for the Dataset (and prepares) before every put -- each
+  // put waited for the mover's batch. The Dataset changes only on the thread
+  // making the calls (defines; record growth is written through), never in a
+  // drain (the mover changes request tables), and the reference is read after
+  // the lock would have been released anyway; prepare_collective does nothing
+  // for a classic file (it shares blocks of lazily opened partitioned ones).
   const model::Dataset& dataset(FileState& f) override {
+    if (own(f).active) return next()->dataset(below(f));
     std::lock_guard<std::recursive_mutex> lock(own(f).below_mu);
     return next()->dataset(below(f));
   }
@@ -1458,6 +1471,7 @@ class CacheConnector final : public ForwardingConnector {
     return locked(f, [&] { return next()->inquire(below(f), call, answer); });
   }
   void prepare_collective(FileState& f, int varid) override {
+    if (own(f).active) return;  // a classic file: nothing to prepare (see dataset)
     std::lock_guard<std::recursive_mutex> lock(own(f).below_mu);
     next()->prepare_collective(below(f), varid);
   }
