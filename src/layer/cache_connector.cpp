@@ -252,7 +252,11 @@ Status open_log(CacheFile& cf, const model::Dataset& ds) {
   }
   if (cf.manifest_current) return Status::ok();
   cl::Manifest m;
-  EXA_RETURN_IF_ERROR(cache::describe_target(cf.target, ds.layout().header_size, &m));
+  const std::vector<uint8_t> header = ds.encode_file_header();  // rank 0's may not be in the file yet
+  if (static_cast<int64_t>(header.size()) == ds.layout().header_size)
+    EXA_RETURN_IF_ERROR(cache::describe_target(cf.target, header, &m));
+  else
+    EXA_RETURN_IF_ERROR(cache::describe_target(cf.target, ds.layout().header_size, &m));
   m.generation = cf.generation;
   m.rank = cf.rank;
   m.nprocs = cf.nprocs;
@@ -1253,6 +1257,11 @@ class CacheConnector final : public ForwardingConnector {
           cf.times.manifest += seconds_since(t_manifest);
           if (!opened.is_ok()) {  // never an error for the tier: written through from now on
             cf.tier_broken = true;
+            if (cf.queue.empty() && cf.fd >= 0) {  // a log without its manifest: recovery would refuse it
+              ::close(cf.fd);
+              cf.fd = -1;
+              ::unlink(cf.log_file.c_str());
+            }
             if (verbose()) std::fprintf(stderr, "exacdf cache: %s; writing through\n", opened.message().c_str());
           }
         }

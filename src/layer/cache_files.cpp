@@ -194,6 +194,17 @@ Status describe_target(const std::string& target, int64_t header_size, cachelog:
   return Status::ok();
 }
 
+Status describe_target(const std::string& target, const std::vector<uint8_t>& header, cachelog::Manifest* out) {
+  struct stat sb {};
+  if (::stat(target.c_str(), &sb) != 0) return {NC_ENOENT, "cannot stat " + target + ": " + std::strerror(errno)};
+  out->path = target;
+  out->dev = sb.st_dev;
+  out->ino = sb.st_ino;
+  out->header_size = static_cast<int64_t>(header.size());
+  out->header_digest = cachelog::header_digest(header.data(), header.size());
+  return Status::ok();
+}
+
 Status recover(const std::string& target, const std::string& dir, std::string* report) {
   const std::vector<std::string> paths = find_logs(dir, target);
   if (paths.empty()) {
