@@ -51,7 +51,10 @@ def load(src):
                "ranks": int(f["ranks"]), "bytes": int(f["bytes"]), "write": float(f["t_write"]),
                "durable": float(f["t_durable"]), "close": float(f["t_close"]),
                "puts": sum(float(x) for x in f["step_io"].split(","))}
+        if rec.get("durable_invalid"):  # the logs were removed by hand (a helper that refused them)
+            run["durable"] = None
         if ranks:
+            run["tier_broken"] = any(int(r["logged"]) * run["ranks"] < run["bytes"] for r in ranks)
             mx = lambda k: max(float(r[k]) for r in ranks)  # noqa: E731
             sm = lambda k: sum(int(r[k]) for r in ranks)  # noqa: E731
             run["times"] = {k: mx(k) for k in ("put", "agree", "encode", "tier_write", "log_sync", "manifest",
@@ -61,7 +64,7 @@ def load(src):
             run["tier_mbs"] = logged / 1e6 / (t["encode"] + t["tier_write"]) if t["encode"] + t["tier_write"] > 0 else None
             run["moved_pct"] = 100.0 * moved / logged if logged else None
             if "detach" in run["mode"]:
-                span = run["durable"] - run["write"]
+                span = run["durable"] - run["write"] if run["durable"] is not None else 0
                 run["drain_mbs"] = (logged - moved) / 1e6 / span if span > 0 and logged > moved else None
             else:
                 span = t["mover"] + t["close_drain"] + t["close_sync"]
@@ -93,6 +96,7 @@ def main(src, dst, title="The cache connector: application-visible write time (V
                 row[m]["times"] = {k: med(r["times"][k] for r in sel[m] if "times" in r)
                                    for k in ("put", "agree", "encode", "tier_write", "mover", "close_drain",
                                              "close_sync")}
+        row["tier_broken_runs"] = sum(1 for m in MODES for r in sel[m] if r.get("tier_broken"))
         row["loads"] = sorted({r["load"] for m in MODES for r in sel[m]})
         rows.append(row)
     json.dump({"tier_probe": probe, "rows": rows, "runs": runs}, open(dst + ".json", "w"), indent=1)
@@ -137,6 +141,10 @@ def main(src, dst, title="The cache connector: application-visible write time (V
                          f"{f3(c['durable_s'])} | {f3(c['close_s'])} | {f0(c.get('tier_mbs'))} | "
                          f"{f0(c.get('drain_mbs'))} | {f0(c.get('moved_pct'))} | {f3(t.get('put'))} | "
                          f"{f3(t.get('encode'))} | {f3(t.get('tier_write'))} |\n")
+        broken = sum(r["tier_broken_runs"] for r in rows)
+        if broken:
+            md.write(f"\n{broken} run(s) had a rank that logged less than its share (its tier broken: "
+                     "written through); they are in the medians.\n")
         md.write("\nLoad averages seen at the runs' starts: " +
                  "; ".join(f"{r['target']} {r['ranks']}: {r['loads'][0]} .. {r['loads'][-1]}" for r in rows) + "\n")
     print(open(dst + ".md").read())
