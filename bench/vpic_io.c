@@ -22,13 +22,22 @@
  * Rank 0 prints one line (times: max over ranks; MPI_Init_thread asks for
  * MPI_THREAD_MULTIPLE so a background connector may use MPI from its threads):
  *   RESULT bench=vpic_io ranks=R particles_per_rank=N steps=S compute=C compute_s=X
- *          bytes=B t_total=.. t_compute=.. t_io=.. t_close=.. step_io=a,b,c,d,e t_read=..
+ *          bytes=B t_total=.. t_compute=.. t_io=.. t_close=.. t_write=.. t_durable=.. step_io=a,b,c,d,e t_read=..
  * t_total: create to close returned; t_compute: the compute phases; t_io = t_total -
  * t_compute (the I/O time the application saw, create and close included); step_io:
  * the time each step's puts took as the application saw them; step_cpu: the CPU time
  * of the program's thread in each step's puts (CLOCK_THREAD_CPUTIME_ID: copies and page
- * faults, not the time the thread waited or was preempted; rank 0's); t_close: the close.
+ * faults, not the time the thread waited or was preempted; rank 0's); t_close: the close;
+ * t_write: the first put to the close returned, the compute phases excluded (the
+ * application-visible write time; create and define excluded); t_durable: the first put to
+ * the data durable on the target, the compute phases excluded: after the close every rank
+ * waits at a barrier, then rank 0 waits until no cache log of the target is left in
+ * VPIC_WAIT_LOGS (a directory; close=detach's helper removes the logs once it has replayed
+ * and synced them; unset: no wait) and fsyncs the file (native on a page-cached disk: the
+ * write-back), then a barrier; max over ranks. -1 when VPIC_DURABLE is not 1.
  */
+#include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
 #include <mpi.h>
 #include <pnetcdf.h>
@@ -147,6 +156,40 @@ static void write_step(int ncid, const int varids[kVars], const particles* p, MP
   CHECK(ncmpi_put_vara_int_all(ncid, varids[kFloats], start, count, p->id));
 }
 
+/* Whether DIR holds a cache log (NAME ending in ".log"). */
+static int has_logs(const char* dir) {
+  DIR* d = opendir(dir);
+  if (!d) return 0;
+  int found = 0;
+  struct dirent* e;
+  while (!found && (e = readdir(d)) != NULL) {
+    size_t n = strlen(e->d_name);
+    found = n > 4 && strcmp(e->d_name + n - 4, ".log") == 0;
+  }
+  closedir(d);
+  return found;
+}
+
+/* Rank 0: the logs in VPIC_WAIT_LOGS gone (at most 600 s), then an fsync of the file. */
+static void wait_durable(const char* path) {
+  const char* dir = getenv("VPIC_WAIT_LOGS");
+  double t0 = MPI_Wtime();
+  while (dir && *dir && has_logs(dir)) {
+    if (MPI_Wtime() - t0 > 600) {
+      fprintf(stderr, "vpic_io: the cache logs in %s are still there after 600 s\n", dir);
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    struct timespec ts = {0, 2000000};
+    nanosleep(&ts, NULL);
+  }
+  int fd = open(path, O_RDONLY);
+  if (fd < 0 || fsync(fd) != 0) {
+    fprintf(stderr, "vpic_io: cannot fsync %s\n", path);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  close(fd);
+}
+
 /* Reads every step back and checks it; returns the number of wrong values. */
 static long long read_back(const char* path, particles* p, MPI_Offset first, int steps) {
   int ncid, varids[kVars];
@@ -180,6 +223,8 @@ int main(int argc, char** argv) {
   }
   const char* path = argv[1];
   const char* nb = getenv("VPIC_NONBLOCKING");
+  const char* durable_env = getenv("VPIC_DURABLE");
+  const int durable = durable_env != NULL && strcmp(durable_env, "1") == 0;
   nonblocking = nb != NULL && strcmp(nb, "1") == 0;
   particles p;
   p.n = atoll(argv[2]);
@@ -202,12 +247,13 @@ int main(int argc, char** argv) {
 
   int ncid, varids[kVars];
   MPI_Barrier(MPI_COMM_WORLD);
-  double t0 = MPI_Wtime(), t_compute = 0;
+  double t0 = MPI_Wtime(), t_compute = 0, t_first_put = 0;
   CHECK(ncmpi_create(MPI_COMM_WORLD, path, NC_CLOBBER | NC_64BIT_DATA, MPI_INFO_NULL, &ncid));
   define_file(ncid, steps, p.n * nprocs, varids);
   for (int step = 0; step < steps; ++step) {
     fill_step(&p, first, step);
     double ts = MPI_Wtime(), cs = thread_cpu();
+    if (step == 0) t_first_put = ts;
     write_step(ncid, varids, &p, first, step);
     step_io[step] = MPI_Wtime() - ts;
     step_cpu[step] = thread_cpu() - cs;
@@ -220,6 +266,14 @@ int main(int argc, char** argv) {
   double tclose = MPI_Wtime();
   CHECK(ncmpi_close(ncid));
   double t_end = MPI_Wtime();
+  double t_durable = -1;
+  if (durable) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) wait_durable(path);
+    MPI_Barrier(MPI_COMM_WORLD);
+    t_durable = max_over_ranks(MPI_Wtime() - t_first_put - t_compute);
+  }
+  double t_write = max_over_ranks(t_end - t_first_put - t_compute);
   double t_total = max_over_ranks(t_end - t0);
   double t_close = max_over_ranks(t_end - tclose);
   t_compute = max_over_ranks(t_compute);
@@ -240,9 +294,9 @@ int main(int argc, char** argv) {
   if (rank == 0) {
     long long bytes = (long long)steps * nprocs * p.n * kVars * 4;
     printf("RESULT bench=vpic_io ranks=%d particles_per_rank=%lld steps=%d compute=%s compute_s=%g "
-           "bytes=%lld t_total=%.6f t_compute=%.6f t_io=%.6f t_close=%.6f step_io=",
+           "bytes=%lld t_total=%.6f t_compute=%.6f t_io=%.6f t_close=%.6f t_write=%.6f t_durable=%.6f step_io=",
            nprocs, (long long)p.n, steps, mode, compute_s, bytes, t_total, t_compute,
-           t_total - t_compute, t_close);
+           t_total - t_compute, t_close, t_write, t_durable);
     for (int step = 0; step < steps; ++step) printf("%s%.6f", step ? "," : "", step_io[step]);
     printf(" step_cpu=");
     for (int step = 0; step < steps; ++step) printf("%s%.6f", step ? "," : "", step_cpu[step]);

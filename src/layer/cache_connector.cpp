@@ -58,6 +58,44 @@ bool verbose() {
   return v && std::strcmp(v, "1") == 0;
 }
 
+// EXACDF_CACHE_WRITE_TIMES=1: where a writer's time goes (bench/run_cache_bench.sh).
+// Each rank prints one line to stderr at close; unset, nothing is printed.
+bool write_times_on() {
+  static const bool on = [] {
+    const char* v = std::getenv("EXACDF_CACHE_WRITE_TIMES");
+    return v && std::strcmp(v, "1") == 0;
+  }();
+  return on;
+}
+
+using WriteClock = std::chrono::steady_clock;
+
+double seconds_since(WriteClock::time_point t0) {
+  return std::chrono::duration<double>(WriteClock::now() - t0).count();
+}
+
+// Seconds and bytes, by where they went. The program's thread writes the put
+// and close fields; append's under log_mu; the drains' under below_mu; read at
+// close after the mover stopped.
+struct WriteTimes {
+  double put = 0;          // inside put() of collective puts (what the application sees)
+  double agree = 0;        // the put's allreduce
+  double range = 0;        // range_status (the conversion trial)
+  double encode = 0;       // record head + tail: the CRC pass over the values
+  double tier_write = 0;   // pwrite of the record into the tier
+  double log_sync = 0;     // fdatasync of the log (durable=node)
+  double manifest = 0;     // open_log: making the log, writing its manifest
+  double put_drain = 0;    // drains a put had to make (back-pressure, write-through)
+  int64_t logged = 0;      // payload bytes logged
+  double mover = 0;        // the mover's drains
+  int64_t mover_bytes = 0;
+  double close_drain = 0;  // close: draining what was left
+  int64_t close_bytes = 0;
+  double close_sync = 0;   // close: sync of the target (close=sync) or of the log (detach)
+  double close_below = 0;  // close: the layer below's close
+  double close = 0;        // the whole close
+};
+
 Status write_at(int fd, const void* data, int64_t n, int64_t at) {
   const auto* p = static_cast<const char*>(data);
   while (n > 0) {
@@ -116,6 +154,7 @@ class CacheFile final : public WrappedState {
   int64_t generation = 0;
   bool manifest_current = false;
   bool tier_broken = false;  // the log could not be written (full tier): puts write through
+  WriteTimes times;          // EXACDF_CACHE_WRITE_TIMES
   uint64_t calls = 0;  // collective puts so far (the program's thread; the same count on every rank)
 
   // The ring: guarded by log_mu.
@@ -182,9 +221,12 @@ int64_t place(const CacheFile& cf, int64_t len, bool* wrap) {
   return len <= tail - cf.head ? cf.head : -1;
 }
 
-Status sync_log(const CacheFile& cf) {
+Status sync_log(CacheFile& cf) {
   if (!cf.settings.durable_node) return Status::ok();
-  if (::fdatasync(cf.fd) != 0) return {NC_EFILE, std::string("cache log fdatasync failed: ") + std::strerror(errno)};
+  const auto t0 = WriteClock::now();
+  const int rc = ::fdatasync(cf.fd);
+  cf.times.log_sync += seconds_since(t0);
+  if (rc != 0) return {NC_EFILE, std::string("cache log fdatasync failed: ") + std::strerror(errno)};
   return Status::ok();
 }
 
@@ -210,7 +252,11 @@ Status open_log(CacheFile& cf, const model::Dataset& ds) {
   }
   if (cf.manifest_current) return Status::ok();
   cl::Manifest m;
-  EXA_RETURN_IF_ERROR(cache::describe_target(cf.target, ds.layout().header_size, &m));
+  const std::vector<uint8_t> header = ds.encode_file_header();  // rank 0's may not be in the file yet
+  if (static_cast<int64_t>(header.size()) == ds.layout().header_size)
+    EXA_RETURN_IF_ERROR(cache::describe_target(cf.target, header, &m));
+  else
+    EXA_RETURN_IF_ERROR(cache::describe_target(cf.target, ds.layout().header_size, &m));
   m.generation = cf.generation;
   m.rank = cf.rank;
   m.nprocs = cf.nprocs;
@@ -239,17 +285,22 @@ Status append(CacheFile& cf, cl::Record rec, const void* payload, bool* placed,
   rec.offset = at;
   rec.length = len;
   std::vector<uint8_t> head, tail;
+  const auto t_encode = WriteClock::now();
   cl::encode_record_head(rec, &head);
   cl::encode_record_tail(head, payload, rec.payload_size, len, &tail,
                          range != nullptr ? [&](const void* block, int64_t bytes) {
                            range->add_native(block, rec.memtype, bytes / convert::native_size(rec.memtype));
                          } : cl::PayloadBlockFn{});
   rec.payload_offset = at + static_cast<int64_t>(head.size());
+  cf.times.encode += seconds_since(t_encode);
+  const auto t_write = WriteClock::now();
   EXA_RETURN_IF_ERROR(write_at(cf.fd, head.data(), static_cast<int64_t>(head.size()), cl::kHeadBytes + at));
   cache::crash_point("put_mid", cf.rank);
   EXA_RETURN_IF_ERROR(write_at(cf.fd, payload, rec.payload_size, cl::kHeadBytes + rec.payload_offset));
   EXA_RETURN_IF_ERROR(write_at(cf.fd, tail.data(), static_cast<int64_t>(tail.size()),
                                cl::kHeadBytes + rec.payload_offset + rec.payload_size));
+  cf.times.tier_write += seconds_since(t_write);
+  cf.times.logged += rec.payload_size;
   EXA_RETURN_IF_ERROR(sync_log(cf));
   cf.head = at + len == cf.capacity ? 0 : at + len;
   cf.next_seq++;
@@ -349,13 +400,14 @@ Status settle(CacheFile& cf, size_t n, const Status& written) {
 // before, so nothing older can land later) and by calls only this rank makes.
 // below_mu held.
 Status drain_locked(Connector* next, CacheFile& cf, uint64_t last_call, const DataRequest* extra,
-                    Status* extra_status) {
+                    Status* extra_status, int64_t* bytes = nullptr) {
   std::vector<cl::Record> batch;
   {
     std::lock_guard<std::mutex> lock(cf.log_mu);
     for (const cl::Record& rec : cf.queue) {
       if (rec.call > last_call) break;
       batch.push_back(rec);
+      if (bytes) *bytes += rec.payload_size;
     }
   }
   Status written = write_batch(next, cf, batch, false, extra, extra_status);
@@ -571,8 +623,12 @@ void mover_loop(Connector* next, CacheFile* cf) {
     lock.unlock();
     {
       std::lock_guard<std::recursive_mutex> below(cf->below_mu);
-      drain_locked(next, *cf, watermark, nullptr, nullptr)
+      const auto t0 = WriteClock::now();
+      int64_t bytes = 0;
+      drain_locked(next, *cf, watermark, nullptr, nullptr, &bytes)
           .set_aside("kept in the file's failure; the next flush/sync/close reports it");
+      cf->times.mover += seconds_since(t0);
+      cf->times.mover_bytes += bytes;
     }
     lock.lock();
   }
@@ -1150,6 +1206,14 @@ class CacheConnector final : public ForwardingConnector {
   }
 
   Status put(FileState& f, const DataRequest& req) override {
+    if (!write_times_on()) return put_timed(f, req);
+    const auto t0 = WriteClock::now();
+    Status st = put_timed(f, req);
+    own(f).times.put += seconds_since(t0);
+    return st;
+  }
+
+  Status put_timed(FileState& f, const DataRequest& req) {
     CacheFile& cf = own(f);
     invalidate_written(next()->dataset(below(f)), cf, req);  // other ranks' writes: below
     if (!cf.active) {
@@ -1188,9 +1252,16 @@ class CacheConnector final : public ForwardingConnector {
       if (checked.is_ok() && !nothing && !through) {
         const int64_t len = cl::record_length(static_cast<int>(rec.start.size()), rec.has_stride, rec.payload_size);
         if (!cf.tier_broken && len <= cf.capacity) {
+          const auto t_manifest = WriteClock::now();
           Status opened = open_log(cf, ds);
+          cf.times.manifest += seconds_since(t_manifest);
           if (!opened.is_ok()) {  // never an error for the tier: written through from now on
             cf.tier_broken = true;
+            if (cf.queue.empty() && cf.fd >= 0) {  // a log without its manifest: recovery would refuse it
+              ::close(cf.fd);
+              cf.fd = -1;
+              ::unlink(cf.log_file.c_str());
+            }
             if (verbose()) std::fprintf(stderr, "exacdf cache: %s; writing through\n", opened.message().c_str());
           }
         }
@@ -1206,13 +1277,21 @@ class CacheConnector final : public ForwardingConnector {
     int64_t agreed[2 + kUnionSize] = {through || room ? 1 : 0, -static_cast<int64_t>(lowest)};
     if (cf.reads) fill_union(ds, req, checked.is_ok() && !nothing, agreed + 2);
     const int nagreed = cf.reads ? 2 + static_cast<int>(kUnionSize) : 2;
+    const auto t_agree = WriteClock::now();
     EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(MPI_IN_PLACE, agreed, nagreed, MPI_INT64_T, MPI_MAX, cf.dup)));
+    cf.times.agree += seconds_since(t_agree);
     if (cf.reads) invalidate_union(ds, cf, agreed + 2);
-    uint64_t watermark = static_cast<uint64_t>(-agreed[1]);
+    // One rank: no other rank's older call can land later, so every call logged
+    // may drain (the mover keeps program order); else up to the agreed lowest
+    // undrained call (which holds back the calls logged after it until the next
+    // collective put: see docs/perf/cache.md, 2026-11-25).
+    uint64_t watermark = cf.nprocs == 1 ? call : static_cast<uint64_t>(-agreed[1]);
     if (agreed[0] != 0) {
       std::lock_guard<std::recursive_mutex> lock(cf.below_mu);
       Status mine;
+      const auto t_drain = WriteClock::now();
       Status st = drain_ordered(next(), cf, call, through ? &req : nullptr, &mine);
+      cf.times.put_drain += seconds_since(t_drain);
       if (!checked.is_ok()) return checked;
       if (through || !st.is_ok()) return st.is_ok() ? mine : st;
       watermark = call;  // every older call is in the file now
@@ -1227,7 +1306,9 @@ class CacheConnector final : public ForwardingConnector {
     // pass, a same-type put's in the log record's CRC pass (append).
     convert::SegmentedRange* seen = put_range_for(req.varid, req.buf);
     const bool same_type = rec.memtype == ds.var(req.varid).type;
+    const auto t_range = WriteClock::now();
     Status range = range_status(ds, rec, req.buf, n, same_type ? nullptr : seen);
+    cf.times.range += seconds_since(t_range);
     rec.call = call;
     bool placed = false;
     {
@@ -1371,7 +1452,16 @@ class CacheConnector final : public ForwardingConnector {
   Status rename_att(FileState& f, int varid, const char* name, const char* new_name) override {
     return locked(f, [&] { return next()->rename_att(below(f), varid, name, new_name); });
   }
+  // A writable classic file (active): without below_mu, which the mover holds
+  // for as long as a drain writes to the target (seconds on a slow tier), and
+  // the api layer asks for the Dataset (and prepares) before every put -- each
+  // put waited for the mover's batch. The Dataset changes only on the thread
+  // making the calls (defines; record growth is written through), never in a
+  // drain (the mover changes request tables), and the reference is read after
+  // the lock would have been released anyway; prepare_collective does nothing
+  // for a classic file (it shares blocks of lazily opened partitioned ones).
   const model::Dataset& dataset(FileState& f) override {
+    if (own(f).active) return next()->dataset(below(f));
     std::lock_guard<std::recursive_mutex> lock(own(f).below_mu);
     return next()->dataset(below(f));
   }
@@ -1390,6 +1480,7 @@ class CacheConnector final : public ForwardingConnector {
     return locked(f, [&] { return next()->inquire(below(f), call, answer); });
   }
   void prepare_collective(FileState& f, int varid) override {
+    if (own(f).active) return;  // a classic file: nothing to prepare (see dataset)
     std::lock_guard<std::recursive_mutex> lock(own(f).below_mu);
     next()->prepare_collective(below(f), varid);
   }
@@ -1432,21 +1523,51 @@ class CacheConnector final : public ForwardingConnector {
 
   Status close(FileState& f) override {
     CacheFile& cf = own(f);
+    const auto t0 = WriteClock::now();
+    Status st = close_timed(cf);
+    cf.times.close = seconds_since(t0);
+    if (write_times_on() && cf.active) print_times(cf);
+    return st;
+  }
+
+  Status close_timed(CacheFile& cf) {
     stop_fetcher(cf);
     stop_mover(cf);
     std::lock_guard<std::recursive_mutex> lock(cf.below_mu);
-    if (!cf.active) return next()->close(below(f));
+    if (!cf.active) return next()->close(cf.below());
     if (cf.settings.detach) return close_detached(cf);
+    auto t = WriteClock::now();
+    {
+      std::lock_guard<std::mutex> log(cf.log_mu);
+      for (const cl::Record& rec : cf.queue) cf.times.close_bytes += rec.payload_size;
+    }
     Status drained = cf.indep ? drain(next(), cf) : drain_ordered(next(), cf, 0, nullptr, nullptr);
+    cf.times.close_drain = seconds_since(t);
     // The data is on the target and synced. In define mode nothing is logged
     // (redef drained it) and close ends define mode itself, as in PnetCDF.
-    const bool define_mode = next()->facts(below(f)).define_mode;
-    Status synced = define_mode ? Status::ok() : next()->sync(below(f));
+    t = WriteClock::now();
+    const bool define_mode = next()->facts(cf.below()).define_mode;
+    Status synced = define_mode ? Status::ok() : next()->sync(cf.below());
+    cf.times.close_sync = seconds_since(t);
     cache::crash_point("close_synced", cf.rank);
     if (drained.is_ok() && synced.is_ok()) remove_log(cf);
-    Status closed = next()->close(below(f));
+    t = WriteClock::now();
+    Status closed = next()->close(cf.below());
+    cf.times.close_below = seconds_since(t);
     if (!drained.is_ok()) return drained;
     return synced.is_ok() ? closed : synced;
+  }
+
+  static void print_times(const CacheFile& cf) {
+    const WriteTimes& w = cf.times;
+    std::fprintf(stderr,
+                 "EXACDF_CACHE_WRITE rank=%d detach=%d durable_node=%d logged=%lld put=%.6f agree=%.6f range=%.6f "
+                 "encode=%.6f tier_write=%.6f log_sync=%.6f manifest=%.6f put_drain=%.6f mover=%.6f "
+                 "mover_bytes=%lld close=%.6f close_drain=%.6f close_bytes=%lld close_sync=%.6f close_below=%.6f\n",
+                 cf.rank, cf.settings.detach ? 1 : 0, cf.settings.durable_node ? 1 : 0, static_cast<long long>(w.logged),
+                 w.put, w.agree, w.range, w.encode, w.tier_write, w.log_sync, w.manifest, w.put_drain, w.mover,
+                 static_cast<long long>(w.mover_bytes), w.close, w.close_drain, static_cast<long long>(w.close_bytes),
+                 w.close_sync, w.close_below);
   }
 
   Status abort(FileState& f) override {
@@ -1565,8 +1686,12 @@ class CacheConnector final : public ForwardingConnector {
   // replays every rank's log, syncs, and removes them.
   Status close_detached(CacheFile& cf) {
     Status st;
+    auto t = WriteClock::now();
     if (cf.fd >= 0 && ::fdatasync(cf.fd) != 0) st = {NC_EFILE, "cache log fdatasync failed"};
+    cf.times.close_sync = seconds_since(t);
+    t = WriteClock::now();
     Status closed = next()->close(cf.below());
+    cf.times.close_below = seconds_since(t);
     if (st.is_ok()) st = closed;
     int logged = cf.fd >= 0 ? 1 : 0;
     Status agreed = EXA_MPI(MPI_Allreduce(MPI_IN_PLACE, &logged, 1, MPI_INT, MPI_MAX, cf.dup));

@@ -88,7 +88,11 @@ Status load_log(const std::string& path, LoadedLog* out) {
     st = {NC_ENOTNC, "cache log " + path + " is shorter than its ring"};
   if (st.is_ok()) {
     const size_t bytes = static_cast<size_t>(cachelog::kHeadBytes + out->manifest.capacity);
-    void* p = ::mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE, fd, 0);
+    // Writable and private (copy-on-write: the log on disk never changes):
+    // replay_record hands the values to a put, and native swaps a put of 64 KiB
+    // or more that needs no conversion to big-endian in the caller's buffer and
+    // back (io::kInPlaceSwapMin), which faulted on a read-only mapping.
+    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
     if (p == MAP_FAILED) {
       st = {NC_EFILE, std::string("cannot map the cache log: ") + std::strerror(errno)};
     } else {
@@ -186,6 +190,17 @@ Status describe_target(const std::string& target, int64_t header_size, cachelog:
   out->dev = sb.st_dev;
   out->ino = sb.st_ino;
   out->header_size = header_size;
+  out->header_digest = cachelog::header_digest(header.data(), header.size());
+  return Status::ok();
+}
+
+Status describe_target(const std::string& target, const std::vector<uint8_t>& header, cachelog::Manifest* out) {
+  struct stat sb {};
+  if (::stat(target.c_str(), &sb) != 0) return {NC_ENOENT, "cannot stat " + target + ": " + std::strerror(errno)};
+  out->path = target;
+  out->dev = sb.st_dev;
+  out->ino = sb.st_ino;
+  out->header_size = static_cast<int64_t>(header.size());
   out->header_digest = cachelog::header_digest(header.data(), header.size());
   return Status::ok();
 }

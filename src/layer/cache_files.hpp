@@ -25,6 +25,11 @@ Status make_dir(const std::string& dir);
 // The manifest's view of the target as it is now: identity and header digest
 // over `header_size` bytes (0: the digest is not checked).
 Status describe_target(const std::string& target, int64_t header_size, cachelog::Manifest* out);
+// The same, with the header's bytes as this rank knows them (the Dataset's
+// encoding, what rank 0 writes) instead of read from the file: after a
+// multi-rank enddef rank 0's header write may not have landed yet when another
+// rank logs its first put (enddef makes no agreement after it).
+Status describe_target(const std::string& target, const std::vector<uint8_t>& header, cachelog::Manifest* out);
 
 // Replays every committed record of the target's logs (rank by rank, in
 // order), syncs, and removes the logs. A log whose manifest does not match
