@@ -7,6 +7,7 @@
 # time and end-to-end TC time, per graph and rank count, TARGET's (default exacdf:all) median
 # and against every other configuration the median per-repetition ratio and in how many of
 # the N pairs it is at most 1 (OUT, and its .summary.json beside it).
+# A configuration may end in +VAR=VAL (repeatable), set for its runs only (see below).
 # Usage: TC_OLD=/work/main/build/examples/tc/tc NPS="1 2" GRAPHS="usroad:4000" \
 #        CFGS="mpiio-opt exacdf:all exacdf:all@old" REPS=15 bench/run_checkpoint_ab.sh
 # The issue's full table (1, 2, 4, 8 ranks, three graphs, exacdf with the policy against MPI-IO
@@ -57,14 +58,17 @@ for rep in $(seq 1 "$REPS"); do
     for gv in $GRAPHS; do
       read -r -a cfgs <<< "$CFGS"
       for c in $(shuffled "${cfgs[@]}"); do
-        bin=$TC cc=$c
-        if [[ $c == *@old ]]; then bin=$TC_OLD cc=${c%@old}; fi
+        bin=$TC cc=$c envs=()
+        # cfg+VAR=VAL (repeatable): VAR=VAL in that run's environment only, e.g.
+        # exacdf:all+EXACDF_STAGING_POOL=0 against exacdf:all+EXACDF_STAGING_POOL=1 in one run.
+        while [[ $cc == *+*=* ]]; do envs+=("${cc##*+}") cc=${cc%+*}; done
+        if [[ $cc == *@old ]]; then bin=$TC_OLD cc=${cc%@old}; fi
         io=${cc%%:*} policy=all
         [[ $cc == *:* ]] && policy=${cc#*:}
         rm -rf "$SCRATCH/run"
         [[ $SYNC == 1 ]] && sync
         thp0=$(thp_counts)
-        out=$(EXACDF_POLICY=$policy timeout 300 mpiexec --oversubscribe -n "$np" "$bin" --graph "${gv%%:*}" \
+        out=$(env "${envs[@]}" EXACDF_POLICY=$policy timeout 300 mpiexec --oversubscribe -n "$np" "$bin" --graph "${gv%%:*}" \
               --vertices "${gv##*:}" --every 10 --full-every 1 --dir "$SCRATCH/run" --io "$io" --json)
         if [[ $? != 0 || $out != \{* ]]; then  # a failed run is left out of the table, and counted
           echo "run failed: rep $rep np $np $gv $c" >&2

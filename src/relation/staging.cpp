@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <atomic>
 #include <mutex>
 #include <string_view>
 
@@ -24,14 +25,24 @@ Pool& pool() {
   return *p;
 }
 
-// EXACDF_STAGING_POOL=0: every buffer back to the kernel at once, as before
-// the pool (for paired runs against it).
-bool pool_on() {
-  static const bool on = [] {
-    const char* env = std::getenv("EXACDF_STAGING_POOL");
-    return env == nullptr || std::string_view(env) != "0";
-  }();
+// Off unless EXACDF_STAGING_POOL=1 (or set_staging_pool(true)): with 2 MiB
+// pages free the pool saved nothing measurable and cost time at fe_ocean,
+// 1 rank (paired, docs/perf/checkpoint.md, "The staging pool off by default",
+// 2026-11-25); released buffers then go back to the allocator at once.
+// -1: not yet read from the environment.
+std::atomic<int>& pool_switch() {
+  static std::atomic<int> on{-1};
   return on;
+}
+bool pool_on() {
+  std::atomic<int>& sw = pool_switch();
+  int on = sw.load(std::memory_order_relaxed);
+  if (on < 0) {
+    const int from_env = staging_pool_from_env(std::getenv("EXACDF_STAGING_POOL")) ? 1 : 0;
+    sw.compare_exchange_strong(on, from_env, std::memory_order_relaxed);  // a racing set wins
+    on = sw.load(std::memory_order_relaxed);
+  }
+  return on == 1;
 }
 }  // namespace
 
@@ -49,7 +60,8 @@ StagedRows allocate_rows(size_t values) {
   const size_t bytes = values == 0 ? sizeof(uint64_t) : values * sizeof(uint64_t);
   if (bytes < kHugePage) return StagedRows(static_cast<uint64_t*>(std::malloc(bytes)));
   const size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;  // aligned_alloc wants a multiple
-  {
+  const bool pooled = pool_on();
+  if (pooled) {
     Pool& pl = pool();
     std::lock_guard<std::mutex> lock(pl.mu);
     const auto [p, capacity] = pl.pool.take(rounded);
@@ -66,8 +78,14 @@ StagedRows allocate_rows(size_t values) {
 #ifdef MADV_POPULATE_WRITE
   (void)::madvise(p, (bytes + kSmallPage - 1) / kSmallPage * kSmallPage, MADV_POPULATE_WRITE);
 #endif
-  return StagedRows(static_cast<uint64_t*>(p), FreeRows{rounded});
+  return StagedRows(static_cast<uint64_t*>(p), FreeRows{pooled ? rounded : 0});
 }
+
+bool staging_pool_from_env(const char* value) { return value != nullptr && std::string_view(value) == "1"; }
+
+bool staging_pool_on() { return pool_on(); }
+
+void set_staging_pool(bool on) { pool_switch().store(on ? 1 : 0, std::memory_order_relaxed); }
 
 size_t staging_pool_bytes() {
   Pool& pl = pool();

@@ -46,7 +46,7 @@ TEST(RelationPolicy, TinyOutputsGatherAndSkipParallelSteps) {
   EXPECT_EQ(d.cb_nodes, 0);
   EXPECT_EQ(d.phases, 1);
   EXPECT_EQ(d.var_align, 4 * kKiB);
-  d = decide(in(kTinyBytes, 64), kAllSteps);
+  d = decide(in(kGatherBytes, 64), kAllSteps);
   EXPECT_FALSE(d.gather);
   EXPECT_TRUE(d.two_phase);
   EXPECT_EQ(d.var_align, 4 * kMiB);
@@ -67,12 +67,32 @@ TEST(RelationPolicy, TinyOutputsGatherOnlyWithEnoughRanks) {
   EXPECT_FALSE(decide(in(100, 2), kAllSteps).gather);
   EXPECT_FALSE(decide(in(kTinyBytes - 1, kGatherMinRanks - 1), kAllSteps).gather);
   EXPECT_TRUE(decide(in(kTinyBytes - 1, kGatherMinRanks), kAllSteps).gather);
-  EXPECT_FALSE(decide(in(kTinyBytes, kGatherMinRanks), kAllSteps).gather);
+  EXPECT_FALSE(decide(in(kGatherBytes, kGatherMinRanks), kAllSteps).gather);
   PolicyDecision d = decide(in(2 * kMiB, 2), kAllSteps);  // written in parallel, as with O1 off
   EXPECT_TRUE(d.two_phase);
   EXPECT_EQ(d.cb_nodes, 1);
   EXPECT_FALSE(d.independent);  // a 1 MiB share: collective
   EXPECT_EQ(d.phases, 1);
+}
+
+// From kGatherMinRanks ranks on O1 reaches past the tiny tier, up to
+// kGatherBytes (fe_ocean's 10.97 MB checkpoint at 4 ranks: gathered 146 ms,
+// collective 251 ms); at one rank it stays with the tiny tier; O6 keeps its tiers.
+TEST(RelationPolicy, GatherReachesPastTheTinyTierWithEnoughRanks) {
+  const uint64_t fe_ocean_third = 10967616;  // bytes of its third checkpoint, 1224 vertices
+  static_assert(kTinyBytes < 10967616 && 10967616 < kGatherBytes);
+  for (int n : {kGatherMinRanks, 8, 64}) {
+    PolicyDecision d = decide(in(fe_ocean_third, n), kAllSteps);
+    EXPECT_TRUE(d.gather) << n;
+    EXPECT_FALSE(d.two_phase) << n;
+    EXPECT_EQ(d.cb_nodes, 0) << n;
+    EXPECT_EQ(d.var_align, 4 * kMiB) << n;  // O6: the small tier still
+    EXPECT_TRUE(decide(in(kGatherBytes - 1, n), kAllSteps).gather) << n;
+    EXPECT_FALSE(decide(in(kGatherBytes, n), kAllSteps).gather) << n;
+  }
+  EXPECT_FALSE(decide(in(fe_ocean_third, 1), kAllSteps).gather);  // one rank: the tiny tier
+  EXPECT_FALSE(decide(in(fe_ocean_third, 2), kAllSteps).gather);
+  EXPECT_FALSE(decide(in(fe_ocean_third, kGatherMinRanks), kAllSteps & ~kO1Gather).gather);
 }
 
 TEST(RelationPolicy, AggregatorTiers) {

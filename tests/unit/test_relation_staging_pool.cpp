@@ -58,7 +58,34 @@ TEST(StagingPool, KeepsNoMoreThanItsCap) {
 namespace exa::relation {
 namespace {
 
+// Off by default (EXACDF_STAGING_POOL unset): with huge pages free the pool was
+// slower at fe_ocean, 1 rank (docs/perf/checkpoint.md, 2026-11-25).
+TEST(StagingRows, PoolIsOffUnlessTheEnvironmentSaysOne) {
+  EXPECT_FALSE(staging_pool_from_env(nullptr));
+  EXPECT_FALSE(staging_pool_from_env(""));
+  EXPECT_FALSE(staging_pool_from_env("0"));
+  EXPECT_FALSE(staging_pool_from_env("yes"));
+  EXPECT_TRUE(staging_pool_from_env("1"));
+}
+
+// Switched off, a released buffer of 2 MiB or more goes back to the allocator.
+TEST(StagingRows, ReleasedBuffersAreFreedWithThePoolOff) {
+  const bool was = staging_pool_on();
+  trim_staging_pool();
+  set_staging_pool(false);
+  StagedRows rows = allocate_rows((size_t{3} << 20) / sizeof(uint64_t));
+  ASSERT_TRUE(rows);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(rows.get()) % (size_t{2} << 20), 0u);  // still huge-page aligned
+  rows.get()[0] = 1;
+  rows.reset();
+  EXPECT_EQ(staging_pool_buffers(), 0u);
+  EXPECT_EQ(staging_pool_bytes(), 0u);
+  set_staging_pool(was);
+}
+
 TEST(StagingRows, ReleasedHugeBuffersAreReused) {
+  const bool was = staging_pool_on();
+  set_staging_pool(true);  // EXACDF_STAGING_POOL=1
   trim_staging_pool();
   const size_t values = (size_t{3} << 20) / sizeof(uint64_t);  // 3 MiB: 4 MiB rounded
   StagedRows first = allocate_rows(values);
@@ -88,6 +115,7 @@ TEST(StagingRows, ReleasedHugeBuffersAreReused) {
   EXPECT_EQ(staging_pool_buffers(), 2u);
   trim_staging_pool();
   EXPECT_EQ(staging_pool_bytes(), 0u);
+  set_staging_pool(was);
 }
 
 }  // namespace

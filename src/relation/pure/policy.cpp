@@ -72,7 +72,8 @@ PolicyDecision decide(const PolicyInput& in, unsigned mask) {
   PolicyDecision d;
   d.mask = mask;
   const bool tiny = in.total_bytes < kTinyBytes;
-  d.gather = (mask & kO1Gather) && tiny && (in.nprocs < 2 || in.nprocs >= kGatherMinRanks);
+  d.gather = (mask & kO1Gather) &&
+             ((in.nprocs < 2 && tiny) || (in.nprocs >= kGatherMinRanks && in.total_bytes < kGatherBytes));
   // One rank defines alone anyway: the create-close-reopen cycle of O2 buys nothing there.
   d.two_phase = (mask & kO2TwoPhase) && !d.gather && in.nprocs > 1;
   d.no_fill = (mask & kO3NoFill) != 0;

@@ -45,6 +45,13 @@ inline constexpr uint64_t kIndependentShare = 4 * kMiB;
 // and saved at 4 and 8 (usroad: 38 -> 30 ms, 47 -> 32 ms); 3 ranks were not
 // measured and keep the library's default (every rank writes its rows).
 inline constexpr int kGatherMinRanks = 4;
+// From kGatherMinRanks ranks on O1 gathers outputs up to this size, above the
+// tiny tier: fe_ocean's third checkpoint (10.97 MB, just over kTinyBytes) took
+// the ranks' collective path at 4 ranks, 251 ms against 146 ms gathered
+// (medians of 12 pairs under load 21-28, 1.27 and 0.74 of MPI-IO OPT's time
+// for it; docs/perf/checkpoint.md, 2026-11-25). At one rank the tiny tier stays
+// (the same write either way; no gain measured).
+inline constexpr uint64_t kGatherBytes = 16 * kMiB;
 
 // "all", "none", or a comma list of step names ("O1,O3,o5"; spaces ignored).
 // False for anything else (mask untouched).

@@ -6,7 +6,9 @@
 // 4 KiB pages (3,585 faults) and 1.4-1.6 ms in 2 MiB pages, and whether 2 MiB
 // pages are to be had depends on the machine's memory, not on exacdf
 // (docs/perf/checkpoint.md, "What costs exacdf 20 ms at vsp_finan, 2 ranks").
-// A reused buffer costs neither. Pure bookkeeping (no allocation) so it is unit
+// A reused buffer costs neither. Used only with EXACDF_STAGING_POOL=1 (off by
+// default since 2026-11-25: with 2 MiB pages free it saved nothing measurable
+// and cost CPU at fe_ocean, 1 rank; staging.cpp). Pure bookkeeping (no allocation) so it is unit
 // tested; staging.cpp allocates, frees and locks.
 #pragma once
 
