@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
-# run_async_indep.sh -- async{indep=defer} with concurrent=on against
-# concurrent=off (and native alone), paired and interleaved: each repetition
-# runs the three stacks back to back, in a rotating order, at each rank count.
+# run_async_indep.sh -- independent puts through native alone, async{indep=now}
+# (written at the call), async{concurrent=off} (deferred, one write at a time)
+# and async (the defaults: deferred, disjoint writes at once), paired and
+# interleaved: each repetition runs the four stacks back to back, in a
+# rotating order, at each rank count; each RESULT line carries the 1-minute
+# load average when it began.
 # bench/async_indep_puts.c: STEPS steps of NVARS independent puts of BYTES
-# bytes (disjoint variables), COMPUTE_MS of sleep between steps.
+# bytes (disjoint variables), COMPUTE_MS of sleep between steps (in 1 ms
+# slices, sampling whether writes are still in flight: overlap=).
 #
 #   BUILD=build TARGET=disk|slow BPS=104857600 NPS="1 2" REPS=7 NVARS=8 \
 #     BYTES=1048576 STEPS=5 COMPUTE_MS=0 bash bench/run_async_indep.sh
 #
 # TARGET=slow: the throttled, sync-mounted loop device of bench/slow_tier.sh
 # (needs root). Prints the RESULT lines, the load average before and after,
-# and per rank count the medians and the paired on/off ratios of total and
-# drain time (bench/async_indep_table.py).
+# and per rank count the medians and the paired ratios (bench/async_indep_table.py).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$root/build}
@@ -32,18 +35,19 @@ if [[ "${TARGET:-disk}" == slow ]]; then
 else
   out=$work/indep.nc
 fi
-stacks=("native" "async{indep=defer;concurrent=off}" "async{indep=defer;concurrent=on}")
+stacks=("native" "async{indep=now}" "async{concurrent=off}" "async")
+ns=${#stacks[@]}
 log=$work/results.txt
 echo "load before: $(uptime)"
 for ((r = 0; r < reps; ++r)); do
   for np in $nps; do
-    for ((k = 0; k < 3; ++k)); do
-      s=${stacks[$(((k + r) % 3))]}
+    for ((k = 0; k < ns; ++k)); do
+      s=${stacks[$(((k + r) % ns))]}
       if [[ "$s" == native ]]; then
         env -u EXACDF_CONNECTORS mpiexec --oversubscribe -n "$np" "$exe" "$out" "$nvars" "$bytes" "$steps" "$compute"
       else
         EXACDF_CONNECTORS=$s mpiexec --oversubscribe -n "$np" "$exe" "$out" "$nvars" "$bytes" "$steps" "$compute"
-      fi | grep '^RESULT' | sed "s/\$/ rep=$r/" | tee -a "$log"
+      fi | grep '^RESULT' | sed "s/\$/ rep=$r load=$(cut -d' ' -f1 /proc/loadavg)/" | tee -a "$log"
       rm -f "$out"
     done
   done

@@ -16,6 +16,9 @@
  * The values depend on (rank, step, particle) only, so two runs with the same
  * arguments write byte-identical files whatever the connector stack.
  * VPIC_NONBLOCKING=1 in the environment: each step is 8 iputs and one ncmpi_wait_all instead.
+ * VPIC_INDEPENDENT=1: independent data mode (ncmpi_begin_indep_data after the define), each
+ * step 8 independent blocking puts (ncmpi_put_vara_*), ncmpi_end_indep_data before the close
+ * (timed with the close).
  * "read" (optional last argument): after the close the file is opened again and every
  * step read back and checked (collective gets), timed separately.
  *
@@ -139,6 +142,8 @@ static void define_file(int ncid, int steps, MPI_Offset nglobal, int varids[kVar
 /* VPIC_NONBLOCKING=1: each step is 8 iputs and one ncmpi_wait_all (the buffers are
  * refilled only after the wait), as PnetCDF programs that batch their writes do. */
 static int nonblocking = 0;
+/* VPIC_INDEPENDENT=1: independent blocking puts in independent data mode. */
+static int independent = 0;
 
 static void write_step(int ncid, const int varids[kVars], const particles* p, MPI_Offset first,
                        int step) {
@@ -149,6 +154,11 @@ static void write_step(int ncid, const int varids[kVars], const particles* p, MP
     CHECK(ncmpi_iput_vara_int(ncid, varids[kFloats], start, count, p->id, &reqs[kFloats]));
     CHECK(ncmpi_wait_all(ncid, kVars, reqs, statuses));
     for (int q = 0; q < kVars; ++q) CHECK(statuses[q]);
+    return;
+  }
+  if (independent) {
+    for (int q = 0; q < kFloats; ++q) CHECK(ncmpi_put_vara_float(ncid, varids[q], start, count, p->f[q]));
+    CHECK(ncmpi_put_vara_int(ncid, varids[kFloats], start, count, p->id));
     return;
   }
   for (int q = 0; q < kFloats; ++q)
@@ -226,6 +236,8 @@ int main(int argc, char** argv) {
   const char* durable_env = getenv("VPIC_DURABLE");
   const int durable = durable_env != NULL && strcmp(durable_env, "1") == 0;
   nonblocking = nb != NULL && strcmp(nb, "1") == 0;
+  const char* ind = getenv("VPIC_INDEPENDENT");
+  independent = !nonblocking && ind != NULL && strcmp(ind, "1") == 0;
   particles p;
   p.n = atoll(argv[2]);
   int steps = argc > 3 ? atoi(argv[3]) : 5;
@@ -250,6 +262,7 @@ int main(int argc, char** argv) {
   double t0 = MPI_Wtime(), t_compute = 0, t_first_put = 0;
   CHECK(ncmpi_create(MPI_COMM_WORLD, path, NC_CLOBBER | NC_64BIT_DATA, MPI_INFO_NULL, &ncid));
   define_file(ncid, steps, p.n * nprocs, varids);
+  if (independent) CHECK(ncmpi_begin_indep_data(ncid));
   for (int step = 0; step < steps; ++step) {
     fill_step(&p, first, step);
     double ts = MPI_Wtime(), cs = thread_cpu();
@@ -264,6 +277,7 @@ int main(int argc, char** argv) {
     }
   }
   double tclose = MPI_Wtime();
+  if (independent) CHECK(ncmpi_end_indep_data(ncid));
   CHECK(ncmpi_close(ncid));
   double t_end = MPI_Wtime();
   double t_durable = -1;
@@ -300,7 +314,7 @@ int main(int argc, char** argv) {
     for (int step = 0; step < steps; ++step) printf("%s%.6f", step ? "," : "", step_io[step]);
     printf(" step_cpu=");
     for (int step = 0; step < steps; ++step) printf("%s%.6f", step ? "," : "", step_cpu[step]);
-    printf(" t_read=%.6f thread_level=%d api=%s\n", t_read, provided, nonblocking ? "nonblocking" : "blocking");
+    printf(" t_read=%.6f thread_level=%d api=%s\n", t_read, provided, nonblocking ? "nonblocking" : independent ? "independent" : "blocking");
   }
   for (int q = 0; q < kFloats; ++q) free(p.f[q]);
   free(p.id);

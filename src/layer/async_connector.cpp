@@ -1142,7 +1142,7 @@ class AsyncConnector final : public ForwardingConnector {
   const int threads_;       // the pool's threads (at least)
   const bool batch_;        // the pool's threads under SCHED_BATCH (sched=batch)
   const bool swap_below_;   // native is right below: it takes copies in the file's byte order
-  const bool defer_indep_;  // async{indep=defer}: independent puts are queued too
+  const bool defer_indep_;  // async{indep=defer} (the default): independent puts are queued too
   const bool concurrent_;   // async{concurrent=on}: queued independent puts' writes run at once (split)
 };
 
@@ -1208,23 +1208,29 @@ std::unique_ptr<Op> AsyncConnector::copy_of(FileState& f, const DataRequest& req
   return op;
 }
 
-// Deferred: a collective put that passed its checks, of a fixed-size variable, with no
-// conversion between types, from contiguous memory; with async{indep=defer},
-// threads and native right below, an independent put that passed them too,
-// of the same kind (its writes run beside other independent puts' with
-// concurrent=on: Op::split). Every other put runs at once after the queue
-// (its outcome is then the call's, as in PnetCDF): a collective call with
-// bad arguments (it takes part with nothing), a record variable (numrecs is
-// agreed and written by the call; inquiries must see it), a conversion
-// (NC_ERANGE is the call's answer), safe mode (the ranks agree on the
-// arguments first), a partitioned file (blocks load on use), an independent
-// put by default (indep=now: a program may write independently, MPI_Barrier,
-// and read the bytes from another rank with no library call of ours in
-// between, which PnetCDF delivers in practice and tests/mpi relies on;
-// MPI-IO's consistency rules, which PnetCDF's documentation follows, ask for
-// ncmpi_sync there, and indep=defer holds the program to them), one of a
-// file opened with NC_SHARE (PnetCDF then syncs every write), or without
-// threads (nothing would run it before the program's next collective call).
+// Deferred: a put that passed its checks, of a fixed-size variable, with no
+// conversion between types, from contiguous memory -- collective, or
+// independent (async{indep=defer}, the default) with threads and native
+// right below (its writes run beside other independent puts' with
+// concurrent=on: Op::split). A deferred independent put is complete where
+// PnetCDF 1.12.3 and MPI-IO make data visible, and nowhere else: to this
+// process at its own gets (any get drains every async file of the process),
+// inquiries of sizes (facts: ncmpi_inq_put_size), waits, ncmpi_sync, flush,
+// begin/end_indep_data, redef and close; to another process only after
+// ncmpi_sync (MPI_File_sync on every handle, then MPI_Barrier: MPI-IO's
+// sync-barrier-sync, MPI 3.1 section 13.6.1), end_indep_data or close -- a bare
+// MPI_Barrier between an independent write and another rank's read is not
+// enough under MPI-IO's default (non-atomic) semantics, so a program cannot
+// rely on it. async{indep=now} runs independent puts at the call, for programs
+// that do. Every other put runs at once after the queue (its outcome is then
+// the call's, as in PnetCDF): a collective call with bad arguments (it takes
+// part with nothing), a record variable (numrecs is agreed and written by the
+// call; inquiries must see it), a conversion (NC_ERANGE is the call's answer),
+// safe mode (the ranks agree on the arguments first), a partitioned file
+// (blocks load on use), an independent put of a file opened with NC_SHARE
+// (PnetCDF then syncs every write: the program asked for visibility at once)
+// or without threads (nothing would run it before the program's next
+// collective call).
 Status AsyncConnector::put(FileState& f, const DataRequest& req) {
   auto& af = state(f);
   auto at_once = [&] { return before(f, req.collective, [&] { return next()->put(below(f), req); }); };
@@ -1488,7 +1494,7 @@ Status make_async_connector(Connector* below, const ConnectorSettings& settings,
   size_t mem = default_mem_cap();
   int threads = 2;
   bool batch = true;
-  bool concurrent = true, defer_indep = false;
+  bool concurrent = true, defer_indep = true;  // (indep=defer: see AsyncConnector::put)
   for (const auto& [key, value] : settings) {
     if (key == "mem") {
       if (!parse_bytes(value, &mem))

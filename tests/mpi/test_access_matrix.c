@@ -310,7 +310,18 @@ static void run_cell(int xt, int fr, int kind, int mv, int coll, int seed) {
     for (MPI_Offset i = 0; i < nq; i++) shadow[file_index(&gq, i)] = pattern(seed, file_index(&gq, i));
   }
   if (fr && coll) check_numrecs(NY, __LINE__);
-  if (!coll) MPI_Barrier(MPI_COMM_WORLD); /* independent writes land before anyone reads */
+  /* Independent writes are visible to another rank's read only after MPI-IO's
+   * "sync-barrier-sync" (MPI 3.1 section 13.6.1: the file is not in atomic mode,
+   * and the writer's and the reader's handles are different). ncmpi_sync is that
+   * sync (PnetCDF 1.12.3: MPI_File_sync on every handle, then MPI_Barrier;
+   * collective, also in independent data mode): the writer's, a barrier, the
+   * reader's. A bare MPI_Barrier is not enough: async{indep=defer} (the default
+   * of the async stack) may still hold the writes when the barrier returns. */
+  if (!coll) {
+    CHECK_OK(ncmpi_sync(F.ncid));
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK_OK(ncmpi_sync(F.ncid));
+  }
 
   /* Get the next rank's part: each value where it belongs, every other slot untouched. */
   n = region(kind, (me + 1) % np, seed, &g);

@@ -1,9 +1,10 @@
-/* Independent puts of one file run at once under async{indep=defer}
+/* Independent puts of one file run at once under async{indep=defer} (the default)
  * (concurrent=on, the default): each split put's writes go through a handle
  * of its own while other puts' writes are in flight (layer/native_split.cpp).
  *   1. two independent puts to disjoint variables, each write held 300 ms
  *      (exa_debug_late_writes): both writes were in flight at once
- *      (exa_debug_concurrent_writes >= 2); with concurrent=off fewer than 2;
+ *      (exa_debug_concurrent_writes >= 2); also with the defaults
+ *      (async{threads=3}); with concurrent=off fewer than 2, with indep=now 0;
  *      the values read back are the ones written (bytes, and ints, whose copy
  *      is swapped to the file's byte order on the pool first);
  *   2. random sequences of independent puts (overlapping and disjoint, two
@@ -226,7 +227,8 @@ int main(int argc, char **argv) {
   CHECK(peak >= 2);
   CHECK(two_puts("async{threads=3;indep=defer;concurrent=off}", NC_BYTE) < 2); /* (not split: 0) */
   CHECK(two_puts(NULL, NC_BYTE) == 0); /* native alone splits nothing */
-  CHECK(two_puts("async{threads=3}", NC_BYTE) == 0); /* indep=now (the default): none queued */
+  CHECK(two_puts("async{threads=3;indep=now}", NC_BYTE) == 0); /* indep=now: none queued */
+  CHECK(two_puts("async{threads=3}", NC_BYTE) >= 2); /* indep=defer, concurrent=on: the defaults */
   random_sequences();
   if (!getenv("TEST_CONCURRENT_SPEC")) failing_write();
   bad_setting();
