@@ -462,6 +462,26 @@ void note_indexed(int ncid, int varid, bool indexed) {
   g_indexed[{ncid, varid}] = indexed;
 }
 
+std::vector<int> noted_varids(int ncid) {
+  std::vector<int> out;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  for (auto it = g_puts.lower_bound({ncid, std::numeric_limits<int>::min()});
+       it != g_puts.end() && it->first.first == ncid; ++it)
+    for (const PutRecord& r : it->second)
+      if (r.whole_rows && r.bounds.bounded) {
+        out.push_back(it->first.second);
+        break;
+      }
+  return out;
+}
+
+bool minmax_at_every_put() { return minmax_mode() != MinmaxMode::kQueried; }
+
+bool minmax_requested() {
+  const char* v = std::getenv("EXACDF_QUERY_MINMAX");
+  return v != nullptr && (std::strcmp(v, "put") == 0 || std::strcmp(v, "always") == 0);
+}
+
 void forget_file(int ncid) {
   {
     std::lock_guard<std::mutex> lock(g_mutex);
