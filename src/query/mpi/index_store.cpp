@@ -890,7 +890,9 @@ void trust_at_open(int ncid, const std::string& path) {
     IndexHeader h;
     if (!current_header(sidecar_path(path, varid), &bytes) || !decode_header(bytes.data(), bytes.size(), &h).is_ok())
       continue;
-    if (h.version == kIndexVersionV1 || h.varid != static_cast<uint32_t>(varid)) continue;
+    // (Min/max records only: an index of a file written by a process that
+    // never looked at it stays untrusted until an update, as before.)
+    if (h.version == kIndexVersionV1 || h.varid != static_cast<uint32_t>(varid) || !h.minmax_only()) continue;
     if (h.data_size != fp.size || h.data_mtime_ns != fp.mtime_ns || h.data_digest != fp.digest) continue;
     set_session(ncid, varid, stored_crc(bytes), h, /*puts_at=*/0);
   }

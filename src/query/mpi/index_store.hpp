@@ -59,8 +59,8 @@ Status prepare_close(const FileCtx& ctx, CloseStamp* out, bool keep_notes = fals
 // with EXACDF_QUERY_MINMAX=put/always set. Local, the same on every rank
 // (a directory scan; nothing collective).
 bool close_keeps_notes(int ncid, const std::string& path);
-// After the open of a classic file for writing: each sidecar beside it that
-// is current now (its fingerprint equals the data file's) is trusted by this
+// After the open of a classic file for writing: each min/max record sidecar
+// beside it that is current now (its fingerprint equals the data file's) is trusted by this
 // rank from here on, as if this process had just looked at it, so that its
 // puts extend the record at the close (prepare_close) instead of beginning
 // it anew. Local (a rank that looks after another rank's first put finds the

@@ -54,8 +54,9 @@ std::map<std::pair<int, int>, std::vector<PutRecord>> g_deferred;
 // where none did, a pass of their own); "put": every put takes it in that
 // pass, other puts as unset; "always": every put, with a pass of its own
 // where none took it. Not "put" by default: the range's price was not
-// shown within the ~5% budget of a put's CPU (medians up to 1.07-1.21x in
-// 1 MiB puts at load 30-40; docs/perf/query_minmax.md).
+// shown within the ~5% budget of a put's CPU (1 MiB puts: medians of 20
+// paired runs 1.005-1.083x at load 20-23, above 1.05 for doubles and
+// doubles into floats; docs/perf/query_minmax.md).
 enum class MinmaxMode { kQueried, kPut, kAlways };
 MinmaxMode minmax_mode() {
   static const MinmaxMode mode = [] {
