@@ -9,6 +9,7 @@
 #include "layer/native_connector.hpp"
 #include "exacdf.h"
 #include "pnetcdf.h"
+#include "query/mpi/index_store.hpp"
 #include "query/mpi/put_epoch.hpp"
 
 using exa::Status;
@@ -36,7 +37,11 @@ int open_or_create(const char* fn, MPI_Comm comm, const char* path, int mode, MP
     const exa::layer::FileFacts facts = file->connector->facts(*file->state);
     file->path = facts.path;
     if (!facts.generation_problem.empty()) exa::api::warn(fn, path + std::string(": ") + facts.generation_problem);
+    const std::string opened = file->path;
     *ncidp = exa::api::add_file(std::move(file));
+    // Sidecars current at the open of a classic file for writing: this
+    // process's puts extend them at the close (query/mpi/index_store.hpp).
+    if (!create && st.is_ok() && (agreed.mode & NC_WRITE) != 0) exa::query::trust_at_open(*ncidp, opened);
     return st;
   });
 }

@@ -311,12 +311,16 @@ int exa::api::close_with_query_stamp(const char* fn, int ncid, const std::functi
   // then not re-stamped, so a later process does not trust them).
   // (Also the writer of index blocks: it gives them its puts, so the close
   // may mark them trusted again.)
-  if (exa::query::has_sessions(ncid) || exa::query::index_blocks_writer(ncid))
+  // (And a file whose puts' min/max the close keeps although nobody queried
+  // them: close_keeps_notes, the same on every rank.)
+  const exa::api::OpenFile* open = exa::api::find_file(ncid);
+  const bool keep = open != nullptr && exa::query::close_keeps_notes(ncid, open->path);
+  if (keep || exa::query::has_sessions(ncid) || exa::query::index_blocks_writer(ncid))
     prep = exa::api::with_file(fn, ncid, [&](exa::api::OpenFile& f) -> Status {
       if (f.connector->modes(*f.state).define_mode) return Status::ok();
       exa::query::FileCtx ctx;
       EXA_RETURN_IF_ERROR(context(ncid, f, &ctx));
-      return exa::query::prepare_close(ctx, &stamp);
+      return exa::query::prepare_close(ctx, &stamp, keep);
     });
   exa::query::forget_file(ncid);  // its put records and trusted index state
   const int rc = close();

@@ -39,6 +39,11 @@ struct IndexBlocksArgs {
   // those varids point at and the new ones do not (the same on every rank):
   // space the commit stops referencing.
   std::vector<std::pair<uint64_t, uint64_t>> released;
+  // kCommit: the close's commit: this process's puts are all in the
+  // headers (as kApplied), so the new generation also clears the writer-open
+  // flag -- one superblock write, and a crash leaves the old generation or
+  // this one, both trusted as they stand.
+  bool closing = false;
   std::vector<int> varids;  // kList out
 };
 

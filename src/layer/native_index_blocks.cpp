@@ -295,7 +295,7 @@ void release_disjoint(format::ReusableSpace* space, std::vector<std::pair<uint64
 // no longer references -- the replaced header blocks, `released` pieces,
 // the old table, moved blocks' old places -- is released with it.
 Status commit_headers(NativeFile& nf, const std::vector<std::pair<int, std::vector<uint8_t>>>& headers,
-                      const std::vector<std::pair<uint64_t, uint64_t>>& released) {
+                      const std::vector<std::pair<uint64_t, uint64_t>>& released, bool closing = false) {
   EXA_RETURN_IF_ERROR(io::agree(nf.comm(), check_writable(nf)));
   pf::IndexTable table;
   EXA_RETURN_IF_ERROR(load_whole_index(nf, &table));
@@ -388,7 +388,7 @@ Status commit_headers(NativeFile& nf, const std::vector<std::pair<int, std::vect
   nsb.index_crc = crc32c(bytes.data(), size_t(nsb.index_head_size));
   nsb.nblocks = table.blocks.size();
   nsb.index_blocks = has_index_blocks(table);
-  nsb.writer_open = nsb.index_blocks;
+  nsb.writer_open = nsb.index_blocks && !closing;
   EXA_RETURN_IF_ERROR(nf.file.use_byte_view());
   Status st;
   if (nf.file.rank() == 0) {
@@ -416,8 +416,8 @@ Status commit_headers(NativeFile& nf, const std::vector<std::pair<int, std::vect
   if (move_records) adopt_record_move(nf, table, delta);
   note_committed_end(nf);
   nf.index_store_end = 0;
-  nf.index_writer = nsb.index_blocks;
-  nf.index_marks_applied = false;
+  nf.index_writer = nsb.writer_open;
+  nf.index_marks_applied = closing;
   return Status::ok();
 }
 
@@ -493,7 +493,7 @@ Status NativeConnector::extension(FileState& f, const char* name, void* args) {
       return store_pieces(nf, a);
     case IndexBlocksArgs::Op::kCommit:
       if (has_records(nf) && !nf.define_mode) EXA_RETURN_IF_ERROR(sync_numrecs(f));
-      return commit_headers(nf, a->headers, a->released);
+      return commit_headers(nf, a->headers, a->released, a->closing);
     case IndexBlocksArgs::Op::kList:
       return list_index_blocks(nf, &a->varids);
     case IndexBlocksArgs::Op::kApplied:

@@ -114,16 +114,18 @@ int main(int argc, char **argv) {
   MPI_Barrier(MPI_COMM_WORLD);
 
   /* Session 2, which has not looked at v: chunk 1 of v and of w rewritten.
-   * v's record no longer matches the file, so v's next query makes a new one
-   * from this session's puts: chunk 1 is bounded only if its put kept its
-   * range, that is, only if the process saw v's sidecar. w has none: its
-   * put keeps nothing, and its query makes no record. */
+   * v's record was current when this session opened the file, so it is
+   * trusted from the open and v's next query extends it by this session's
+   * puts: chunk 1 keeps bounds (every chunk bounded) only if its put kept its
+   * range, that is, only if the process saw v's sidecar (else chunk 1 would
+   * lose them). w has none: its put keeps nothing, and its query makes no
+   * record. */
   CHECK_OK(ncmpi_open(MPI_COMM_WORLD, path, NC_WRITE, MPI_INFO_NULL, &ncid));
   put_chunk(ncid, v, 1, 500.0);
   put_chunk(ncid, w, 1, 500.0);
   query_gt(ncid, v, 500.0, &hits);
   CHECK(hits == CHUNK - 1);
-  expect_record(ncid, v, NCHUNKS, 1, "session 2, v");
+  expect_record(ncid, v, NCHUNKS, NCHUNKS, "session 2, v");
   query_gt(ncid, w, 500.0, &hits);
   CHECK(hits == CHUNK - 1);
   expect_record(ncid, w, 0, 0, "session 2, w");

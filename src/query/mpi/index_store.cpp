@@ -60,6 +60,14 @@ struct Session {
 };
 std::mutex g_mutex;
 std::map<std::pair<int, int>, Session> g_sessions;
+// The close's commit (prepare_close) of a partitioned file: the index
+// blocks its variables' headers become, gathered so that one commit (one
+// new generation) takes them all, by ncid; (varid, header bytes).
+std::map<int, std::vector<std::pair<int, std::vector<unsigned char>>>> g_close_batch;
+bool close_batching(int ncid) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return g_close_batch.count(ncid) != 0;
+}
 
 bool session_header(int ncid, int varid, uint32_t disk_crc, IndexHeader* out, uint64_t* puts_at) {
   std::lock_guard<std::mutex> lock(g_mutex);
@@ -597,7 +605,21 @@ bool disk_header_crc(const std::string& path, uint32_t* crc) {
 // An index block's header: committed (with a new generation) after the
 // data is synced, so the marks are durable with the data they describe.
 // Fingerprint fields 0. Collective.
+// During the close's commit (close_batching) the header only joins the
+// batch: prepare_close commits the batch in one generation.
 Status commit_index_block(const FileCtx& ctx, IndexHeader* h, uint32_t* disk_crc) {
+  if (close_batching(ctx.ncid)) {
+    h->data_size = 0;
+    h->data_mtime_ns = 0;
+    h->data_digest = 0;
+    std::vector<unsigned char> bytes = encode_header(*h);
+    *disk_crc = stored_crc(bytes);
+    std::lock_guard<std::mutex> lock(g_mutex);
+    auto& batch = g_close_batch[ctx.ncid];
+    std::erase_if(batch, [&](const auto& e) { return e.first == static_cast<int>(h->varid); });
+    batch.emplace_back(static_cast<int>(h->varid), std::move(bytes));
+    return Status::ok();
+  }
   EXA_RETURN_IF_ERROR(io::agree(ctx.comm, nc(ncmpi_sync(ctx.ncid), "ncmpi_sync")));
   h->data_size = 0;
   h->data_mtime_ns = 0;
@@ -659,8 +681,10 @@ namespace {
 // look (no record, or one that is not trusted: the chunks the puts wrote
 // whole get bounds, the others none), written when some chunk is bounded.
 // Collective (every rank has the same puts).
+// in_file: as an index block of the partitioned file (the close's commit),
+// not a sidecar.
 Status start_minmax(const FileCtx& ctx, const VarShape& v, const std::vector<PutRecord>& puts,
-                    LoadedIndex* out, IndexState* state) {
+                    LoadedIndex* out, IndexState* state, bool in_file) {
   if (v.dims.empty() || puts.empty()) return Status::ok();
   uint64_t row = 1;
   for (size_t d = 1; d < v.dims.size(); ++d) row *= static_cast<uint64_t>(v.dims[d]);
@@ -672,12 +696,13 @@ Status start_minmax(const FileCtx& ctx, const VarShape& v, const std::vector<Put
   static_cast<void>(apply_puts(puts, &h));
   if (h.bounded_chunks() == 0) return Status::ok();  // nothing known: no record
   uint32_t crc = 0;
-  EXA_RETURN_IF_ERROR(write_back_header(ctx, &h, &crc));
+  EXA_RETURN_IF_ERROR(write_back_header(ctx, &h, &crc, in_file));
   uint64_t puts_now = 0;
   EXA_RETURN_IF_ERROR(comm_puts(ctx, &puts_now));
   set_session(ctx.ncid, v.varid, crc, h, puts_now);
   out->header = std::move(h);
   out->path = sidecar_path(ctx.path, v.varid);
+  out->in_file = in_file;
   state->matches = state->usable = state->minmax = true;
   return Status::ok();
 }
@@ -703,8 +728,12 @@ Status load_index(const FileCtx& ctx, const VarShape& v, LoadedIndex* out, Index
   std::vector<PutRecord> puts;
   settle_puts(ctx.ncid);  // puts a stack deferred (async, cache) count once it wrote them
   EXA_RETURN_IF_ERROR(gather_puts(ctx, take_puts(ctx.ncid, v.varid), &puts));
+  // The close's commit of a partitioned file keeps min/max records inside
+  // it (an index block; before, and in a query's load, a sidecar: a commit
+  // per query would cost a generation each).
+  const bool record_in_file = commit_marks && close_batching(ctx.ncid);
   if (info[1] == 0) {
-    if (info[0] == 0 || info[3] != 0) return start_minmax(ctx, v, puts, out, state);
+    if (info[0] == 0 || info[3] != 0) return start_minmax(ctx, v, puts, out, state, record_in_file);
     return Status::ok();
   }
   bytes.resize(info[1]);
@@ -725,7 +754,7 @@ Status load_index(const FileCtx& ctx, const VarShape& v, LoadedIndex* out, Index
       // process did not see: only a rebuild (its CRCs) can tell which chunks.
       drop_session(ctx.ncid, v.varid);
       // A min/max record says nothing any more: begin anew from the puts.
-      if (info[3] != 0) return start_minmax(ctx, v, puts, out, state);
+      if (info[3] != 0) return start_minmax(ctx, v, puts, out, state, record_in_file);
       state->matches = true;
       out->header = IndexHeader{};
       static_cast<void>(decode_header(bytes.data(), bytes.size(), &out->header));
@@ -739,7 +768,11 @@ Status load_index(const FileCtx& ctx, const VarShape& v, LoadedIndex* out, Index
   if (state->minmax) grow_minmax(&h, static_cast<uint64_t>(v.dims[0]));  // records appended since
   const bool changed = apply_puts(puts, &h) || h.nrows != rows_before;
   // (The same on every rank: sessions change collectively.)
-  const bool dirty = changed || (known && session_unsaved(ctx.ncid, v.varid));
+  // A min/max record in a sidecar of a partitioned file moves inside it at
+  // the close (prepare_close removes the sidecar once committed).
+  const bool moves_in = record_in_file && state->minmax && !out->in_file;
+  if (moves_in) out->in_file = true;
+  const bool dirty = changed || moves_in || (known && session_unsaved(ctx.ncid, v.varid));
   uint32_t new_crc = disk_crc;
   // (An index block is written back only by a handle that may write: one
   // that may not has put nothing, and keeps what it knows in its session.
@@ -764,7 +797,115 @@ bool has_sessions(int ncid) {
   return it != g_sessions.end() && it->first.first == ncid;
 }
 
-Status prepare_close(const FileCtx& ctx, CloseStamp* out) {
+namespace {
+
+// The varids of ctx's puts whose min/max the close keeps although nobody
+// looked at them (keep_notes, prepare_close): of a partitioned file this
+// handle writes, every variable some rank's puts wrote whole rows of with
+// known values; of a classic file, those that already have a sidecar
+// (listed), and with EXACDF_QUERY_MINMAX=put/always every such variable.
+// The union over the ranks (one allreduce). Collective.
+// (out's varids, the sessions of this rank, join the union: a session
+// begun at the open -- trust_at_open -- may be on some ranks only.)
+Status noted_for_close(const FileCtx& ctx, bool inside, std::vector<int>* out) {
+  settle_puts(ctx.ncid);  // puts a stack deferred (async, cache) count once written
+  int nvars = 0;
+  EXA_RETURN_IF_ERROR(io::agree(ctx.comm, nc(ncmpi_inq_nvars(ctx.ncid, &nvars), "ncmpi_inq_nvars")));
+  std::vector<unsigned char> mine(static_cast<size_t>(std::max(nvars, 1)), 0), all(mine.size(), 0);
+  std::vector<int> listed;
+  const bool every = inside || minmax_requested();
+  if (!every) listed = sidecar_varids(ctx.path);  // (the same directory on every rank)
+  int count = 0;
+  for (int varid : noted_varids(ctx.ncid)) {
+    if (varid < 0 || varid >= nvars || !(every || std::binary_search(listed.begin(), listed.end(), varid))) continue;
+    // At least one whole min/max chunk of values (a scalar or a small
+    // variable -- compact ones, say -- costs the close more than its bounds
+    // save a query).
+    VarShape v;
+    if (!var_shape(ctx.ncid, varid, &v).is_ok() || v.dims.empty()) continue;
+    uint64_t values = 1;
+    for (MPI_Offset d : v.dims) values *= static_cast<uint64_t>(std::max<MPI_Offset>(d, 0));
+    if (values < minmax_chunk_elems()) continue;
+    mine[static_cast<size_t>(varid)] = 1;
+    ++count;
+  }
+  for (int varid : *out)
+    if (varid >= 0 && varid < nvars) mine[static_cast<size_t>(varid)] = 1, ++count;
+  out->clear();
+  int any = 0;  // (nothing to keep, the usual case: one int reduced, not the map)
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(&count, &any, 1, MPI_INT, MPI_MAX, ctx.comm)));
+  if (any == 0) return Status::ok();
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(mine.data(), all.data(), static_cast<int>(all.size()),
+                                            MPI_UNSIGNED_CHAR, MPI_MAX, ctx.comm)));
+  for (int varid = 0; varid < nvars; ++varid)
+    if (all[static_cast<size_t>(varid)] != 0) out->push_back(varid);
+  return Status::ok();
+}
+
+// The close's one commit of the batch gathered for a partitioned file
+// (close_batching): every header in one new generation that also clears the
+// writer-open flag, after the data is synced; then the sidecars of min/max
+// records that moved inside go. Collective.
+Status commit_close_batch(const FileCtx& ctx) {
+  std::vector<std::pair<int, std::vector<unsigned char>>> batch;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    auto it = g_close_batch.find(ctx.ncid);
+    if (it != g_close_batch.end()) {
+      batch = std::move(it->second);
+      g_close_batch.erase(it);
+    }
+  }
+  if (batch.empty()) return Status::ok();  // (the same on every rank: the batch is collective)
+  std::sort(batch.begin(), batch.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  EXA_RETURN_IF_ERROR(io::agree(ctx.comm, nc(ncmpi_sync(ctx.ncid), "ncmpi_sync")));
+  layer::IndexBlocksArgs a;
+  a.op = layer::IndexBlocksArgs::Op::kCommit;
+  a.closing = true;
+  std::vector<int> varids;
+  for (auto& [varid, bytes] : batch) {
+    varids.push_back(varid);
+    a.headers.emplace_back(varid, std::vector<uint8_t>(bytes.begin(), bytes.end()));
+  }
+  EXA_RETURN_IF_ERROR(index_blocks(ctx.ncid, &a));
+  if (ctx.rank == 0)
+    for (int varid : varids) {  // (an index's sidecar went at its build; a min/max record's may be there)
+      const std::string side = sidecar_path(ctx.path, varid);
+      ::unlink(side.c_str());
+      ::unlink(journal_path(side).c_str());
+    }
+  return Status::ok();
+}
+
+}  // namespace
+
+void trust_at_open(int ncid, const std::string& path) {
+  if (index_blocks_info(ncid).inside) return;  // (a partitioned file keeps its records inside)
+  const std::vector<int> varids = sidecar_varids(path);
+  if (varids.empty()) return;
+  Fingerprint fp;
+  if (!fingerprint(path, &fp).is_ok()) return;
+  for (int varid : varids) {
+    std::vector<unsigned char> bytes;
+    IndexHeader h;
+    if (!current_header(sidecar_path(path, varid), &bytes) || !decode_header(bytes.data(), bytes.size(), &h).is_ok())
+      continue;
+    // (Min/max records only: an index of a file written by a process that
+    // never looked at it stays untrusted until an update, as before.)
+    if (h.version == kIndexVersionV1 || h.varid != static_cast<uint32_t>(varid) || !h.minmax_only()) continue;
+    if (h.data_size != fp.size || h.data_mtime_ns != fp.mtime_ns || h.data_digest != fp.digest) continue;
+    set_session(ncid, varid, stored_crc(bytes), h, /*puts_at=*/0);
+  }
+}
+
+bool close_keeps_notes(int ncid, const std::string& path) {
+  const layer::IndexBlocksArgs where = index_blocks_info(ncid);
+  if (!where.writable) return false;
+  if (where.inside) return minmax_at_every_put();
+  return minmax_requested() || !sidecar_varids(path).empty();
+}
+
+Status prepare_close(const FileCtx& ctx, CloseStamp* out, bool keep_notes) {
   std::vector<int> vars;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
@@ -775,6 +916,8 @@ Status prepare_close(const FileCtx& ctx, CloseStamp* out) {
   // of variables it never queried), then lets the close clear the
   // writer-open flag (docs/format.md "Index blocks").
   const bool writer = index_blocks_writer(ctx.ncid);  // (the same on every rank)
+  const layer::IndexBlocksArgs where = index_blocks_info(ctx.ncid);
+  const bool inside = where.inside && where.writable;
   std::vector<int> with_blocks;
   if (writer) {
     layer::IndexBlocksArgs a;
@@ -782,19 +925,33 @@ Status prepare_close(const FileCtx& ctx, CloseStamp* out) {
     EXA_RETURN_IF_ERROR(index_blocks(ctx.ncid, &a));
     with_blocks = a.varids;
     vars.insert(vars.end(), a.varids.begin(), a.varids.end());
-    std::sort(vars.begin(), vars.end());
-    vars.erase(std::unique(vars.begin(), vars.end()), vars.end());
   }
+  // Min/max of puts nobody queried: kept beyond the close ("min and max
+  // always"), inside a partitioned file, in sidecars beside a classic one.
+  if (keep_notes) EXA_RETURN_IF_ERROR(noted_for_close(ctx, inside, &vars));
+  std::sort(vars.begin(), vars.end());
+  vars.erase(std::unique(vars.begin(), vars.end()), vars.end());
   if (vars.empty()) return Status::ok();  // (the same on every rank: sessions change collectively)
+  // A partitioned file this handle writes: every index block the loads
+  // below write (stale marks, min/max records) goes into one commit.
+  const char* sidecar_env = std::getenv("EXACDF_QUERY_SIDECAR");
+  const bool batch = inside && !(sidecar_env != nullptr && std::strcmp(sidecar_env, "1") == 0);
+  if (batch) {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    g_close_batch[ctx.ncid];
+  }
+  Status st;
   for (int varid : vars) {
     VarShape v;
     // (An index block's variable that is gone: its block says nothing of any variable.)
     const bool listed = std::find(with_blocks.begin(), with_blocks.end(), varid) != with_blocks.end();
     if (listed && !var_shape(ctx.ncid, varid, &v).is_ok()) continue;
-    EXA_RETURN_IF_ERROR(io::agree(ctx.comm, var_shape(ctx.ncid, varid, &v)));
+    st = io::agree(ctx.comm, var_shape(ctx.ncid, varid, &v));
+    if (!st.is_ok()) break;
     LoadedIndex idx;
     IndexState state;
-    EXA_RETURN_IF_ERROR(load_index(ctx, v, &idx, &state, /*commit_marks=*/true));  // this communicator's last puts go in
+    st = load_index(ctx, v, &idx, &state, /*commit_marks=*/true);  // this communicator's last puts go in
+    if (!st.is_ok()) break;
     if (idx.in_file) continue;  // (committed with the data: no fingerprint to give)
     std::lock_guard<std::mutex> lock(g_mutex);
     auto it = g_sessions.find({ctx.ncid, varid});
@@ -802,6 +959,15 @@ Status prepare_close(const FileCtx& ctx, CloseStamp* out) {
     out->headers.push_back(it->second.header);
     out->crcs.push_back(it->second.disk_crc);
   }
+  if (batch) {
+    if (st.is_ok()) {
+      st = commit_close_batch(ctx);
+    } else {
+      std::lock_guard<std::mutex> lock(g_mutex);
+      g_close_batch.erase(ctx.ncid);
+    }
+  }
+  EXA_RETURN_IF_ERROR(st);
   if (writer) {
     layer::IndexBlocksArgs a;
     a.op = layer::IndexBlocksArgs::Op::kApplied;

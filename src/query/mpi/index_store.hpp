@@ -45,8 +45,27 @@ uint64_t minmax_chunk_elems();
 // Before ncid's close: every sidecar this process trusts takes the
 // communicator's last puts (as a query would) and is noted. Collective when
 // there is any such sidecar (sessions are the same on every rank); nothing
-// otherwise.
-Status prepare_close(const FileCtx& ctx, CloseStamp* out);
+// otherwise. keep_notes (the same on every rank: close_keeps_notes): the
+// min/max of puts into variables nobody queried is kept too -- a partitioned
+// file this handle writes gets min/max records inside it, in the close's one
+// commit of index blocks (which also clears the writer-open flag); a classic
+// file's variables with a sidecar get their record extended (and with
+// EXACDF_QUERY_MINMAX=put/always, every variable with such puts gets one).
+Status prepare_close(const FileCtx& ctx, CloseStamp* out, bool keep_notes = false);
+// Whether ncid's close keeps the min/max of puts nobody queried (the
+// keep_notes of prepare_close): a partitioned file this handle writes, when
+// puts take their range (EXACDF_QUERY_MINMAX put/always, the default put);
+// a classic file this handle writes that has some sidecar beside it, or
+// with EXACDF_QUERY_MINMAX=put/always set. Local, the same on every rank
+// (a directory scan; nothing collective).
+bool close_keeps_notes(int ncid, const std::string& path);
+// After the open of a classic file for writing: each min/max record sidecar
+// beside it that is current now (its fingerprint equals the data file's) is trusted by this
+// rank from here on, as if this process had just looked at it, so that its
+// puts extend the record at the close (prepare_close) instead of beginning
+// it anew. Local (a rank that looks after another rank's first put finds the
+// file changed and trusts nothing: the ranks agree at the first load).
+void trust_at_open(int ncid, const std::string& path);
 // After the close: the noted sidecars still on disk as this process left
 // them get the data file's fingerprint, so a later process trusts them.
 // Frees stamp->comm. Collective over it.

@@ -54,8 +54,9 @@ std::map<std::pair<int, int>, std::vector<PutRecord>> g_deferred;
 // where none did, a pass of their own); "put": every put takes it in that
 // pass, other puts as unset; "always": every put, with a pass of its own
 // where none took it. Not "put" by default: the range's price was not
-// shown within the ~5% budget of a put's CPU (medians up to 1.07-1.21x in
-// 1 MiB puts at load 30-40; docs/perf/query_minmax.md).
+// shown within the ~5% budget of a put's CPU (1 MiB puts: medians of 20
+// paired runs 1.005-1.083x at load 20-23, above 1.05 for doubles and
+// doubles into floats; docs/perf/query_minmax.md).
 enum class MinmaxMode { kQueried, kPut, kAlways };
 MinmaxMode minmax_mode() {
   static const MinmaxMode mode = [] {
@@ -460,6 +461,26 @@ uint64_t put_total(int ncid) {
 void note_indexed(int ncid, int varid, bool indexed) {
   std::lock_guard<std::mutex> lock(g_mutex);
   g_indexed[{ncid, varid}] = indexed;
+}
+
+std::vector<int> noted_varids(int ncid) {
+  std::vector<int> out;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  for (auto it = g_puts.lower_bound({ncid, std::numeric_limits<int>::min()});
+       it != g_puts.end() && it->first.first == ncid; ++it)
+    for (const PutRecord& r : it->second)
+      if (r.whole_rows && r.bounds.bounded) {
+        out.push_back(it->first.second);
+        break;
+      }
+  return out;
+}
+
+bool minmax_at_every_put() { return minmax_mode() != MinmaxMode::kQueried; }
+
+bool minmax_requested() {
+  const char* v = std::getenv("EXACDF_QUERY_MINMAX");
+  return v != nullptr && (std::strcmp(v, "put") == 0 || std::strcmp(v, "always") == 0);
 }
 
 void forget_file(int ncid) {

@@ -113,4 +113,15 @@ void note_indexed(int ncid, int varid, bool indexed);
 // ncid was closed: its records and trust go.
 void forget_file(int ncid);
 
+// The varids of ncid whose records (this process's) hold some rows written
+// whole with known bounds: what a min/max record would keep. Sorted.
+std::vector<int> noted_varids(int ncid);
+// Whether puts take their values' range whatever was queried (EXACDF_QUERY_MINMAX
+// put or always).
+bool minmax_at_every_put();
+// Whether EXACDF_QUERY_MINMAX=put or always was set explicitly: then the
+// close of a classic file also begins min/max record sidecars for variables
+// without one (otherwise it only extends those already there).
+bool minmax_requested();
+
 }  // namespace exa::query
