@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "io/aggregate.hpp"
 #include "io/mpi_errors.hpp"
 #include "io/nested_type.hpp"
 
@@ -294,6 +295,18 @@ Status transfer(MpiFile& file, const VarGeometry& var, const Selection& sel, boo
   Status view = file.set_view(nbytes > 0 ? offset : 0, nbytes > 0 ? ftype : MPI_BYTE);
   if (!view.is_ok()) mem.count = 0;  // a collective call still takes part, with nothing
   if (st.is_ok()) st = view;
+  int64_t first = 0, end = 0;  // the selection's file extent
+  if (nbytes > 0 && mem.count > 0) {
+    Status extent = selection_extent(var, sel, &first, &end);
+    // A write that reaches past the end of the file this rank knows first
+    // writes its last byte alone (MpiFile::extend_before_write).
+    if (extent.is_ok() && write) extent = file.extend_before_write(end, nbytes, static_cast<const char*>(buf) + nbytes - 1);
+    if (!extent.is_ok()) {
+      mem.count = 0;  // a collective call still takes part, with nothing
+      end = 0;
+      if (st.is_ok()) st = extent;
+    }
+  }
   MPI_Status status;
   int err;
   if (write)
@@ -304,15 +317,24 @@ Status transfer(MpiFile& file, const VarGeometry& var, const Selection& sel, boo
                      : MPI_File_read_at(fh, 0, buf, mem.count, mem.type, &status);
   Status freed = mem.owned ? EXA_MPI(MPI_Type_free(&mem.type)) : Status::ok();
   Status short_read;
-  if (!write && err == MPI_SUCCESS && nbytes > 0 && !read_complete(status, nbytes)) {
-    zero_unread(status, buf, nbytes);
-    int64_t first = 0, end = 0;
-    short_read = selection_extent(var, sel, &first, &end);
-    if (short_read.is_ok()) short_read = file.check_short_read(end);
+  if (!write && err == MPI_SUCCESS && nbytes > 0 && end > 0) {
+    const bool complete = read_complete(status, nbytes);
+    if (!complete) zero_unread(status, buf, nbytes);
+    // Bytes at or past the end of the file read as zeros, whatever the
+    // status's count says (a collective read counts them as read).
+    int64_t size = 0;
+    short_read = file.size_for_read(end, &size);
+    if (short_read.is_ok() && size < end) {
+      std::vector<Segment> runs;
+      flatten(var, sel, static_cast<uint8_t*>(buf), &runs);
+      zero_segments_past(runs, size);
+    }
+    if (short_read.is_ok() && (!complete || size < end)) short_read = file.check_short_read(end);
   }
   Status moved = write ? check_written(err, status, mem.count > 0 ? nbytes : 0, "MPI-IO data write")
                        : from_mpi(err, MpiOp::kRead, "MPI-IO data read");
   if (moved.is_ok()) write ? file.count_written(nbytes) : file.count_read(nbytes);
+  if (moved.is_ok() && write && mem.count > 0) file.note_extent(end);
   Status freed_file = ftype != MPI_BYTE ? EXA_MPI(MPI_Type_free(&ftype)) : Status::ok();
   for (const Status* s : {&st, &moved, &short_read, &freed, &freed_file})
     if (!s->is_ok()) return *s;

@@ -125,16 +125,25 @@ Status describe(const std::vector<Segment>& segs, Runs* file, Runs* memory) {
 }
 
 // The single MPI-IO call of an aggregated transfer: file view `file`,
-// memory `memory` (absolute addresses, so the buffer is MPI_BOTTOM).
+// memory `memory` (absolute addresses, so the buffer is MPI_BOTTOM) of the
+// sorted `segments` they describe.
 // `described` is describe()'s outcome: a rank that failed it takes part with nothing.
 Status transfer_runs(MpiFile& file, Runs& fruns, Runs& mruns, bool write, bool collective,
-                     const Status& described) {
+                     const Status& described, const std::vector<Segment>& segments) {
   MPI_File fh = file.handle();
   Status view = file.set_view(0, fruns.type);
   // An injected failure (exa_debug_fail_write): this rank's part never lands,
   // as if it crashed; it still takes part in a collective call.
   const bool fail = write && take_injected_write_failure();
   int count = mruns.bytes > 0 && !fail && view.is_ok() ? 1 : 0;
+  // A write past the end of the file this rank knows: its last byte first
+  // (MpiFile::extend_before_write).
+  Status extended;
+  if (write && count > 0 && described.is_ok() && !segments.empty()) {
+    const Segment& last = segments.back();
+    extended = file.extend_before_write(fruns.end, fruns.bytes, last.data + last.length - 1);
+    if (!extended.is_ok()) count = 0;
+  }
   void* buf = mruns.bytes > 0 ? MPI_BOTTOM : nullptr;
   // A late write (exa_debug_late_writes): independent ones wait first; in a
   // collective one this rank's part is written alone after the call.
@@ -155,17 +164,30 @@ Status transfer_runs(MpiFile& file, Runs& fruns, Runs& mruns, bool write, bool c
   if (!described.is_ok()) return described;
   if (!view.is_ok()) return view;
   if (fail) return {NC_EWRITE, "write failed (injected by exa_debug_fail_write)"};
+  if (!extended.is_ok()) return extended;
   Status st = write ? check_written(err, status, count > 0 ? file_bytes : 0, "aggregated MPI-IO write")
                     : from_mpi(err, MpiOp::kRead, "aggregated MPI-IO read");
   if (st.is_ok()) write ? file.count_written(file_bytes) : file.count_read(file_bytes);
-  if (st.is_ok() && !write && !read_complete(status, count > 0 ? memory_bytes : 0))
-    st = file.check_short_read(file_end);  // the rest stays as zeroed before
+  if (st.is_ok() && write && count > 0) file.note_extent(file_end);
+  if (st.is_ok() && !write && count > 0) {
+    // Bytes at or past the end of the file read as zeros, whatever the
+    // status's count says (a collective read counts them as read).
+    const bool complete = read_complete(status, memory_bytes);
+    int64_t size = 0;
+    st = file.size_for_read(file_end, &size);
+    if (st.is_ok() && size < file_end) zero_segments_past(segments, size);
+    if (st.is_ok() && (!complete || size < file_end)) st = file.check_short_read(file_end);
+  }
   for (const Status* s : {&freed, &freed_memory})
     if (st.is_ok() && !s->is_ok()) st = *s;
   return st;
 }
 
 }  // namespace
+
+void zero_segments_past(const std::vector<Segment>& segments, int64_t size) {
+  for (const Segment& s : segments) zero_past_size(size, s.offset, s.data, s.length);
+}
 
 void flatten(const VarGeometry& var, const Selection& sel, uint8_t* packed,
              std::vector<Segment>* out) {
@@ -228,7 +250,7 @@ Status write_segments(MpiFile& file, std::vector<Segment> segments, bool collect
   std::vector<Segment> disjoint = resolve_overlaps(std::move(segments));
   Runs fruns, mruns;
   Status described = describe(disjoint, &fruns, &mruns);
-  return transfer_runs(file, fruns, mruns, true, collective, described);
+  return transfer_runs(file, fruns, mruns, true, collective, described, disjoint);
 }
 
 Status read_segments(MpiFile& file, std::vector<Segment> segments, bool collective) {
@@ -242,7 +264,7 @@ Status read_segments(MpiFile& file, std::vector<Segment> segments, bool collecti
     Status described = describe(segments, &fruns, &mruns);
     // Bytes past the end of the file read as zeros.
     for (const Segment& s : segments) std::memset(s.data, 0, static_cast<size_t>(s.length));
-    return transfer_runs(file, fruns, mruns, false, collective, described);
+    return transfer_runs(file, fruns, mruns, false, collective, described, segments);
   }
   // Overlapping reads: read the union once into staging, then copy out.
   std::vector<Segment> runs;
@@ -264,7 +286,7 @@ Status read_segments(MpiFile& file, std::vector<Segment> segments, bool collecti
   }
   Runs fruns, mruns;
   Status described = describe(runs, &fruns, &mruns);
-  EXA_RETURN_IF_ERROR(transfer_runs(file, fruns, mruns, false, collective, described));
+  EXA_RETURN_IF_ERROR(transfer_runs(file, fruns, mruns, false, collective, described, runs));
   size_t r = 0;
   for (const Segment& s : segments) {
     while (runs[r].offset + runs[r].length < s.offset + s.length) ++r;

@@ -24,6 +24,10 @@ struct Segment {
 void flatten(const VarGeometry& var, const Selection& sel, uint8_t* packed,
              std::vector<Segment>* out);
 
+// Zeroes the bytes of segments (read from the file) at or past file offset
+// `size`: bytes past the end of the file read as zeros.
+void zero_segments_past(const std::vector<Segment>& segments, int64_t size);
+
 // How many segments flatten() appends for a selection (to reserve them).
 int64_t flat_segments(const VarGeometry& var, const Selection& sel);
 

@@ -69,6 +69,7 @@ Status write_runs_staged(MpiFile& file, const std::vector<Segment>& runs, int64_
           MPI_File_write_at(file.handle(), run.offset + done, stage, static_cast<int>(n), MPI_BYTE, &status);
       EXA_RETURN_IF_ERROR(check_written(err, status, n, "MPI_File_write_at (direct put)"));
       file.count_written(n);
+      file.note_extent(run.offset + done + n);
       done += n;
       at += n;
     }
@@ -90,10 +91,13 @@ Status read_runs_staged(MpiFile& file, const std::vector<Segment>& runs, int64_t
           MPI_File_read_at(file.handle(), run.offset + done, slice, static_cast<int>(n), MPI_BYTE, &status);
       EXA_RETURN_IF_ERROR(from_mpi(err, MpiOp::kRead, "MPI_File_read_at (direct get)"));
       file.count_read(n);
-      if (!read_complete(status, n)) {
-        zero_unread(status, slice, n);
-        EXA_RETURN_IF_ERROR(file.check_short_read(run.offset + done + n));
-      }
+      // Bytes at or past the end of the file read as zeros.
+      const bool complete = read_complete(status, n);
+      if (!complete) zero_unread(status, slice, n);
+      int64_t size = 0;
+      EXA_RETURN_IF_ERROR(file.size_for_read(run.offset + done + n, &size));
+      if (size < run.offset + done + n) zero_past_size(size, run.offset + done, slice, n);
+      if (!complete || size < run.offset + done + n) EXA_RETURN_IF_ERROR(file.check_short_read(run.offset + done + n));
       EXA_RETURN_IF_ERROR(consume(at, n, slice));
       done += n;
       at += n;

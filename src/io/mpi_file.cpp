@@ -55,6 +55,11 @@ void zero_unread(const MPI_Status& status, void* buf, int64_t nbytes) {
   if (got < nbytes) std::memset(static_cast<char*>(buf) + got, 0, static_cast<size_t>(nbytes - got));
 }
 
+void zero_past_size(int64_t size, int64_t offset, void* buf, int64_t nbytes) {
+  const int64_t keep = std::clamp<int64_t>(size - offset, 0, nbytes);
+  if (keep < nbytes) std::memset(static_cast<char*>(buf) + keep, 0, static_cast<size_t>(nbytes - keep));
+}
+
 Status check_written(int mpi_err, const MPI_Status& status, int64_t expected, const char* what) {
   if (mpi_err != MPI_SUCCESS) return from_mpi(mpi_err, MpiOp::kWrite, what);
   if (expected <= 0) return Status::ok();
@@ -165,6 +170,7 @@ Status MpiFile::create(MPI_Comm comm, const std::string& path, bool noclobber, M
   EXA_RETURN_IF_ERROR(
       open_impl(comm, path, amode, info, true, carried, noclobber ? nullptr : has_contents, 0, &look));
   const int64_t contents = look.fact;
+  known_size_ = 0;  // (rank 0's look saw the old contents)
   if (contents == 0) return Status::ok();
   Status st = from_mpi(MPI_File_set_size(fh_, 0), MpiOp::kWrite, "MPI_File_set_size");
   return agree(comm_, st);
@@ -211,10 +217,33 @@ Status MpiFile::read_at(int64_t offset, void* buf, int64_t nbytes) {
     int err = MPI_File_read_at(fh_, off, p + (off - offset), static_cast<int>(n), MPI_BYTE, &status);
     if (err != MPI_SUCCESS) return from_mpi(err, MpiOp::kRead, "MPI_File_read_at");
     count_read(n);
-    if (read_complete(status, n)) return Status::ok();
-    zero_unread(status, p + (off - offset), n);
+    const bool complete = read_complete(status, n);
+    if (!complete) zero_unread(status, p + (off - offset), n);
+    int64_t size = 0;
+    EXA_RETURN_IF_ERROR(size_for_read(off + n, &size));
+    if (complete && size >= off + n) return Status::ok();
+    zero_past_size(size, off, p + (off - offset), n);
     return check_short_read(off + n);
   });
+}
+
+Status MpiFile::size_for_read(int64_t end, int64_t* size) {
+  *size = known_size_;
+  if (end <= known_size_) return Status::ok();
+  MPI_Offset sz = 0;
+  EXA_RETURN_IF_ERROR(from_mpi(MPI_File_get_size(fh_, &sz), MpiOp::kRead, "MPI_File_get_size"));
+  note_extent(sz);
+  *size = sz;
+  return Status::ok();
+}
+
+Status MpiFile::extend_before_write(int64_t end, int64_t nbytes, const void* last) {
+  if (end <= known_size_ || nbytes <= 0) return Status::ok();
+  MPI_Status status;
+  const int err = MPI_File_write_at(fh_, nbytes - 1, last, 1, MPI_BYTE, &status);
+  // (The write itself notes `end`: with a file type whose bytes do not rise
+  // in file order its last byte need not be the highest.)
+  return check_written(err, status, 1, "MPI_File_write_at (the end of a write first)");
 }
 
 Status MpiFile::check_short_read(int64_t end) {
@@ -342,6 +371,7 @@ Status MpiFile::write_at(int64_t offset, const void* buf, int64_t nbytes, bool i
     int err = MPI_File_write_at(fh_, off, p + (off - offset), static_cast<int>(n), MPI_BYTE, &status);
     Status st = check_written(err, status, n, "MPI_File_write_at");
     if (st.is_ok()) count_written(n);
+    if (st.is_ok()) note_extent(off + n);
     return st;
   });
 }
@@ -370,6 +400,7 @@ Status MpiFile::size(int64_t* nbytes) {
   MPI_Offset sz = 0;
   Status st = from_mpi(MPI_File_get_size(fh_, &sz), MpiOp::kOther, "MPI_File_get_size");
   *nbytes = sz;
+  if (st.is_ok()) note_extent(sz);
   return st;
 }
 
@@ -378,7 +409,9 @@ Status MpiFile::grow_to(int64_t nbytes) {
   EXA_RETURN_IF_ERROR(size(&current));
   if (current >= nbytes) return Status::ok();
   note_io_event();
-  return from_mpi(MPI_File_set_size(fh_, nbytes), MpiOp::kWrite, "MPI_File_set_size");
+  Status st = from_mpi(MPI_File_set_size(fh_, nbytes), MpiOp::kWrite, "MPI_File_set_size");
+  if (st.is_ok()) note_extent(nbytes);
+  return st;
 }
 
 Status MpiFile::close() {
@@ -386,6 +419,7 @@ Status MpiFile::close() {
   if (fh_ != MPI_FILE_NULL) st = from_mpi(MPI_File_close(&fh_), MpiOp::kOther, "MPI_File_close");
   fh_ = MPI_FILE_NULL;
   byte_view_ = true;
+  known_size_ = 0;
   if (comm_ != MPI_COMM_NULL) {
     Status freed = EXA_MPI(MPI_Comm_free(&comm_));
     if (st.is_ok()) st = freed;

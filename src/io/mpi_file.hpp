@@ -6,6 +6,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -16,8 +17,15 @@
 namespace exa::io {
 
 // Bytes past the end of the file read as zeros: zeroes what a read left
-// unfilled (a read of nbytes into buf that returned `status`).
+// unfilled (a read of nbytes into buf that returned `status`). A status's
+// count is not enough: Open MPI's collective read reports every byte asked
+// for past the end of the file too, and leaves stale or uninitialised bytes
+// there; readers also zero by the file's size (MpiFile::size_for_read,
+// zero_past_size).
 void zero_unread(const MPI_Status& status, void* buf, int64_t nbytes);
+// Zeroes the bytes of a contiguous run read from file offset `offset` (nbytes
+// into buf) that lie at or past `size`.
+void zero_past_size(int64_t size, int64_t offset, void* buf, int64_t nbytes);
 // Whether a read of nbytes that returned `status` got all of them.
 bool read_complete(const MPI_Status& status, int64_t nbytes);
 
@@ -155,6 +163,25 @@ class MpiFile {
   // (the caller zeroes what was not read). Independent.
   Status check_short_read(int64_t end);
 
+  // A lower bound of the file's size this rank knows without asking: the
+  // largest size it was told (size, size_for_read) and the ends of its own
+  // writes (a file only grows while open).
+  int64_t known_size() const { return known_size_; }
+  void note_extent(int64_t end) { known_size_ = std::max(known_size_, end); }
+  // For a read of bytes ending at `end`, the file's size as far as the read
+  // needs it: known_size() when `end` lies within it (no MPI call), else
+  // MPI_File_get_size (independent, asked after the read: what the read saw).
+  // Bytes at or past *size read as zeros.
+  Status size_for_read(int64_t end, int64_t* size);
+  // Before a write through a data view of nbytes ending at file offset `end`
+  // (the view's last byte is `last`): when `end` lies past known_size(), this
+  // rank writes that one byte alone first, so the file reaches `end` before
+  // the transfer. Open MPI's data sieving of a write with gaps (an
+  // independent one's, a collective one's aggregator's) reads the span and
+  // writes it back whole; past the end of the file its read is short and the
+  // gaps went to disk as whatever its buffer held.
+  Status extend_before_write(int64_t end, int64_t nbytes, const void* last);
+
   // Bytes this rank moved through this file (ncmpi_inq_put_size/get_size).
   int64_t bytes_written() const { return bytes_written_; }
   int64_t bytes_read() const { return bytes_read_; }
@@ -193,6 +220,7 @@ class MpiFile {
   int64_t bytes_read_ = 0;
   int64_t io_calls_ = 0;
   int64_t committed_end_ = 0;
+  int64_t known_size_ = 0;
   bool heartbeat_ = false;
   bool byte_view_ = true;  // a fresh handle's view is bytes from offset 0
 };

@@ -206,6 +206,7 @@ Status write_stretch(MpiFile& file, int64_t offset, const uint8_t* data, int64_t
   const int err = MPI_File_write_at(file.handle(), offset, data, static_cast<int>(n), MPI_BYTE, &status);
   EXA_RETURN_IF_ERROR(check_written(err, status, n, "MPI_File_write_at (two-phase put)"));
   file.count_written(n);
+  file.note_extent(offset + n);
   return Status::ok();
 }
 
