@@ -19,10 +19,9 @@ bool is_compact(const Image& img, int var) { return !img.compact.empty() && img.
 // (Each variable's dimensions are looked up once: this runs for every
 // variable of the rank, and each lookup is a cache miss or two.)
 Status data_bytes(const Header& header, const Image& img, int id, int64_t* out) {
-  const Variable& v = header.vars[size_t(id)];
   *out = 0;
-  if (is_compact(img, id) || is_record_var(header, v)) return Status::ok();
-  const int64_t bytes = var_bytes(header, v, false);
+  if (is_compact(img, id) || image_var_is_record(header, img, id)) return Status::ok();
+  const int64_t bytes = image_var_bytes(header, img, id);
   if (bytes > INT64_MAX - 3) return too_large();
   *out = xdr::round4(bytes);
   return Status::ok();
@@ -254,9 +253,9 @@ Status apply_placements(Header& header, Image& img, const std::vector<size_t>& b
       const int id = img.var_order[size_t(pos)];
       (*var_positions)[size_t(id)] = int64_t(p.first_var) + (pos - img.first_var[b]);
       Variable& v = header.vars[size_t(id)];
-      if (is_record_var(header, v)) return {NC_EINTERNAL, "record variables are not placed from summaries"};
+      if (image_var_is_record(header, img, id)) return {NC_EINTERNAL, "record variables are not placed from summaries"};
       // Compact or not, vsize is the padded size; only a non-compact one takes data space.
-      const int64_t bytes = var_bytes(header, v, false);
+      const int64_t bytes = image_var_bytes(header, img, id);
       if (bytes > INT64_MAX - 3) return too_large();
       v.vsize = xdr::round4(bytes);
       const bool compact = is_compact(img, id);

@@ -53,12 +53,38 @@ std::string full_name(std::string_view path, std::string_view local) {
   return s;
 }
 
+int64_t image_var_bytes(const Header& header, const Image& img, int var) {
+  return img.var_size.empty() ? var_bytes(header, header.vars[size_t(var)]) : img.var_size[size_t(var)];
+}
+
+bool image_var_is_record(const Header& header, const Image& img, int var) {
+  return img.var_record.empty() ? is_record_var(header, header.vars[size_t(var)]) : img.var_record[size_t(var)] != 0;
+}
+
 namespace {
 
 std::string_view local_name(std::string_view full) {
   std::string_view path, local;
   split_name(full, &path, &local);
   return local;
+}
+
+// A dimension's (variable's) local name: its last `n` characters, as
+// plan_image measured them (split again if the image has no lengths).
+std::string_view local_part(const std::string& full, const std::vector<uint16_t>& lengths, int id) {
+  if (lengths.empty()) return local_name(full);
+  return std::string_view(full).substr(full.size() - lengths[size_t(id)]);
+}
+std::string_view dim_local(const Header& header, const Image& img, int id) {
+  return local_part(header.dims[size_t(id)].name, img.dim_local, id);
+}
+std::string_view var_local(const Header& header, const Image& img, int id) {
+  return local_part(header.vars[size_t(id)].name, img.var_local, id);
+}
+// name_bytes of a local name, from its length alone when the image has it
+// (the name itself is not read).
+int64_t local_bytes(const std::string& full, const std::vector<uint16_t>& lengths, int id) {
+  return lengths.empty() ? name_bytes(local_name(full)) : 8 + xdr::round4(int64_t(lengths[size_t(id)]));
 }
 
 bool is_compact(const Image& img, int var) { return !img.compact.empty() && img.compact[size_t(var)]; }
@@ -79,16 +105,16 @@ std::span<const int> vars_of(const Image& img, size_t b) {
 int64_t encoded_block_size(const Header& header, const Image& img, size_t b) {
   int64_t n = 8 + name_bytes(img.index.blocks[b].path);
   n += 4 + 8;
-  for (int id : dims_of(img, b)) n += name_bytes(local_name(header.dims[size_t(id)].name)) + 8;
+  for (int id : dims_of(img, b)) n += local_bytes(header.dims[size_t(id)].name, img.dim_local, id) + 8;
   n += b == 0 ? atts_bytes(header.gatts) : atts_bytes({});
   n += 4 + 8;
   for (int id : vars_of(img, b)) {
     const Variable& v = header.vars[size_t(id)];
-    n += name_bytes(local_name(v.name)) + 8 + 8 * int64_t(v.dimids.size()) + atts_bytes(v.atts);
+    n += local_bytes(v.name, img.var_local, id) + 8 + 8 * int64_t(v.dimids.size()) + atts_bytes(v.atts);
     n += 4 + 8 + 8 + 4;
     // A compact variable's data, padded: its vsize (filled in by the writer), or none yet.
     if (is_compact(img, id))
-      n += 8 + (img.compact[size_t(id)] == kCompactFull ? xdr::round4(var_bytes(header, v)) : 0);
+      n += 8 + (img.compact[size_t(id)] == kCompactFull ? xdr::round4(image_var_bytes(header, img, id)) : 0);
   }
   return n + 4;
 }
@@ -97,12 +123,12 @@ Block make_block(const Header& header, const Image& img, size_t b) {
   Block out;
   out.path = img.index.blocks[b].path;
   for (int id : dims_of(img, b))
-    out.dims.push_back({std::string(local_name(header.dims[size_t(id)].name)), header.dims[size_t(id)].length});
+    out.dims.push_back({std::string(dim_local(header, img, id)), header.dims[size_t(id)].length});
   if (b == 0) out.atts = header.gatts;
   for (int id : vars_of(img, b)) {
     const Variable& v = header.vars[size_t(id)];
     BlockVariable bv;
-    bv.var.name = std::string(local_name(v.name));
+    bv.var.name = std::string(var_local(header, img, id));
     bv.var.atts = v.atts;
     bv.var.type = v.type;
     bv.var.vsize = v.vsize;
@@ -111,7 +137,7 @@ Block make_block(const Header& header, const Image& img, size_t b) {
     if (is_compact(img, id)) {
       bv.flags = kVarCompact;
       bv.var.begin = 0;
-      bv.var.vsize = xdr::round4(var_bytes(header, v));
+      bv.var.vsize = xdr::round4(image_var_bytes(header, img, id));
     }
     out.vars.push_back(std::move(bv));
   }
@@ -123,15 +149,15 @@ void append_image_block(const Header& header, const Image& img, size_t b, std::v
   BlockEncoder e(out, img.index.blocks[b].path);
   const std::span<const int> dims = dims_of(img, b), vars = vars_of(img, b);
   e.begin_dims(dims.size());
-  for (int id : dims) e.dim(local_name(header.dims[size_t(id)].name), header.dims[size_t(id)].length);
+  for (int id : dims) e.dim(dim_local(header, img, id), header.dims[size_t(id)].length);
   e.atts(b == 0 ? header.gatts : kNone);
   e.begin_vars(vars.size());
   for (int id : vars) {
     const Variable& v = header.vars[size_t(id)];
-    e.begin_var(local_name(v.name), v.dimids.size());
+    e.begin_var(var_local(header, img, id), v.dimids.size());
     for (int d : v.dimids) e.dimid(uint64_t(int64_t(img.dim_pos[size_t(d)])));
     if (is_compact(img, id))
-      e.end_var(v.atts, v.type, xdr::round4(var_bytes(header, v)), 0, kVarCompact, {});
+      e.end_var(v.atts, v.type, xdr::round4(image_var_bytes(header, img, id)), 0, kVarCompact, {});
     else
       e.end_var(v.atts, v.type, v.vsize, v.begin, 0, {});
   }
@@ -160,7 +186,7 @@ class PathGroups {
  public:
   PathGroups() { group_of("/"); }  // group 0: the root block, which always exists
   // The group of a full name; NC_EBADNAME if it is not a valid full name.
-  Status add(const std::string& full, const char* what, uint32_t* group) {
+  Status add(const std::string& full, const char* what, uint32_t* group, uint16_t* local_length) {
     std::string_view path, local;
     split_name(full, &path, &local);
     const uint32_t g = group_of(path);
@@ -169,6 +195,7 @@ class PathGroups {
     const bool valid = (g == 0 ? full.find('/') == std::string::npos : valid_[g] != 0) && is_valid_name(local);
     if (!valid) return {NC_EBADNAME, std::string(what) + " name '" + full + "' is not a valid path and name"};
     *group = g;
+    *local_length = uint16_t(local.size());  // valid: at most NC_MAX_NAME
     return Status::ok();
   }
   const std::vector<std::string_view>& paths() const { return paths_; }
@@ -216,13 +243,21 @@ Status plan_image(const Header& header, Image* out, const std::vector<uint8_t>* 
   // objects placed group by group (a counting sort: no list per group).
   PathGroups groups;
   std::vector<uint32_t> dim_group(header.dims.size()), var_group(header.vars.size());
+  std::vector<uint16_t> dim_local(header.dims.size()), var_local(header.vars.size());
   for (size_t pos = 0; pos < header.dims.size(); ++pos) {
     const size_t i = order.dims.empty() ? pos : size_t(order.dims[pos]);
-    EXA_RETURN_IF_ERROR(groups.add(header.dims[i].name, "dimension", &dim_group[pos]));
+    EXA_RETURN_IF_ERROR(groups.add(header.dims[i].name, "dimension", &dim_group[pos], &dim_local[i]));
   }
+  // Each variable's dimensions are looked up here once, for every later pass.
+  std::vector<uint8_t> var_record(header.vars.size());
+  std::vector<int64_t> var_size(header.vars.size());
   for (size_t pos = 0; pos < header.vars.size(); ++pos) {
     const size_t i = order.vars.empty() ? pos : size_t(order.vars[pos]);
-    EXA_RETURN_IF_ERROR(groups.add(header.vars[i].name, "variable", &var_group[pos]));
+    const Variable& v = header.vars[i];
+    EXA_RETURN_IF_ERROR(groups.add(v.name, "variable", &var_group[pos], &var_local[i]));
+    const bool record = is_record_var(header, v);
+    var_record[i] = record ? 1 : 0;
+    var_size[i] = var_bytes(header, v, record);
   }
   const std::vector<std::string_view>& paths = groups.paths();
   std::vector<uint32_t> sorted(paths.size()), rank(paths.size());
@@ -245,6 +280,10 @@ Status plan_image(const Header& header, Image* out, const std::vector<uint8_t>* 
   img.dim_pos.resize(header.dims.size());
   for (size_t pos = 0; pos < img.dim_order.size(); ++pos) img.dim_pos[size_t(img.dim_order[pos])] = int(pos);
   if (compact) img.compact = *compact;
+  img.dim_local = std::move(dim_local);
+  img.var_local = std::move(var_local);
+  img.var_record = std::move(var_record);
+  img.var_size = std::move(var_size);
   *out = std::move(img);
   return Status::ok();
 }
@@ -436,7 +475,7 @@ Status plan_redef_image(Header& header, const OnDisk& old, const std::vector<uin
   for (size_t i = 0; i < n; ++i) {
     const std::string& path = img.index.blocks[i].path;
     bool has_record = false;
-    for (int id : vars_of(img, i)) has_record = has_record || is_record_var(header, header.vars[size_t(id)]);
+    for (int id : vars_of(img, i)) has_record = has_record || image_var_is_record(header, img, id);
     const int64_t j = find_block(was.index, path);
     const int64_t on_disk = find_block(*old.index, path);
     const bool equal = j >= 0 && on_disk >= 0 && make_block(header, img, i) == make_block(before, was, size_t(j));

@@ -11,6 +11,7 @@
 #include <random>
 #include <string>
 
+#include "format/layout.hpp"
 #include "format/partitioned.hpp"
 #include "format/partitioned_image.hpp"
 #include "model/id_map.hpp"
@@ -143,6 +144,58 @@ TEST(CreateStructures, DirectEncodingIsTheBlocksBytes) {
       EXPECT_EQ(pf::image_block_has_compact(img, b), has);
     }
     EXPECT_EQ(run[0], 7);
+  }
+}
+
+// plan_image records each object's local-name length and each variable's
+// size and record flag once; every later pass reads them there. They equal
+// what the header gives, and the blocks encoded with them are the blocks
+// encoded from the header alone (an image without them).
+TEST(CreateStructures, PlanRecordsNamesAndSizesOnce) {
+  std::mt19937 rng(11);
+  for (int round = 0; round < 20; ++round) {
+    pf::ObjectOrder order;
+    Header h = random_header(rng, 1 + int(rng() % 100), &order);
+    if (round % 2) {  // a record dimension for some variables
+      h.dims.push_back({"time", 0});
+      for (size_t i = 0; i < h.vars.size(); i += 3) {
+        h.vars[i].dimids.insert(h.vars[i].dimids.begin(), int(h.dims.size() - 1));
+      }
+      order.dims.push_back(int(h.dims.size() - 1));
+    }
+    std::vector<uint8_t> compact(h.vars.size());
+    for (size_t i = 0; i < compact.size(); ++i)
+      compact[i] = exa::format::is_record_var(h, h.vars[i]) ? pf::kNotCompact : uint8_t(rng() % 3);
+    pf::Image img;
+    ASSERT_TRUE(pf::plan_image(h, &img, &compact, order).is_ok());
+    ASSERT_EQ(img.dim_local.size(), h.dims.size());
+    ASSERT_EQ(img.var_local.size(), h.vars.size());
+    for (size_t i = 0; i < h.dims.size(); ++i) {
+      std::string_view path, local;
+      pf::split_name(h.dims[i].name, &path, &local);
+      EXPECT_EQ(size_t(img.dim_local[i]), local.size()) << h.dims[i].name;
+    }
+    for (size_t i = 0; i < h.vars.size(); ++i) {
+      std::string_view path, local;
+      pf::split_name(h.vars[i].name, &path, &local);
+      EXPECT_EQ(size_t(img.var_local[i]), local.size()) << h.vars[i].name;
+      EXPECT_EQ(img.var_size[i], exa::format::var_bytes(h, h.vars[i])) << h.vars[i].name;
+      EXPECT_EQ(img.var_record[i] != 0, exa::format::is_record_var(h, h.vars[i])) << h.vars[i].name;
+      EXPECT_EQ(pf::image_var_bytes(h, img, int(i)), img.var_size[i]);
+    }
+    pf::Image bare = img;  // the same plan without what plan_image recorded
+    bare.dim_local.clear();
+    bare.var_local.clear();
+    bare.var_size.clear();
+    bare.var_record.clear();
+    for (size_t b = 0; b < img.index.blocks.size(); ++b) {
+      EXPECT_EQ(pf::encoded_block_size(h, img, b), pf::encoded_block_size(h, bare, b)) << "block " << b;
+      std::vector<uint8_t> with, without;
+      pf::append_image_block(h, img, b, &with);
+      pf::append_image_block(h, bare, b, &without);
+      ASSERT_EQ(with, without) << "block " << b;
+      EXPECT_EQ(pf::make_block(h, img, b), pf::make_block(h, bare, b));
+    }
   }
 }
 
