@@ -69,10 +69,47 @@ TEST(RelationPolicy, TinyOutputsGatherOnlyWithEnoughRanks) {
   EXPECT_TRUE(decide(in(kTinyBytes - 1, kGatherMinRanks), kAllSteps).gather);
   EXPECT_FALSE(decide(in(kGatherBytes, kGatherMinRanks), kAllSteps).gather);
   PolicyDecision d = decide(in(2 * kMiB, 2), kAllSteps);  // written in parallel, as with O1 off
-  EXPECT_TRUE(d.two_phase);
+  EXPECT_FALSE(d.gather);
   EXPECT_EQ(d.cb_nodes, 1);
   EXPECT_FALSE(d.independent);  // a 1 MiB share: collective
   EXPECT_EQ(d.phases, 1);
+}
+
+// O2 weighs the rank count too: a tiny output below kTwoPhaseMinRanks ranks
+// (not gathered there) is created by every rank at once, unless own handles
+// (an independent share) or O7's phases need the file defined by rank 0 first.
+// usroad's checkpoints at 2 ranks are 2.4 MB.
+TEST(RelationPolicy, TinyOutputsAtFewRanksAreCreatedCollectively) {
+  static_assert(kTwoPhaseMinRanks <= kGatherMinRanks);  // every tiny output is gathered or takes this rule
+  for (int n : {2, 3}) {
+    if (n >= kTwoPhaseMinRanks) continue;
+    PolicyDecision d = decide(in(2491248, n), kAllSteps);
+    EXPECT_FALSE(d.gather) << n;
+    EXPECT_FALSE(d.two_phase) << n;
+    EXPECT_FALSE(d.independent) << n;
+    EXPECT_EQ(d.cb_nodes, 1) << n;  // the other steps as before
+    EXPECT_TRUE(d.no_fill) << n;
+    EXPECT_TRUE(d.fixed_rows) << n;
+    EXPECT_EQ(d.var_align, 4 * kKiB) << n;
+    EXPECT_FALSE(decide(in(2 * kMiB, n), kAllSteps & ~kO1Gather).two_phase) << n;
+    // Past the tiny tier O2 stays.
+    EXPECT_TRUE(decide(in(kTinyBytes, n), kAllSteps).two_phase) << n;
+    // Skew that O7 splits into phases keeps O2 (the phases open a defined file).
+    d = decide(in(2 * kMiB, n, 1000.0, 0.0), kAllSteps);
+    EXPECT_GT(d.phases, 1) << n;
+    EXPECT_TRUE(d.two_phase) << n;
+    // ... and with O7 off, the same output is created collectively.
+    EXPECT_FALSE(decide(in(2 * kMiB, n, 1000.0, 0.0), kAllSteps & ~kO7Phases).two_phase) << n;
+  }
+  // An independent share (4 MiB or more a rank) keeps O2: own handles open the defined file.
+  PolicyDecision d = decide(in(kTinyBytes - 1, 2), kAllSteps);
+  EXPECT_TRUE(d.independent);
+  EXPECT_TRUE(d.two_phase);
+  // From kTwoPhaseMinRanks ranks on, a tiny output is gathered; with O1 off it keeps O2.
+  EXPECT_TRUE(decide(in(2491248, kTwoPhaseMinRanks), kAllSteps & ~kO1Gather).two_phase);
+  EXPECT_TRUE(decide(in(2491248, kTwoPhaseMinRanks), kAllSteps).gather);
+  // O2 off: no two-phase create anywhere.
+  EXPECT_FALSE(decide(in(kTinyBytes, 2), kAllSteps & ~kO2TwoPhase).two_phase);
 }
 
 // From kGatherMinRanks ranks on O1 reaches past the tiny tier, up to

@@ -74,8 +74,6 @@ PolicyDecision decide(const PolicyInput& in, unsigned mask) {
   const bool tiny = in.total_bytes < kTinyBytes;
   d.gather = (mask & kO1Gather) &&
              ((in.nprocs < 2 && tiny) || (in.nprocs >= kGatherMinRanks && in.total_bytes < kGatherBytes));
-  // One rank defines alone anyway: the create-close-reopen cycle of O2 buys nothing there.
-  d.two_phase = (mask & kO2TwoPhase) && !d.gather && in.nprocs > 1;
   d.no_fill = (mask & kO3NoFill) != 0;
   d.fixed_rows = (mask & kO4Layout) != 0;
   if ((mask & kO5Hints) && !d.gather) {
@@ -86,6 +84,12 @@ PolicyDecision decide(const PolicyInput& in, unsigned mask) {
   if ((mask & kO7Phases) && !d.gather) d.phases = skew_phases(in.ratio, in.cv, in.nprocs);
   d.independent = (mask & kO5Hints) && !d.gather && in.nprocs > 1 &&
                   in.total_bytes / static_cast<uint64_t>(in.nprocs) >= kIndependentShare;
+  // One rank defines alone anyway: the create-close-reopen cycle of O2 buys
+  // nothing there. Nor for a tiny output written by fewer than
+  // kTwoPhaseMinRanks ranks (see policy.hpp), unless a path that needs the
+  // file defined first takes it: own handles (independent) or O7's phases.
+  const bool few_ranks_tiny = tiny && in.nprocs < kTwoPhaseMinRanks && !d.independent && d.phases == 1;
+  d.two_phase = (mask & kO2TwoPhase) && !d.gather && in.nprocs > 1 && !few_ranks_tiny;
   return d;
 }
 

@@ -52,6 +52,17 @@ inline constexpr int kGatherMinRanks = 4;
 // for it; docs/perf/checkpoint.md, 2026-11-25). At one rank the tiny tier stays
 // (the same write either way; no gain measured).
 inline constexpr uint64_t kGatherBytes = 16 * kMiB;
+// O2 (rank 0 creates and defines alone, then every rank reopens) applies to a
+// tiny output only from this many ranks on. Below it, where a tiny output is
+// not gathered either, every rank creates the file collectively: O2 cost one
+// more MPI-IO open and close on rank 0 per checkpoint, and in a process's
+// first checkpoint each rank loaded OMPIO's components in turn (rank 0 in its
+// create, the others in the reopen) instead of at once; usroad at 2 ranks
+// (2.4 MB a checkpoint) was above MPI-IO OPT only in its first checkpoint
+// (12.4 ms against 10.2, medians of 30, docs/perf/checkpoint.md, 2026-11-25).
+// Own handles (O5's independent share) and O7's phases keep O2: they open a
+// file rank 0 has defined.
+inline constexpr int kTwoPhaseMinRanks = kGatherMinRanks;
 
 // "all", "none", or a comma list of step names ("O1,O3,o5"; spaces ignored).
 // False for anything else (mask untouched).
