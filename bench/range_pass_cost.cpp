@@ -64,12 +64,16 @@ template <class T> void stage(nc_type t, long n, int reps) {
     printf(" ns/value\n");
   }
 }
-// doubles into float values (a conversion): to_external without and with the range.
+// doubles into float values (a conversion): to_external without and with the
+// range, with SSE2 (the generic kernel and a range look at each converted
+// block) and AVX2 (one pass: convert, check, swap, range; double_to_float.cpp).
 void convert_d2f(long n, int reps) {
   std::vector<double> v(n); std::vector<float> out(n);
   for (long i = 0; i < n; ++i) v[i] = (i % 1000) * 0.5;
-  set_simd_for_tests(Simd::kAvx2);
-  for (int rep = 0; rep < 3; ++rep) {
+  const char* names[] = {"sse2", "sse4.2", "avx2"};
+  for (int rep = 0; rep < 3; ++rep)
+  for (int lv : {0, 2}) {
+    set_simd_for_tests((Simd)lv);
     double ns[2];
     for (int mode = 0; mode < 2; ++mode) {
       double t0 = cpu();
@@ -80,7 +84,7 @@ void convert_d2f(long n, int reps) {
       }
       ns[mode] = (cpu() - t0) / reps / n * 1e9;
     }
-    printf("double->float n %ld  convert %.3f  convert+range %.3f ns/value\n", n, ns[0], ns[1]);
+    printf("double->float n %ld %-6s convert %.3f  convert+range %.3f ns/value\n", n, names[lv], ns[0], ns[1]);
   }
 }
 int main(int argc, char** argv) {

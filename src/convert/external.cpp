@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <cstring>
 
+#include "convert/double_to_float.hpp"
 #include "convert/external.hpp"
 #include "convert/kernels.hpp"
+#include "convert/simd.hpp"
 #include "convert/type_table.hpp"
 
 namespace exa::convert {
@@ -118,6 +120,23 @@ Status convert(const void* in, nc_type mem_type, nc_type xtype, int64_t n, void*
   const unsigned char* fill_value =
       native_fill(fill, dir == Direction::put ? xtype : mem_type, dsize, fill_bytes);
   bool bad = false;
+  // Doubles into a float variable: one vectorised pass that converts, swaps
+  // and takes the range (double_to_float.hpp), where the CPU has AVX2.
+  if constexpr (dir == Direction::put) {
+    if (!same && mem_type == NC_DOUBLE && xtype == NC_FLOAT) {
+      bool fused = true;
+      if (range == nullptr) {
+        fused = put_doubles_as_floats(src, dst, n, fill_value, nullptr, &bad);
+      } else if (simd_level() == Simd::kAvx2) {
+        range->each_piece(n, [&](int64_t off, int64_t m, ValueRange* seg) {
+          put_doubles_as_floats(src + off * 8, dst + off * 4, m, fill_value, seg, &bad);
+        });
+      } else {
+        fused = false;
+      }
+      if (fused) return bad ? erange() : Status::ok();
+    }
+  }
   if (!same && range == nullptr) {
     bad = kernel(src, dst, n, fill_value);
   } else if (!same) {

@@ -602,39 +602,45 @@ void copy_with_range(const void* src, void* dst, nc_type t, int64_t n, ValueRang
   any_pass<Pass::kCopyOut>(src, dst, t, n, r);
 }
 
+ValueRange* SegmentedRange::piece(int64_t m, int64_t* take) {
+  size_t k = 0;
+  int64_t end = INT64_MAX;  // where segment k ends
+  if (!ends_.empty()) {
+    k = static_cast<size_t>(std::upper_bound(ends_.begin(), ends_.end(), seen_) - ends_.begin());
+    end = k < ends_.size() ? ends_[k] : INT64_MAX;
+  } else if (every_ > 0 && seen_ >= first_) {
+    k = 1 + static_cast<size_t>((seen_ - first_) / every_);
+    end = first_ + static_cast<int64_t>(k) * every_;
+  } else if (every_ > 0) {
+    end = first_;
+  }
+  *take = std::min(m, end - seen_);
+  if (segs_.size() <= k) segs_.resize(k + 1);
+  seen_ += *take;
+  return &segs_[k];
+}
+
 void SegmentedRange::add(const void* p, void* out, nc_type t, int64_t m, Op op) {
   const auto* b = static_cast<const unsigned char*>(p);
   auto* o = static_cast<unsigned char*>(out);
   const int64_t size = std::max<int64_t>(1, native_size(t));
   while (m > 0) {
-    size_t k = 0;
-    int64_t end = INT64_MAX;  // where segment k ends
-    if (!ends_.empty()) {
-      k = static_cast<size_t>(std::upper_bound(ends_.begin(), ends_.end(), seen_) - ends_.begin());
-      end = k < ends_.size() ? ends_[k] : INT64_MAX;
-    } else if (every_ > 0 && seen_ >= first_) {
-      k = 1 + static_cast<size_t>((seen_ - first_) / every_);
-      end = first_ + static_cast<int64_t>(k) * every_;
-    } else if (every_ > 0) {
-      end = first_;
-    }
-    const int64_t take = std::min(m, end - seen_);
-    if (segs_.size() <= k) segs_.resize(k + 1);
+    int64_t take = 0;
+    ValueRange* seg = piece(m, &take);
     switch (op) {
-      case Op::kNative: add_native_range(b, t, take, &segs_[k]); break;
-      case Op::kExternal: add_external_range(b, t, take, &segs_[k]); break;
+      case Op::kNative: add_native_range(b, t, take, seg); break;
+      case Op::kExternal: add_external_range(b, t, take, seg); break;
       case Op::kSwapOut:
-        swap_out_with_range(b, o, t, take, &segs_[k]);
+        swap_out_with_range(b, o, t, take, seg);
         o += take * size;
         break;
       case Op::kCopyOut:
-        copy_with_range(b, o, t, take, &segs_[k]);
+        copy_with_range(b, o, t, take, seg);
         o += take * size;
         break;
     }
     b += take * size;
     m -= take;
-    seen_ += take;
   }
 }
 

@@ -59,6 +59,19 @@ class SegmentedRange {
   void swap_out(const void* src, void* dst, nc_type t, int64_t m) { add(src, dst, t, m, Op::kSwapOut); }
   // Copies them as they are (copy_with_range).
   void copy_out(const void* src, void* dst, nc_type t, int64_t m) { add(src, dst, t, m, Op::kCopyOut); }
+  // The next m values, one piece per segment they fall in: f(offset, count,
+  // segment's ValueRange*) in order (a pass of the caller's own that widens
+  // the segments: the fused double-to-float conversion, say).
+  template <class F>
+  void each_piece(int64_t m, F f) {
+    for (int64_t off = 0; m > 0;) {
+      int64_t take = 0;
+      ValueRange* seg = piece(m, &take);
+      f(off, take, seg);
+      off += take;
+      m -= take;
+    }
+  }
   const std::vector<ValueRange>& segments() const { return segs_; }
   int64_t size() const { return seen_; }  // values seen
   int64_t first() const { return first_; }
@@ -67,6 +80,9 @@ class SegmentedRange {
  private:
   enum class Op { kNative, kExternal, kSwapOut, kCopyOut };
   void add(const void* p, void* out, nc_type t, int64_t m, Op op);
+  // The segment the next values fall in, and how many of the next m do
+  // (*take); counts them as seen.
+  ValueRange* piece(int64_t m, int64_t* take);
   int64_t first_, every_, seen_ = 0;
   std::vector<int64_t> ends_;  // (with_ends)
   std::vector<ValueRange> segs_;

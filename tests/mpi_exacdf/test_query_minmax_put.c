@@ -1,5 +1,5 @@
-/* Min/max kept by every put (issue 20): with EXACDF_QUERY_MINMAX=put (not
- * the default: docs/perf/query_minmax.md), variables that were never queried
+/* Min/max kept by every put (issue 20): with the default EXACDF_QUERY_MINMAX
+ * (unset: "put", docs/perf/query_minmax.md), variables that were never queried
  * nor indexed get per-chunk bounds
  * from the conversion pass of their blocking puts, so the first query after
  * the puts skips chunks (counted with exa_debug_query_values_tested). Every
@@ -323,7 +323,7 @@ static void run_format(int cmode, const char *name) {
 }
 
 int main(int argc, char **argv) {
-  setenv("EXACDF_QUERY_MINMAX", "put", 1); /* every blocking put, in its conversion pass */
+  unsetenv("EXACDF_QUERY_MINMAX"); /* the default, "put": every put, in its conversion pass */
   mpi_test_init(&argc, &argv);
   setenv("EXACDF_QUERY_MINMAX_CHUNK", "512", 1);
   run_format(NC_64BIT_DATA, "query_minmax_put_cdf5.nc");

@@ -2,7 +2,8 @@
  * max always"): puts into variables nobody queries, closed, and a new process
  * that reopens the file skips chunks by the min/max the close kept, without
  * re-scanning: a partitioned file keeps them inside (index blocks of the
- * close's commit), a classic one in sidecars (EXACDF_QUERY_MINMAX=put set, or
+ * close's commit; by default, or with EXACDF_QUERY_MINMAX=put/always), a
+ * classic one in sidecars (EXACDF_QUERY_MINMAX=put/always set explicitly, or
  * a sidecar already there). Also a writer killed by SIGKILL at every I/O event
  * of its close: the file's records are the old ones or the new ones.
  *   query_minmax_close write FILE FMT         FMT part|cdf5: a float and an int

@@ -34,6 +34,19 @@ put rewrite "$p" part >/dev/null || fail "rewrite part"
 run check "$p" part 8 || fail "check part after the rewrite"
 [ "$(sidecars "$p")" -eq 0 ] || fail "a sidecar beside the partitioned file after the rewrite"
 
+# Partitioned with the default (unset: "put"): the records inside the file too.
+q=$work/part_default.nc
+run write "$q" part || fail "write part (default)"
+[ "$(sidecars "$q")" -eq 0 ] || fail "a sidecar beside the partitioned file (default)"
+run check "$q" part 8 || fail "check part (default)"
+# "queried" and "off" selected: no put took a range, no record, queries scan.
+for mode in queried off; do
+  q=$work/part_$mode.nc
+  EXACDF_QUERY_MINMAX=$mode run write "$q" part || fail "write part ($mode)"
+  [ "$(sidecars "$q")" -eq 0 ] || fail "a sidecar beside the partitioned file ($mode)"
+  run check "$q" part 0 || fail "check part ($mode)"
+done
+
 # CDF-5 with EXACDF_QUERY_MINMAX=put: min/max record sidecars, trusted by a new process.
 c=$work/cdf5.nc
 put write "$c" cdf5 || fail "write cdf5"
@@ -43,7 +56,8 @@ run check "$c" cdf5 8 || fail "check cdf5"
 run rewrite "$c" cdf5 >/dev/null || fail "rewrite cdf5"
 run check "$c" cdf5 8 || fail "check cdf5 after the rewrite"
 
-# CDF-5 without the setting and without a sidecar: none made.
+# CDF-5 without the setting (the default, "put") and without a sidecar: none
+# made -- exacdf leaves no file beside a classic one unless asked.
 d=$work/plain.nc
 run write "$d" cdf5 || fail "write plain"
 [ "$(sidecars "$d")" -eq 0 ] || fail "plain cdf5: a sidecar nobody asked for"

@@ -216,3 +216,82 @@ TEST(ValueRangeSwap, SegmentsInOnePass) {
 }
 
 }  // namespace
+
+namespace {
+
+// Doubles put into a float variable: the AVX2 pass that converts, checks,
+// swaps and takes the range in one go (convert/double_to_float.cpp) writes
+// the same bytes, returns the same status and takes the same range, segment
+// by segment, as the generic kernel and its separate range look (SSE2), for
+// random doubles with the specials (NaN, +-inf, beyond +-FLT_MAX -- also by
+// less than half a float's step, which narrows to +-FLT_MAX --, the smallest
+// doubles, -0), with a fill value and without, unaligned, at
+// lengths inside and past the 16-value groups.
+TEST(ValueRangeSwap, DoublesIntoFloatsFusedEqualsGeneric) {
+  if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "no AVX2";
+  std::mt19937_64 rng(20);
+  std::uniform_real_distribution<double> u(-4e38, 4e38), small(-1e3, 1e3);
+  const double specials[] = {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
+                             -std::numeric_limits<double>::infinity(), 3.5e38, -3.5e38,
+                             static_cast<double>(std::numeric_limits<float>::max()),
+                             -static_cast<double>(std::numeric_limits<float>::max()), 1e-320, -0.0, 0.0,
+                             // beyond FLT_MAX (NC_ERANGE) but narrowed to +-FLT_MAX, not inf
+                             static_cast<double>(std::numeric_limits<float>::max()) * (1 + 0x1p-30),
+                             -static_cast<double>(std::numeric_limits<float>::max()) * (1 + 0x1p-30)};
+  const float minus7 = -7.0f;
+  unsigned char xfill[4];
+  ASSERT_EQ(exa::convert::to_external(&minus7, NC_FLOAT, NC_FLOAT, 1, xfill).code(), NC_NOERR);
+  for (int64_t n : {int64_t{0}, int64_t{1}, int64_t{15}, int64_t{16}, int64_t{33}, int64_t{100}, int64_t{5000}}) {
+    // mix 0: in range; 1: most out of range; 2: NaN; 3: every special; 4: one
+    // value just beyond FLT_MAX (which narrows to FLT_MAX), the rest in range
+    for (int mix = 0; mix < 5; ++mix) {
+      std::vector<double> buf(static_cast<size_t>(n) + 1);
+      double* v = buf.data() + (mix % 2);  // (odd: 8-byte but not 32-byte aligned)
+      for (int64_t i = 0; i < n; ++i) {
+        v[i] = mix == 1 ? u(rng) : small(rng);
+        if (mix == 2 && i % 37 == 5) v[i] = specials[0];
+        if (mix == 3 && i % 3 == 0) v[i] = specials[static_cast<size_t>(i / 3) % std::size(specials)];
+        if (mix == 4 && i == n / 2) v[i] = specials[std::size(specials) - 1 - static_cast<size_t>(n % 2)];
+      }
+      for (bool with_fill : {false, true}) {
+        const auto fill = with_fill ? exa::convert::ErangeFill::value(xfill, 4) : exa::convert::ErangeFill::keep_converted();
+        std::vector<unsigned char> want(static_cast<size_t>(n) * 4 + 1), got(want.size() + 1);
+        exa::convert::SegmentedRange want_r(7, 1000), got_r(7, 1000);
+        exa::Status ws, gs, ws0, gs0;
+        {
+          SimdChoice sse2(exa::convert::Simd::kSse2);
+          ws = exa::convert::to_external(v, NC_DOUBLE, NC_FLOAT, n, want.data(), true, fill, &want_r);
+        }
+        {
+          SimdChoice avx2(exa::convert::Simd::kAvx2);
+          gs = exa::convert::to_external(v, NC_DOUBLE, NC_FLOAT, n, got.data() + 1, true, fill, &got_r);
+        }
+        SCOPED_TRACE(testing::Message() << "n " << n << " mix " << mix << " fill " << with_fill);
+        EXPECT_EQ(gs.code(), ws.code());
+        EXPECT_EQ(std::memcmp(got.data() + 1, want.data(), static_cast<size_t>(n) * 4), 0);
+        ASSERT_EQ(got_r.segments().size(), want_r.segments().size());
+        for (size_t k = 0; k < want_r.segments().size(); ++k) {
+          const ValueRange& a = got_r.segments()[k];
+          const ValueRange& b = want_r.segments()[k];
+          EXPECT_EQ(a.n, b.n) << k;
+          EXPECT_EQ(a.any, b.any) << k;
+          EXPECT_EQ(a.nan, b.nan) << k;
+          if (a.any && b.any) {
+            EXPECT_EQ(a.lo, b.lo) << k;
+            EXPECT_EQ(a.hi, b.hi) << k;
+          }
+        }
+        // Without a range (the pass that only converts): the same bytes and status.
+        std::vector<unsigned char> plain(want.size());
+        {
+          SimdChoice avx2(exa::convert::Simd::kAvx2);
+          gs0 = exa::convert::to_external(v, NC_DOUBLE, NC_FLOAT, n, plain.data(), true, fill);
+        }
+        EXPECT_EQ(gs0.code(), ws.code());
+        EXPECT_EQ(std::memcmp(plain.data(), want.data(), static_cast<size_t>(n) * 4), 0);
+      }
+    }
+  }
+}
+
+}  // namespace

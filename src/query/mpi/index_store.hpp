@@ -50,7 +50,8 @@ uint64_t minmax_chunk_elems();
 // file this handle writes gets min/max records inside it, in the close's one
 // commit of index blocks (which also clears the writer-open flag); a classic
 // file's variables with a sidecar get their record extended (and with
-// EXACDF_QUERY_MINMAX=put/always, every variable with such puts gets one).
+// EXACDF_QUERY_MINMAX=put/always set explicitly, every variable with such
+// puts gets one).
 Status prepare_close(const FileCtx& ctx, CloseStamp* out, bool keep_notes = false);
 // Whether ncid's close keeps the min/max of puts nobody queried (the
 // keep_notes of prepare_close): a partitioned file this handle writes, when

@@ -48,22 +48,24 @@ std::map<std::pair<int, int>, std::pair<int, std::vector<PutRecord>>> g_posted;
 // (settle_deferred), by (ncid, varid), merged as g_puts (bounded).
 std::map<std::pair<int, int>, std::vector<PutRecord>> g_deferred;
 
-// EXACDF_QUERY_MINMAX: unset (or "queried"), only puts into variables
-// g_indexed says take their values' range (in the one pass the put makes
-// over them -- native's conversion, async's copy, cache's log record -- or,
-// where none did, a pass of their own); "put": every put takes it in that
-// pass, other puts as unset; "always": every put, with a pass of its own
-// where none took it. Not "put" by default: the range's price was not
-// shown within the ~5% budget of a put's CPU (1 MiB puts: medians of 20
-// paired runs 1.005-1.083x at load 20-23, above 1.05 for doubles and
-// doubles into floats; docs/perf/query_minmax.md).
-enum class MinmaxMode { kQueried, kPut, kAlways };
+// EXACDF_QUERY_MINMAX: unset (or "put", the default): every put takes its
+// values' range in the one pass it makes over them (native's conversion,
+// async's copy, cache's log record), other puts as "queried"; "always":
+// every put, with a pass of its own where none took it; "queried": only puts
+// into variables g_indexed says (a sidecar, or a query or index call of this
+// process), the default before the ninth period; "off": no put takes it
+// (their chunks have no bounds: queries scan them). "put" became the default
+// once the range cost <= 5% of a put's CPU in every measured cell (1 MiB
+// puts, put/queried 0.986-1.045, medians of 20-40 paired runs under load
+// 16-37; docs/perf/query_minmax.md, ninth period).
+enum class MinmaxMode { kOff, kQueried, kPut, kAlways };
 MinmaxMode minmax_mode() {
   static const MinmaxMode mode = [] {
     const char* v = std::getenv("EXACDF_QUERY_MINMAX");
     if (v != nullptr && std::strcmp(v, "always") == 0) return MinmaxMode::kAlways;
-    if (v != nullptr && std::strcmp(v, "put") == 0) return MinmaxMode::kPut;
-    return MinmaxMode::kQueried;
+    if (v != nullptr && std::strcmp(v, "queried") == 0) return MinmaxMode::kQueried;
+    if (v != nullptr && std::strcmp(v, "off") == 0) return MinmaxMode::kOff;
+    return MinmaxMode::kPut;
   }();
   return mode;
 }
@@ -72,6 +74,7 @@ bool minmax_always() { return minmax_mode() == MinmaxMode::kAlways; }
 
 bool ranges_wanted(int ncid, int varid, const std::function<std::string()>& path_of) {
   if (minmax_always()) return true;
+  if (minmax_mode() == MinmaxMode::kOff) return false;
   bool listed = false;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
@@ -440,7 +443,8 @@ void note_put_varn(int ncid, int varid, int num, MPI_Offset* const* starts, MPI_
 }
 
 bool range_wanted_at_put(int ncid, int varid, const std::function<std::string()>& path_of) {
-  return minmax_mode() != MinmaxMode::kQueried || ranges_wanted(ncid, varid, path_of);
+  const MinmaxMode m = minmax_mode();
+  return m == MinmaxMode::kPut || m == MinmaxMode::kAlways || ranges_wanted(ncid, varid, path_of);
 }
 
 std::vector<PutRecord> take_puts(int ncid, int varid) {
@@ -476,7 +480,10 @@ std::vector<int> noted_varids(int ncid) {
   return out;
 }
 
-bool minmax_at_every_put() { return minmax_mode() != MinmaxMode::kQueried; }
+bool minmax_at_every_put() {
+  const MinmaxMode m = minmax_mode();
+  return m == MinmaxMode::kPut || m == MinmaxMode::kAlways;
+}
 
 bool minmax_requested() {
   const char* v = std::getenv("EXACDF_QUERY_MINMAX");

@@ -1,9 +1,10 @@
 // What this process put into each variable since the query engine last
 // looked (per ncid and varid): the rows (of dimension 0) each put touched and
-// the range of the values it put, seen at put time, for a variable with an
-// index or min/max record or queried by this process (blocking puts take it
-// in their conversion pass, per min/max chunk; others in a pass of their
-// own); EXACDF_QUERY_MINMAX=put/always for every variable (put_epoch.cpp).
+// the range of the values it put, seen at put time (blocking and posted puts
+// take it in their conversion pass, per min/max chunk; others, with
+// EXACDF_QUERY_MINMAX=always, in a pass of their own): for every variable by
+// default (=put); with =queried only for a variable with an index or min/max
+// record or queried by this process; with =off for none (put_epoch.cpp).
 // The engine takes these
 // records at its next collective index load: the chunks they touch are
 // marked stale in the index (their bitmaps no longer used) and their min/max
@@ -69,8 +70,9 @@ void note_put(int ncid, int varid, const PutCall& call, const PutVarShape& shape
 // min/max chunks when it writes whole rows, else one segment.
 convert::SegmentedRange put_segments(const PutCall& call, const PutVarShape& shape);
 // Whether a blocking put into (ncid, varid) takes its values' range in its
-// conversion pass: by default only puts into variables with a sidecar or
-// queried by this process; every put with EXACDF_QUERY_MINMAX=put or always.
+// conversion pass: every put by default (EXACDF_QUERY_MINMAX unset, put or
+// always); with =queried only puts into variables with a sidecar or queried
+// by this process; with =off none.
 bool range_wanted_at_put(int ncid, int varid, const std::function<std::string()>& path_of);
 // The wait or cancel of a posted put of ncid (PutCall::request): succeeded
 // -- its values are in the file -- then its rows count as written whole
@@ -117,7 +119,7 @@ void forget_file(int ncid);
 // whole with known bounds: what a min/max record would keep. Sorted.
 std::vector<int> noted_varids(int ncid);
 // Whether puts take their values' range whatever was queried (EXACDF_QUERY_MINMAX
-// put or always).
+// unset -- the default --, put or always).
 bool minmax_at_every_put();
 // Whether EXACDF_QUERY_MINMAX=put or always was set explicitly: then the
 // close of a classic file also begins min/max record sidecars for variables
