@@ -24,6 +24,19 @@ int64_t max_dim_length(format::Version v) {
   return INT64_MAX;
 }
 
+// Room for one more object in a define-time list. The lists grow by 8x, not
+// by the vector's doubling: each growth moves every object into a fresh
+// buffer, whose pages the kernel zeroes on first touch, and at dataset_1G
+// (8 ranks) doubling moved each rank's 0.7 million variables and 1.1 million
+// dimensions about once more in all (12% of the CPU was those page faults and
+// copies). With 8x they move a seventh as much. The pages reserved beyond the
+// size are never touched, so they take address space, not memory.
+template <class T>
+void make_room_for_one(std::vector<T>* list) {
+  if (list->size() < list->capacity()) return;
+  list->reserve(std::max<size_t>(8, list->size() * 8));
+}
+
 Status check_type_for_version(nc_type type, format::Version v) {
   if (type < NC_BYTE || type > NC_UINT64) return {NC_EBADTYPE, "unknown external type"};
   if (!format::type_valid_for(type, v))
@@ -400,6 +413,7 @@ Status Dataset::def_dim(std::string_view name, int64_t length, int* id) {
   const int new_id = ndims();
   // The lookup and the insert in one.
   if (!dim_index_.insert_new(name, new_id, dim_name_of())) return {NC_ENAMEINUSE, "dimension name in use"};
+  make_room_for_one(&header_.dims);
   header_.dims.push_back({std::string(name), length});
   if (length == NC_UNLIMITED) unlimited_dim_ = new_id;
   if (id) *id = new_id;
@@ -421,6 +435,8 @@ Status Dataset::def_var(std::string_view name, nc_type type, int ndims, const in
   EXA_RETURN_IF_ERROR(check_var_size(type, std::span<const int>(dimids, size_t(ndims))));
   const int new_id = nvars();
   var_index_.insert(name, new_id);  // find_var found no such name
+  make_room_for_one(&header_.vars);
+  make_room_for_one(&var_no_fill_);
   format::Variable& var = header_.vars.emplace_back();
   var.name = std::string(name);
   var.type = type;
