@@ -8,7 +8,9 @@
 // view: three passes over memory the size of the piece where this makes one,
 // and the kernel's copy into the page cache reads a buffer already in cache.
 // A collective put still makes its collective MPI-IO call (with nothing from
-// a rank that writes directly), so ranks of either kind mix in one call.
+// a rank that writes directly), so ranks of either kind mix in one call --
+// unless every rank's piece is one contiguous run and none overlap (agreed in
+// the collective put's vote, layer/native_data_ops.cpp): then no rank makes it.
 // Gets the same way: each slice is read into the staging buffer and converted
 // from there into the caller's buffer.
 // Hint exa_direct_put=auto|enable|disable, for puts and gets (docs/perf/data_direct.md).

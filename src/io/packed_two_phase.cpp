@@ -6,6 +6,8 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "io/direct_write.hpp"
 #include "io/mpi_errors.hpp"
@@ -29,20 +31,48 @@ int64_t two_phase_round_hint(const Hints& hints) {
   return (v + kDomainAlign - 1) / kDomainAlign * kDomainAlign;
 }
 
-Status agree_two_phase(MPI_Comm comm, TwoPhaseVote vote, int64_t lo, int64_t hi, bool* use,
-                       int64_t* lo_all, int64_t* hi_all) {
-  *use = false;
-  const bool any = vote != TwoPhaseVote::kNothing && hi > lo;
-  // One MAX over: other?, small?, -lo, hi.
-  int64_t v[4] = {vote == TwoPhaseVote::kOther ? 1 : 0, vote == TwoPhaseVote::kSmallRuns ? 1 : 0,
-                  any ? -lo : INT64_MIN, any ? hi : INT64_MIN};
-  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_INT64_T, MPI_MAX, comm)));
+PathAgreement decide_path(const int64_t* votes, int n) {
+  PathAgreement a;
+  bool other = false, small = false;
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  std::vector<std::pair<int64_t, int64_t>> one;  // the kOneRun extents
+  for (int r = 0; r < n; ++r) {
+    const auto vote = static_cast<TwoPhaseVote>(votes[3 * r]);
+    const int64_t l = votes[3 * r + 1], h = votes[3 * r + 2];
+    other |= vote == TwoPhaseVote::kOther;  // (with or without an extent)
+    if (vote == TwoPhaseVote::kNothing || vote == TwoPhaseVote::kOther || h <= l) continue;
+    small |= vote == TwoPhaseVote::kSmallRuns;
+    if (vote == TwoPhaseVote::kOneRun) one.emplace_back(l, h);
+    lo = std::min(lo, l);
+    hi = std::max(hi, h);
+  }
+  if (other) return a;
+  if (small && one.empty()) {
+    a.two_phase = (hi - lo) / n <= kMaxDomainBytes;
+    a.lo = lo;
+    a.hi = hi;
+    return a;
+  }
+  if (small || one.empty()) return a;
+  std::sort(one.begin(), one.end());
+  for (size_t k = 1; k < one.size(); ++k)
+    if (one[k].first < one[k - 1].second) return a;  // two runs overlap: the usual path orders them
+  a.own = true;
+  a.lo = lo;
+  a.hi = hi;
+  return a;
+}
+
+Status agree_two_phase(MPI_Comm comm, TwoPhaseVote vote, int64_t lo, int64_t hi, PathAgreement* out) {
+  *out = PathAgreement{};
   int nprocs = 1;
   EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_size(comm, &nprocs)));
-  if (v[0] != 0 || v[1] == 0 || v[2] == INT64_MIN) return Status::ok();
-  *lo_all = -v[2];
-  *hi_all = v[3];
-  *use = (*hi_all - *lo_all) / nprocs <= kMaxDomainBytes;
+  const bool extent = vote != TwoPhaseVote::kNothing && vote != TwoPhaseVote::kOther && hi > lo;
+  const TwoPhaseVote sent = vote == TwoPhaseVote::kOther || extent ? vote : TwoPhaseVote::kNothing;
+  const int64_t mine[3] = {static_cast<int64_t>(sent), extent ? lo : 0, extent ? hi : 0};
+  std::vector<int64_t> all(3 * static_cast<size_t>(nprocs));
+  EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Allgather(mine, 3, MPI_INT64_T, all.data(), 3, MPI_INT64_T, comm)));
+  *out = decide_path(all.data(), nprocs);
   return Status::ok();
 }
 

@@ -49,16 +49,29 @@ inline constexpr int64_t kRoundBytes = int64_t{8} << 20;
 inline constexpr int64_t kMaxDomainBytes = int64_t{256} << 20;
 
 // How one rank votes on a collective put or get: nothing to move, a piece of
-// many small runs, or a piece this path is not for (large runs go direct,
+// many small runs, a put's piece that is one contiguous run of the file
+// (written by this rank alone when every rank's is, layer/native_data_ops.cpp),
+// or a piece neither path is for (large runs go direct,
 // io/direct_write.hpp; record pieces, compact variables...).
-enum class TwoPhaseVote : int64_t { kNothing = 0, kSmallRuns = 1, kOther = 2 };
+enum class TwoPhaseVote : int64_t { kNothing = 0, kSmallRuns = 1, kOther = 2, kOneRun = 3 };
 
-// Collective: one allreduce of every rank's vote and extent ([lo, hi) of its
-// runs). *use is true on every rank when no rank voted kOther, some rank
-// voted kSmallRuns and every domain fits kMaxDomainBytes; [*lo_all, *hi_all)
-// is then the union of the extents.
-Status agree_two_phase(MPI_Comm comm, TwoPhaseVote vote, int64_t lo, int64_t hi, bool* use,
-                       int64_t* lo_all, int64_t* hi_all);
+// What the ranks agreed on: `two_phase` when no rank voted kOther or kOneRun,
+// some rank voted kSmallRuns and every domain fits kMaxDomainBytes ([lo, hi)
+// is then the union of the extents); `own` when every rank voted kOneRun or
+// kNothing, some rank kOneRun, and no two of those runs overlap.
+struct PathAgreement {
+  bool two_phase = false;
+  bool own = false;
+  int64_t lo = 0, hi = 0;
+};
+
+// The agreement from every rank's (vote, lo, hi), `n` triples in rank order
+// (what agree_two_phase gathers; exposed for the unit tests).
+PathAgreement decide_path(const int64_t* votes, int n);
+
+// Collective: one allgather of every rank's vote and extent ([lo, hi) of its
+// runs); every rank decides the same from it (decide_path).
+Status agree_two_phase(MPI_Comm comm, TwoPhaseVote vote, int64_t lo, int64_t hi, PathAgreement* out);
 
 // Collective over `comm` (`file` is its handle; its view is set back to bytes
 // here). `runs`: this rank's file runs in packed order, ascending and

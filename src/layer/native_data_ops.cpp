@@ -132,18 +132,28 @@ Status broadcast_read(NativeFile& nf, const DataRequest& req, const Plan& plan, 
 // counts the write for exa_debug_fail_write); then this rank writes its runs.
 // Errors travel as on the usual path: numrecs' allreduce carries them for a
 // record variable.
+// With `own` (every rank of a collective put agreed to write its own run,
+// choose_two_phase) there is no collective MPI-IO call: every rank restores
+// the byte view (collective, an MPI call only after a data view) and writes
+// its run, if any; values already in external form (`as_is`) go straight from
+// the caller's buffer.
 Status put_direct(NativeFile& nf, const DataRequest& req, const Plan& plan, const void* native_values,
-                  const std::vector<io::Segment>& runs, convert::SegmentedRange* range) {
+                  const std::vector<io::Segment>& runs, convert::SegmentedRange* range, bool own = false,
+                  bool as_is = false) {
   io::MpiFile& file = handle_for(nf, req.collective);
   Status io_st;
-  if (req.collective) {
+  if (own) {
+    io_st = file.use_byte_view();
+    if (io_st.is_ok() && !runs.empty() && io::take_injected_write_failure())
+      io_st = {NC_EWRITE, "write failed (injected by exa_debug_fail_write)"};
+  } else if (req.collective) {
     io_st = io::transfer(file, io::VarGeometry{}, io::Selection{}, true, true, nullptr, 0);
   } else {
     io_st = file.use_byte_view();  // (a handle of this rank alone: no collective call)
     if (io_st.is_ok() && io::take_injected_write_failure())
       io_st = {NC_EWRITE, "write failed (injected by exa_debug_fail_write)"};
   }
-  ScratchLease stage(nf, io::kDirectStageBytes);
+  ScratchLease stage(nf, as_is || runs.empty() ? 0 : io::kDirectStageBytes);
   const int64_t nsize = convert::native_size(plan.memtype), xsize = plan.geo.xsize;
   Status erange;  // NC_ERANGE of some slice: reported, its bytes written (as the usual path)
   auto produce = [&](int64_t at, int64_t n, uint8_t* out) {
@@ -167,7 +177,17 @@ Status put_direct(NativeFile& nf, const DataRequest& req, const Plan& plan, cons
     if (erange.is_ok()) erange = c;
     return Status::ok();
   };
-  if (io_st.is_ok()) io_st = io::write_runs_staged(file, runs, xsize, produce, stage.data());
+  if (io_st.is_ok() && as_is) {
+    if (range != nullptr) range->add_native(native_values, plan.xtype, plan.nelems);
+    int64_t at = 0;
+    for (const io::Segment& run : runs) {
+      io_st = file.write_at(run.offset, static_cast<const uint8_t*>(native_values) + at, run.length, false);
+      if (!io_st.is_ok()) break;
+      at += run.length;
+    }
+  } else if (io_st.is_ok()) {
+    io_st = io::write_runs_staged(file, runs, xsize, produce, stage.data());
+  }
   Status recs = update_numrecs(nf, req.collective, io_st.is_ok() ? records_reached(plan) : 0,
                                agrees_numrecs(nf, req.varid), io_st);
   if (!io_st.is_ok()) return io_st;
@@ -177,12 +197,17 @@ Status put_direct(NativeFile& nf, const DataRequest& req, const Plan& plan, cons
 
 // Whether a collective put or get moves through exacdf's own two-phase
 // (io/packed_two_phase.hpp): pieces of many small runs, on several ranks of a
-// classic file. Every rank of the collective call votes in one allreduce,
-// only where that path can apply (the hint exa_two_phase not disabled); a
-// rank whose piece is large runs (the direct path's), record pieces or a
-// compact variable votes against, and then every rank keeps its usual path.
+// classic file; or, for a put, whether every rank writes its own piece alone
+// ("own": each rank's piece one contiguous run of the file, none
+// overlapping, as FLASH-IO's blocks: no MPI-IO collective call, no file view,
+// no exchange). Every rank of the collective call votes in one allgather,
+// only where one of the paths can apply (by the header and hints alone, the
+// same on every rank); a rank whose piece is neither (large runs, the direct
+// path's; record pieces; a compact variable) votes against, and then every
+// rank keeps its usual path. One rank decides alone.
 struct TwoPhaseChoice {
-  bool use = false;
+  bool use = false;               // the two-phase
+  bool own = false;               // every rank its own run
   int64_t lo = 0, hi = 0;         // the union of every rank's extents
   std::vector<io::Segment> runs;  // this rank's runs, packed order
 };
@@ -197,24 +222,30 @@ int64_t largest_variable(const NativeFile& nf) {
 }
 
 Status choose_two_phase(NativeFile& nf, const DataRequest& req, const Plan& plan, bool ok, bool takes_part,
-                        TwoPhaseChoice* c) {
+                        bool put, TwoPhaseChoice* c) {
   const io::OwnTwoPhase mode = io::own_two_phase_hint(nf.hints);
+  const io::DirectPut direct = io::direct_put_hint(nf.hints);
   const int nprocs = nf.file.nprocs();
-  if (!req.collective || !takes_part || nf.partitioned || nprocs == 1 || mode == io::OwnTwoPhase::kDisable)
-    return Status::ok();
+  if (!req.collective || !takes_part || nf.partitioned) return Status::ok();
   // auto takes pieces of at least kDirectMinBytes: a file whose data (its
   // fixed-size variables and one record, the same on every rank) is smaller
   // holds none (but records written many at a time), so it makes no vote:
   // small files keep PnetCDF's count of collective calls (test_collective_call_count).
   const format::Layout& layout = nf.ds.layout();
-  if (mode == io::OwnTwoPhase::kAuto && layout.begin_rec + layout.recsize < io::kDirectMinBytes) return Status::ok();
-  // Nor a file whose largest variable (one record of a record variable) is
-  // under kDirectMinBytes per rank: disjoint pieces of it average under the
-  // least piece auto takes, so the vote would only cost every put a
-  // synchronisation (FLASH-IO's blocks at 4 and 8 ranks: docs/perf/data_direct.md
-  // section 7). Every rank reads the same header, so all skip it alike, whatever
-  // variable each one names.
-  if (mode == io::OwnTwoPhase::kAuto && largest_variable(nf) < io::kDirectMinBytes * nprocs) return Status::ok();
+  const bool small_file = layout.begin_rec + layout.recsize < io::kDirectMinBytes;
+  // Nor the two-phase in a file whose largest variable (one record of a
+  // record variable) is under kDirectMinBytes per rank: disjoint pieces of it
+  // average under the least piece auto takes (FLASH-IO's blocks at 4 and 8
+  // ranks: docs/perf/data_direct.md section 7). Every rank reads the same
+  // header, so all decide alike, whatever variable each one names.
+  const bool two_phase = nprocs > 1 && mode != io::OwnTwoPhase::kDisable &&
+                         !(mode == io::OwnTwoPhase::kAuto &&
+                           (small_file || largest_variable(nf) < io::kDirectMinBytes * nprocs));
+  // Own writes: puts, where the direct path is not disabled (auto: not in a
+  // small file, whatever the piece's size: one run a rank is always the
+  // direct path's shape).
+  const bool own = put && direct != io::DirectPut::kDisable && !(direct == io::DirectPut::kAuto && small_file);
+  if (!two_phase && !own) return Status::ok();
   io::TwoPhaseVote vote = io::TwoPhaseVote::kNothing;
   int64_t lo = 0, hi = 0;
   const int64_t xbytes = plan.xbytes();
@@ -223,17 +254,31 @@ Status choose_two_phase(NativeFile& nf, const DataRequest& req, const Plan& plan
     // auto: from the direct path's least size, runs shorter than its least run
     // on average (the pieces it does not take); enable: any piece.
     const bool sized = mode == io::OwnTwoPhase::kEnable || xbytes >= io::kDirectMinBytes;
-    if (!plan.compact && sized && xbytes <= INT_MAX / nprocs &&
-        io::plan_direct_runs(plan.geo, plan.sel, xbytes, io::DirectPut::kEnable, &c->runs) &&
-        (mode == io::OwnTwoPhase::kEnable || static_cast<int64_t>(c->runs.size()) > xbytes / io::kDirectMinRun)) {
-      vote = io::TwoPhaseVote::kSmallRuns;
+    if (!plan.compact && io::plan_direct_runs(plan.geo, plan.sel, xbytes, io::DirectPut::kEnable, &c->runs)) {
+      if (two_phase && sized && xbytes <= INT_MAX / nprocs &&
+          (mode == io::OwnTwoPhase::kEnable || static_cast<int64_t>(c->runs.size()) > xbytes / io::kDirectMinRun))
+        vote = io::TwoPhaseVote::kSmallRuns;
+      else if (own && c->runs.size() == 1)
+        vote = io::TwoPhaseVote::kOneRun;
+    }
+    if (vote == io::TwoPhaseVote::kOther) {
+      c->runs.clear();
+    } else {
       lo = c->runs.front().offset;
       hi = c->runs.back().offset + c->runs.back().length;
-    } else {
-      c->runs.clear();
     }
   }
-  return io::agree_two_phase(nf.comm(), vote, lo, hi, &c->use, &c->lo, &c->hi);
+  if (nprocs == 1) {
+    c->own = vote == io::TwoPhaseVote::kOneRun;
+    return Status::ok();
+  }
+  io::PathAgreement agreed;
+  EXA_RETURN_IF_ERROR(io::agree_two_phase(nf.comm(), vote, lo, hi, &agreed));
+  c->use = agreed.two_phase;
+  c->own = agreed.own;
+  c->lo = agreed.lo;
+  c->hi = agreed.hi;
+  return Status::ok();
 }
 
 // A put through the two-phase: every rank takes part, with nothing after a
@@ -315,7 +360,13 @@ Status NativeConnector::put(FileState& f, const DataRequest& req) {
   // Converted values of a piece of a few large runs go to the file straight
   // from a small staging buffer (hint exa_direct_put).
   TwoPhaseChoice tp;
-  EXA_RETURN_IF_ERROR(choose_two_phase(nf, req, plan, st.is_ok(), takes_part, &tp));
+  EXA_RETURN_IF_ERROR(choose_two_phase(nf, req, plan, st.is_ok(), takes_part, true, &tp));
+  if (tp.own) {  // every rank writes its own run (or nothing): no collective MPI-IO call
+    const bool has = st.is_ok() && plan.nelems > 0;
+    Status moved = put_direct(nf, req, plan, native_values, has ? tp.runs : std::vector<io::Segment>{},
+                              has ? put_range_for(req.varid, req.buf) : nullptr, true, as_is);
+    return st.is_ok() ? moved : st;
+  }
   std::vector<io::Segment> runs;
   if (!tp.use && st.is_ok() && plan.nelems > 0 && !as_is && !plan.compact && !nf.partitioned &&
       io::plan_direct_runs(plan.geo, plan.sel, plan.xbytes(), io::direct_put_hint(nf.hints), &runs))
@@ -378,7 +429,7 @@ Status NativeConnector::get(FileState& f, const DataRequest& req) {
   // Values that need converting, of a piece of a few large runs, come
   // through a small staging buffer (hint exa_direct_put).
   TwoPhaseChoice tp;
-  if (io_st.is_ok() && !once) io_st = choose_two_phase(nf, req, plan, st.is_ok(), takes_part, &tp);
+  if (io_st.is_ok() && !once) io_st = choose_two_phase(nf, req, plan, st.is_ok(), takes_part, false, &tp);
   std::vector<io::Segment> runs;
   const bool converts = plan.memtype != plan.xtype || (plan.geo.xsize > 1 && host_little_endian());
   if (io_st.is_ok() && !once && !tp.use && st.is_ok() && plan.nelems > 0 && mem.contiguous() && converts &&

@@ -246,21 +246,23 @@ static void header_write_failure(int nprocs) {
   }
 }
 
-/* FLASH-IO's blocks: each rank puts 384 KiB of each of two variables, in a
- * file of at least 1 MiB of data whose largest variable is under 1 MiB per
- * rank. No rank can vote for exacdf's own two-phase (it takes pieces of
- * 1 MiB or more), and every rank knows it from the header, so the put makes
- * PnetCDF's calls and no vote. A variable of 1 MiB per rank, put 1 MiB per
- * rank, still votes (one allreduce on several ranks). */
-static void no_vote_for_small_pieces(int nprocs) {
+/* FLASH-IO's blocks: each rank puts one contiguous run of each variable
+ * (384 KiB, then 1 MiB), in a file of at least 1 MiB of data. The ranks agree
+ * in one allgather that every piece is one run and no two overlap, and each
+ * writes its own: no file view, no collective MPI-IO call (one rank decides
+ * alone). In a file under 1 MiB (384 KiB on one rank) the put makes
+ * PnetCDF's calls and no vote. Overlapping pieces, or one rank's strided
+ * piece, vote and then take the usual path. */
+static void own_runs_for_contiguous_pieces(int nprocs) {
   const int many = nprocs > 1;
-  const char *path = mpi_test_path("no_vote.nc");
+  const char *path = mpi_test_path("own_runs.nc");
   enum { PER = 384 * 1024 / 8, BIG = 1024 * 1024 / 8 };
-  double *out = malloc(BIG * sizeof *out), *in = malloc(BIG * sizeof *in);
+  double *out = malloc(2 * BIG * sizeof *out), *in = malloc(2 * BIG * sizeof *in);
   CHECK(out != NULL && in != NULL);
-  for (int i = 0; i < BIG; ++i) out[i] = 1e6 * mpi_test_rank + i + 0.5;
+  for (int i = 0; i < 2 * BIG; ++i) out[i] = 1e6 * mpi_test_rank + i + 0.5;
   for (int big = 0; big < 2; ++big) {
     const MPI_Offset per = big ? BIG : PER;
+    const int small_file = 2 * per * nprocs * 8 < 1024 * 1024;
     int ncid, dim, v[2];
     CHECK_OK(ncmpi_create(MPI_COMM_WORLD, path, NC_CLOBBER | NC_64BIT_DATA, MPI_INFO_NULL, &ncid));
     CHECK_OK(ncmpi_def_dim(ncid, "blocks", per * nprocs, &dim));
@@ -271,16 +273,28 @@ static void no_vote_for_small_pieces(int nprocs) {
     for (int k = 0; k < 2; ++k) {
       start_phase();
       CHECK_OK(ncmpi_put_vara_double_all(ncid, v[k], &start, &count, out));
-      if (big)
-        expect_phase("put_vara_all (1 MiB a rank)", (long long[NKINDS]){[ALLREDUCE] = many, [SETVIEW] = -1,
-                                                                         [IO_ALL] = -1});
+      if (small_file)
+        expect_phase("put_vara_all (file under 1 MiB)", (long long[NKINDS]){[SETVIEW] = 1, [IO_ALL] = 1});
       else
-        expect_phase("put_vara_all (384 KiB a rank)", (long long[NKINDS]){[SETVIEW] = 1, [IO_ALL] = 1});
+        expect_phase("put_vara_all (one run a rank)", (long long[NKINDS]){[ALLGATHER] = many});
     }
     for (int k = 0; k < 2; ++k) {
       for (int i = 0; i < BIG; ++i) in[i] = -1;
       CHECK_OK(ncmpi_get_vara_double_all(ncid, v[k], &start, &count, in));
       for (int i = 0; i < per; ++i) CHECK(in[i] == out[i]);
+    }
+    if (big && many) {
+      /* Overlapping runs (each rank's reaches into the next one's): the usual path. */
+      MPI_Offset longer = mpi_test_rank == nprocs - 1 ? per : per + 8;
+      start_phase();
+      CHECK_OK(ncmpi_put_vara_double_all(ncid, v[0], &start, &longer, out));
+      expect_phase("put_vara_all (overlapping runs)", (long long[NKINDS]){[ALLGATHER] = 1, [SETVIEW] = 1, [IO_ALL] = 1});
+      /* Rank 0's piece strided: the usual path. */
+      MPI_Offset half = per / 2, two = 2;
+      start_phase();
+      CHECK_OK(ncmpi_put_vars_double_all(ncid, v[1], &start, mpi_test_rank == 0 ? &half : &count,
+                                         mpi_test_rank == 0 ? &two : NULL, out));
+      expect_phase("put_vars_all (one rank strided)", (long long[NKINDS]){[ALLGATHER] = 1, [SETVIEW] = 1, [IO_ALL] = 1});
     }
     CHECK_OK(ncmpi_close(ncid));
   }
@@ -298,6 +312,6 @@ int main(int argc, char **argv) {
   large_header(mpi_test_nprocs);
   still_agreed(mpi_test_nprocs);
   header_write_failure(mpi_test_nprocs);
-  no_vote_for_small_pieces(mpi_test_nprocs);
+  own_runs_for_contiguous_pieces(mpi_test_nprocs);
   return mpi_test_finish();
 }
