@@ -140,6 +140,8 @@ class CacheFile final : public WrappedState {
       mover.join();
     }
     if (fd >= 0) ::close(fd);
+    int finalized = 0;
+    if (MPI_Finalized(&finalized) != MPI_SUCCESS || finalized) return;  // the communicators went with MPI
     if (dup != MPI_COMM_NULL) static_cast<void>(MPI_Comm_free(&dup));  // nothing to report to at destruction
     if (movers != MPI_COMM_NULL && !round_open) static_cast<void>(MPI_Comm_free(&movers));
   }
@@ -668,6 +670,45 @@ void mover_loop_alone(Connector* next, CacheFile* cf) {
   }
 }
 
+// MPI_Finalize with a file left open: the movers must make no MPI call once
+// it began. An attribute of MPI_COMM_SELF is deleted first thing in
+// MPI_Finalize (MPI is still usable then): its callback says so and waits
+// until no mover is inside an MPI call; a mover checks before each call.
+std::atomic<bool> g_mpi_ending{false};
+std::atomic<int> g_movers_in_mpi{0};
+
+int on_mpi_end(MPI_Comm, int, void*, void*) {
+  g_mpi_ending.store(true);
+  while (g_movers_in_mpi.load() > 0) std::this_thread::yield();
+  return MPI_SUCCESS;
+}
+
+Status watch_mpi_end() {
+  static std::once_flag once;
+  static Status result;
+  std::call_once(once, [] {
+    int key = MPI_KEYVAL_INVALID;
+    result = EXA_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, on_mpi_end, &key, nullptr));
+    if (result.is_ok()) result = EXA_MPI(MPI_Comm_set_attr(MPI_COMM_SELF, key, nullptr));
+  });
+  return result;
+}
+
+// A mover's MPI call may be made while `ok` (MPI_Finalize has not begun).
+struct MoverInMpi {
+  bool ok;
+  MoverInMpi() {
+    g_movers_in_mpi.fetch_add(1);
+    ok = !g_mpi_ending.load();
+    if (!ok) g_movers_in_mpi.fetch_sub(1);
+  }
+  ~MoverInMpi() {
+    if (ok) g_movers_in_mpi.fetch_sub(1);
+  }
+  MoverInMpi(const MoverInMpi&) = delete;
+  MoverInMpi& operator=(const MoverInMpi&) = delete;
+};
+
 // Several ranks: the movers agree among themselves how far each may drain,
 // while the program computes. Each agreement is a nonblocking allreduce on
 // the movers' own communicator (every rank's drained_below, the lowest
@@ -693,16 +734,30 @@ void mover_loop_agreeing(Connector* next, CacheFile* cf) {
       continue;
     }
     cf->nudged = false;
-    int64_t mine[2] = {-static_cast<int64_t>(drained_below(*cf)), cf->stop ? 0 : 1};
-    int64_t all[2] = {0, 0};
+    // On the heap: an allreduce left open (the file destroyed unclosed, or a
+    // failed test) keeps its buffers, which are then never freed.
+    auto* buf = new int64_t[4]{-static_cast<int64_t>(drained_below(*cf)), cf->stop ? 0 : 1, 0, 0};
     lock.unlock();
     MPI_Request req = MPI_REQUEST_NULL;
-    Status st = EXA_MPI(MPI_Iallreduce(mine, all, 2, MPI_INT64_T, MPI_MAX, cf->movers, &req));
+    Status st;
+    {
+      MoverInMpi in;
+      if (!in.ok) {  // MPI is ending (the file was not closed)
+        delete[] buf;
+        return;
+      }
+      st = EXA_MPI(MPI_Iallreduce(buf, buf + 2, 2, MPI_INT64_T, MPI_MAX, cf->movers, &req));
+    }
     cf->round_open = st.is_ok();
+    if (!st.is_ok()) delete[] buf;
     microseconds poll(100);
     int done = 0;
     while (st.is_ok()) {
-      st = EXA_MPI(MPI_Test(&req, &done, MPI_STATUS_IGNORE));
+      {
+        MoverInMpi in;
+        if (!in.ok) return;  // MPI is ending: the allreduce stays open
+        st = EXA_MPI(MPI_Test(&req, &done, MPI_STATUS_IGNORE));
+      }
       if (!st.is_ok() || done) break;
       {
         std::lock_guard<std::mutex> peek(cf->log_mu);
@@ -716,6 +771,8 @@ void mover_loop_agreeing(Connector* next, CacheFile* cf) {
       cf->mover_error = st;
       return;
     }
+    const int64_t all[2] = {buf[2], buf[3]};
+    delete[] buf;
     cf->round_open = false;
     cf->rounds++;
     if (all[1] == 0) return;  // every rank's mover is stopping
@@ -1960,7 +2017,10 @@ class CacheConnector final : public ForwardingConnector {
       EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Query_thread(&provided)));
       if (provided == MPI_THREAD_MULTIPLE) {
         // Several ranks: the movers agree among themselves (mover_loop_agreeing).
-        if (cf.nprocs > 1) EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_dup(cf.dup, &cf.movers)));
+        if (cf.nprocs > 1) {
+          EXA_RETURN_IF_ERROR(watch_mpi_end());
+          EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_dup(cf.dup, &cf.movers)));
+        }
         cf.mover = std::thread(mover_loop, next(), &cf);
       } else if (verbose()) {
         static std::once_flag said;
