@@ -134,12 +134,16 @@ class CacheFile final : public WrappedState {
       {
         std::lock_guard<std::mutex> lock(log_mu);
         stop = true;
+        abandon = true;  // no agreement of the movers to wait for
       }
       wake.notify_all();
       mover.join();
     }
     if (fd >= 0) ::close(fd);
+    int finalized = 0;
+    if (MPI_Finalized(&finalized) != MPI_SUCCESS || finalized) return;  // the communicators went with MPI
     if (dup != MPI_COMM_NULL) static_cast<void>(MPI_Comm_free(&dup));  // nothing to report to at destruction
+    if (movers != MPI_COMM_NULL && !round_open) static_cast<void>(MPI_Comm_free(&movers));
   }
 
   CacheSettings settings;
@@ -164,8 +168,22 @@ class CacheFile final : public WrappedState {
   std::deque<cl::Record> queue;  // logged, not yet drained, in program order
   cl::State state;
   // Records of collective calls up to this one may drain on this rank alone:
-  // every rank had drained all older calls (agreed at a collective put).
+  // every rank had drained all older calls (agreed at a collective put, or
+  // by the movers among themselves: mover_agree).
   uint64_t watermark = 0;
+  // Collective puts that have returned on this rank (their records logged, or
+  // written): with an empty queue, every record of an older call is in the file.
+  uint64_t settled_calls = 0;
+
+  // The movers' own agreement (several ranks, MPI_THREAD_MULTIPLE): a second
+  // duplicate of the file's communicator, used by the mover threads alone for
+  // a nonblocking allreduce they progress while the program computes.
+  MPI_Comm movers = MPI_COMM_NULL;
+  bool round_open = false;  // an allreduce on `movers` not completed (the mover thread)
+  uint64_t rounds = 0;      // the movers' agreements completed (the mover thread; read after join)
+  bool nudged = false;      // a put returned since the last agreement (log_mu)
+  bool abandon = false;     // destroyed unclosed: the mover leaves at once (log_mu)
+  Status mover_error;       // an agreement failed (log_mu; the mover then stops agreeing)
 
   // Calls into the layers below (the program's thread and the mover).
   std::recursive_mutex below_mu;  // recursive: an inquiry's answer may ask facts()
@@ -611,27 +629,168 @@ Status drain(Connector* next, CacheFile& cf) {
   return drain_locked(next, cf, UINT64_MAX, nullptr, nullptr);
 }
 
-// Drains what every rank agreed may drain alone (calls up to the watermark).
-void mover_loop(Connector* next, CacheFile* cf) {
+// Whether the mover may write the oldest record now (log_mu held).
+bool drainable(const CacheFile& cf) {
+  return !cf.queue.empty() && !cf.failed && cf.queue.front().call <= cf.watermark;
+}
+
+// One drain of the mover: every record up to the watermark (log_mu held by
+// `lock` on entry and on return, released while writing).
+void mover_drain(Connector* next, CacheFile* cf, std::unique_lock<std::mutex>& lock) {
+  const uint64_t watermark = cf->watermark;
+  lock.unlock();
+  {
+    std::lock_guard<std::recursive_mutex> below(cf->below_mu);
+    const auto t0 = WriteClock::now();
+    int64_t bytes = 0;
+    drain_locked(next, *cf, watermark, nullptr, nullptr, &bytes)
+        .set_aside("kept in the file's failure; the next flush/sync/close reports it");
+    cf->times.mover += seconds_since(t0);
+    cf->times.mover_bytes += bytes;
+  }
+  lock.lock();
+}
+
+// What this rank tells an agreement (log_mu held): every record of a
+// collective call older than this is in the file. With records logged, the
+// oldest one's call; with none, the collective puts returned so far (a put
+// on its way may still log a record of its call).
+uint64_t drained_below(const CacheFile& cf) {
+  return cf.queue.empty() ? cf.settled_calls : cf.queue.front().call;
+}
+
+// One rank, or no agreement of the movers' own: drains what the puts'
+// agreements allow (calls up to the watermark).
+void mover_loop_alone(Connector* next, CacheFile* cf) {
   std::unique_lock<std::mutex> lock(cf->log_mu);
   while (true) {
-    cf->wake.wait(lock, [&] {
-      return cf->stop || (!cf->queue.empty() && !cf->failed && cf->queue.front().call <= cf->watermark);
-    });
+    cf->wake.wait(lock, [&] { return cf->stop || drainable(*cf); });
     if (cf->stop) return;
-    const uint64_t watermark = cf->watermark;
+    mover_drain(next, cf, lock);
+  }
+}
+
+// MPI_Finalize with a file left open: the movers must make no MPI call once
+// it began. An attribute of MPI_COMM_SELF is deleted first thing in
+// MPI_Finalize (MPI is still usable then): its callback says so and waits
+// until no mover is inside an MPI call; a mover checks before each call.
+std::atomic<bool> g_mpi_ending{false};
+std::atomic<int> g_movers_in_mpi{0};
+
+int on_mpi_end(MPI_Comm, int, void*, void*) {
+  g_mpi_ending.store(true);
+  while (g_movers_in_mpi.load() > 0) std::this_thread::yield();
+  return MPI_SUCCESS;
+}
+
+Status watch_mpi_end() {
+  static std::once_flag once;
+  static Status result;
+  std::call_once(once, [] {
+    int key = MPI_KEYVAL_INVALID;
+    result = EXA_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, on_mpi_end, &key, nullptr));
+    if (result.is_ok()) result = EXA_MPI(MPI_Comm_set_attr(MPI_COMM_SELF, key, nullptr));
+  });
+  return result;
+}
+
+// A mover's MPI call may be made while `ok` (MPI_Finalize has not begun).
+struct MoverInMpi {
+  bool ok;
+  MoverInMpi() {
+    g_movers_in_mpi.fetch_add(1);
+    ok = !g_mpi_ending.load();
+    if (!ok) g_movers_in_mpi.fetch_sub(1);
+  }
+  ~MoverInMpi() {
+    if (ok) g_movers_in_mpi.fetch_sub(1);
+  }
+  MoverInMpi(const MoverInMpi&) = delete;
+  MoverInMpi& operator=(const MoverInMpi&) = delete;
+};
+
+// Several ranks: the movers agree among themselves how far each may drain,
+// while the program computes. Each agreement is a nonblocking allreduce on
+// the movers' own communicator (every rank's drained_below, the lowest
+// wins: no rank holds a record of an older call, so records up to that call
+// may drain on each rank alone -- the watermark of the puts' agreement, but
+// reached without a library call of the program), which the mover completes
+// with MPI_Test, sleeping between tests. Then it drains what it may and
+// starts the next agreement. The agreements match across ranks by their
+// order; a mover stops only when an agreement says every rank's mover is
+// stopping (close or abort on every rank, as both are collective), so none
+// is left with an allreduce the others never join. When an agreement moves
+// nothing, the next waits (1 ms, doubling to 100 ms) unless a put or a stop
+// comes first.
+void mover_loop_agreeing(Connector* next, CacheFile* cf) {
+  using std::chrono::microseconds;
+  using std::chrono::milliseconds;
+  std::unique_lock<std::mutex> lock(cf->log_mu);
+  milliseconds idle(1);
+  while (true) {
+    if (cf->abandon) return;
+    if (drainable(*cf)) {
+      mover_drain(next, cf, lock);
+      continue;
+    }
+    cf->nudged = false;
+    // On the heap: an allreduce left open (the file destroyed unclosed, or a
+    // failed test) keeps its buffers, which are then never freed.
+    auto* buf = new int64_t[4]{-static_cast<int64_t>(drained_below(*cf)), cf->stop ? 0 : 1, 0, 0};
     lock.unlock();
+    MPI_Request req = MPI_REQUEST_NULL;
+    Status st;
     {
-      std::lock_guard<std::recursive_mutex> below(cf->below_mu);
-      const auto t0 = WriteClock::now();
-      int64_t bytes = 0;
-      drain_locked(next, *cf, watermark, nullptr, nullptr, &bytes)
-          .set_aside("kept in the file's failure; the next flush/sync/close reports it");
-      cf->times.mover += seconds_since(t0);
-      cf->times.mover_bytes += bytes;
+      MoverInMpi in;
+      if (!in.ok) {  // MPI is ending (the file was not closed)
+        delete[] buf;
+        return;
+      }
+      st = EXA_MPI(MPI_Iallreduce(buf, buf + 2, 2, MPI_INT64_T, MPI_MAX, cf->movers, &req));
+    }
+    cf->round_open = st.is_ok();
+    if (!st.is_ok()) delete[] buf;
+    microseconds poll(100);
+    int done = 0;
+    while (st.is_ok()) {
+      {
+        MoverInMpi in;
+        if (!in.ok) return;  // MPI is ending: the allreduce stays open
+        st = EXA_MPI(MPI_Test(&req, &done, MPI_STATUS_IGNORE));
+      }
+      if (!st.is_ok() || done) break;
+      {
+        std::lock_guard<std::mutex> peek(cf->log_mu);
+        if (cf->abandon) return;  // the file is destroyed unclosed: the allreduce stays open
+      }
+      std::this_thread::sleep_for(poll);
+      poll = std::min<microseconds>(poll * 2, microseconds(5000));
     }
     lock.lock();
+    if (!st.is_ok()) {  // the agreements end here; close reports it
+      cf->mover_error = st;
+      return;
+    }
+    const int64_t all[2] = {buf[2], buf[3]};
+    delete[] buf;
+    cf->round_open = false;
+    cf->rounds++;
+    if (all[1] == 0) return;  // every rank's mover is stopping
+    const auto agreed = static_cast<uint64_t>(-all[0]);
+    const bool moved = agreed > cf->watermark;
+    cf->watermark = std::max(cf->watermark, agreed);
+    if (moved || drainable(*cf) || cf->stop) {
+      idle = milliseconds(1);
+      continue;
+    }
+    cf->wake.wait_for(lock, idle, [&] { return cf->stop || cf->nudged || cf->abandon; });
+    idle = cf->nudged ? milliseconds(1) : std::min<milliseconds>(idle * 2, milliseconds(100));
   }
+}
+
+void mover_loop(Connector* next, CacheFile* cf) {
+  if (cf->movers == MPI_COMM_NULL) mover_loop_alone(next, cf);
+  else mover_loop_agreeing(next, cf);
 }
 
 void stop_mover(CacheFile& cf) {
@@ -642,6 +801,17 @@ void stop_mover(CacheFile& cf) {
   }
   cf.wake.notify_all();
   cf.mover.join();
+}
+
+// After stop_mover: the movers' communicator freed (every rank's mover left
+// the same last agreement), and an agreement's failure.
+Status end_agreements(CacheFile& cf) {
+  Status st = cf.mover_error;
+  if (cf.movers != MPI_COMM_NULL && !cf.round_open) {
+    Status freed = EXA_MPI(MPI_Comm_free(&cf.movers));
+    if (st.is_ok()) st = freed;
+  }
+  return st;
 }
 
 // Bytes between successive indexes of each dimension of a classic file's
@@ -1232,6 +1402,20 @@ class CacheConnector final : public ForwardingConnector {
       return write_through(cf, req);
     }
     const uint64_t call = cf.calls++;
+    // However it returns, this call is settled on this rank then (its record
+    // logged, or written): the movers' agreements may count it.
+    struct Settled {
+      CacheFile& cf;
+      uint64_t call;
+      ~Settled() {
+        {
+          std::lock_guard<std::mutex> lock(cf.log_mu);
+          cf.settled_calls = std::max(cf.settled_calls, call + 1);
+          cf.nudged = true;
+        }
+        if (cf.mover.joinable()) cf.wake.notify_one();
+      }
+    } settled{cf, call};
     cl::Record rec;
     int64_t n = -1;
     const bool loggable = checked.is_ok() && make_record(ds, req, &rec, &n);
@@ -1285,6 +1469,8 @@ class CacheConnector final : public ForwardingConnector {
     // may drain (the mover keeps program order); else up to the agreed lowest
     // undrained call (which holds back the calls logged after it until the next
     // collective put: see docs/perf/cache.md, 2026-11-25).
+    // With a mover of several ranks, the movers' own agreements
+    // (mover_loop_agreeing) release those while the program computes.
     uint64_t watermark = cf.nprocs == 1 ? call : static_cast<uint64_t>(-agreed[1]);
     if (agreed[0] != 0) {
       std::lock_guard<std::recursive_mutex> lock(cf.below_mu);
@@ -1325,8 +1511,7 @@ class CacheConnector final : public ForwardingConnector {
     // The tier failed under this put: written through alone (ordered against
     // this rank's log, not against other ranks' logs of older calls).
     if (!placed) return write_through(cf, req);
-    if (cf.mover.joinable()) cf.wake.notify_one();
-    return range;
+    return range;  // the mover is woken as this call settles
   }
 
   Status get(FileState& f, const DataRequest& req) override {
@@ -1533,9 +1718,15 @@ class CacheConnector final : public ForwardingConnector {
   Status close_timed(CacheFile& cf) {
     stop_fetcher(cf);
     stop_mover(cf);
+    Status agreements = end_agreements(cf);
     std::lock_guard<std::recursive_mutex> lock(cf.below_mu);
     if (!cf.active) return next()->close(cf.below());
-    if (cf.settings.detach) return close_detached(cf);
+    Status st = cf.settings.detach ? close_detached(cf) : close_synced(cf);
+    return st.is_ok() ? agreements : st;
+  }
+
+  // close=sync: every rank drains what is left of its log, then the target is synced (below_mu held).
+  Status close_synced(CacheFile& cf) {
     auto t = WriteClock::now();
     {
       std::lock_guard<std::mutex> log(cf.log_mu);
@@ -1563,22 +1754,25 @@ class CacheConnector final : public ForwardingConnector {
     std::fprintf(stderr,
                  "EXACDF_CACHE_WRITE rank=%d detach=%d durable_node=%d logged=%lld put=%.6f agree=%.6f range=%.6f "
                  "encode=%.6f tier_write=%.6f log_sync=%.6f manifest=%.6f put_drain=%.6f mover=%.6f "
-                 "mover_bytes=%lld close=%.6f close_drain=%.6f close_bytes=%lld close_sync=%.6f close_below=%.6f\n",
+                 "mover_bytes=%lld close=%.6f close_drain=%.6f close_bytes=%lld close_sync=%.6f close_below=%.6f "
+                 "mover_rounds=%llu\n",
                  cf.rank, cf.settings.detach ? 1 : 0, cf.settings.durable_node ? 1 : 0, static_cast<long long>(w.logged),
                  w.put, w.agree, w.range, w.encode, w.tier_write, w.log_sync, w.manifest, w.put_drain, w.mover,
                  static_cast<long long>(w.mover_bytes), w.close, w.close_drain, static_cast<long long>(w.close_bytes),
-                 w.close_sync, w.close_below);
+                 w.close_sync, w.close_below, static_cast<unsigned long long>(cf.rounds));
   }
 
   Status abort(FileState& f) override {
     CacheFile& cf = own(f);
     stop_fetcher(cf);
-    stop_mover(cf);
+    stop_mover(cf);  // abort is collective (as PnetCDF's, which closes the MPI file)
+    Status agreements = end_agreements(cf);
     std::lock_guard<std::recursive_mutex> lock(cf.below_mu);
     Status drained = drain(next(), cf);  // what was put stays written, as without the cache
     if (cf.active && drained.is_ok()) remove_log(cf);
     Status aborted = next()->abort(below(f));
-    return drained.is_ok() ? aborted : drained;
+    if (!drained.is_ok()) return drained;
+    return aborted.is_ok() ? agreements : aborted;
   }
 
  protected:
@@ -1822,6 +2016,11 @@ class CacheConnector final : public ForwardingConnector {
       int provided = MPI_THREAD_SINGLE;
       EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Query_thread(&provided)));
       if (provided == MPI_THREAD_MULTIPLE) {
+        // Several ranks: the movers agree among themselves (mover_loop_agreeing).
+        if (cf.nprocs > 1) {
+          EXA_RETURN_IF_ERROR(watch_mpi_end());
+          EXA_RETURN_IF_ERROR(EXA_MPI(MPI_Comm_dup(cf.dup, &cf.movers)));
+        }
         cf.mover = std::thread(mover_loop, next(), &cf);
       } else if (verbose()) {
         static std::once_flag said;
