@@ -6,6 +6,7 @@
 #include <map>
 
 #include "io/mpi_errors.hpp"
+#include "util/byte_buffer.hpp"
 
 namespace exa::io {
 
@@ -47,6 +48,15 @@ std::vector<Segment> resolve_overlaps(std::vector<Segment> posted) {
 }
 
 namespace {
+
+// The bytes a read moved, by its status; 0 when MPI cannot tell (all of
+// them are then zeroed: the safe side).
+int64_t bytes_read(const MPI_Status& status) {
+  MPI_Count got = 0;
+  MPI_Status copy = status;
+  if (MPI_Get_elements_x(&copy, MPI_BYTE, &got) != MPI_SUCCESS || got == MPI_UNDEFINED || got < 0) return 0;
+  return static_cast<int64_t>(got);
+}
 
 // (start, length) runs of bytes, merged where one ends where the next begins
 // and split below INT_MAX, as an hindexed datatype; `base` is subtracted from
@@ -171,8 +181,13 @@ Status transfer_runs(MpiFile& file, Runs& fruns, Runs& mruns, bool write, bool c
   if (st.is_ok() && write && count > 0) file.note_extent(file_end);
   if (st.is_ok() && !write && count > 0) {
     // Bytes at or past the end of the file read as zeros, whatever the
-    // status's count says (a collective read counts them as read).
-    const bool complete = read_complete(status, memory_bytes);
+    // status's count says (a collective read counts them as read); so do
+    // bytes a short read left unfilled (the memory runs are the segments in
+    // order). Nothing is zeroed before the read: a complete read within the
+    // file's size fills every byte.
+    const int64_t got = bytes_read(status);
+    const bool complete = got >= memory_bytes;
+    if (!complete) zero_segments_unread(segments, got);
     int64_t size = 0;
     st = file.size_for_read(file_end, &size);
     if (st.is_ok() && size < file_end) zero_segments_past(segments, size);
@@ -187,6 +202,14 @@ Status transfer_runs(MpiFile& file, Runs& fruns, Runs& mruns, bool write, bool c
 
 void zero_segments_past(const std::vector<Segment>& segments, int64_t size) {
   for (const Segment& s : segments) zero_past_size(size, s.offset, s.data, s.length);
+}
+
+void zero_segments_unread(const std::vector<Segment>& segments, int64_t got) {
+  for (const Segment& s : segments) {
+    const int64_t keep = std::clamp<int64_t>(got, 0, s.length);
+    if (keep < s.length) std::memset(s.data + keep, 0, static_cast<size_t>(s.length - keep));
+    got -= keep;
+  }
 }
 
 void flatten(const VarGeometry& var, const Selection& sel, uint8_t* packed,
@@ -262,8 +285,7 @@ Status read_segments(MpiFile& file, std::vector<Segment> segments, bool collecti
   if (!overlap) {  // straight into the requests' buffers
     Runs fruns, mruns;
     Status described = describe(segments, &fruns, &mruns);
-    // Bytes past the end of the file read as zeros.
-    for (const Segment& s : segments) std::memset(s.data, 0, static_cast<size_t>(s.length));
+    // (No zeroing first: transfer_runs zeroes what the read did not fill.)
     return transfer_runs(file, fruns, mruns, false, collective, described, segments);
   }
   // Overlapping reads: read the union once into staging, then copy out.
@@ -278,7 +300,7 @@ Status read_segments(MpiFile& file, std::vector<Segment> segments, bool collecti
   }
   int64_t total = 0;
   for (const Segment& r : runs) total += r.length;
-  std::vector<uint8_t> staging(static_cast<size_t>(total), 0);
+  ByteBuffer staging(static_cast<size_t>(total));  // (transfer_runs zeroes what the read did not fill)
   int64_t at = 0;
   for (Segment& r : runs) {
     r.data = staging.data() + at;

@@ -27,6 +27,9 @@ void flatten(const VarGeometry& var, const Selection& sel, uint8_t* packed,
 // Zeroes the bytes of segments (read from the file) at or past file offset
 // `size`: bytes past the end of the file read as zeros.
 void zero_segments_past(const std::vector<Segment>& segments, int64_t size);
+// Zeroes what a short read left unfilled: the bytes of segments (in memory
+// order, as they were read) after the first `got`.
+void zero_segments_unread(const std::vector<Segment>& segments, int64_t got);
 
 // How many segments flatten() appends for a selection (to reserve them).
 int64_t flat_segments(const VarGeometry& var, const Selection& sel);
