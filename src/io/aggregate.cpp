@@ -138,8 +138,10 @@ Status describe(const std::vector<Segment>& segs, Runs* file, Runs* memory) {
 // memory `memory` (absolute addresses, so the buffer is MPI_BOTTOM) of the
 // sorted `segments` they describe.
 // `described` is describe()'s outcome: a rank that failed it takes part with nothing.
+// `all_end` (a collective write; 0: not known): one past the last byte any
+// rank writes, agreed before the call.
 Status transfer_runs(MpiFile& file, Runs& fruns, Runs& mruns, bool write, bool collective,
-                     const Status& described, const std::vector<Segment>& segments) {
+                     const Status& described, const std::vector<Segment>& segments, int64_t all_end = 0) {
   MPI_File fh = file.handle();
   Status view = file.set_view(0, fruns.type);
   // An injected failure (exa_debug_fail_write): this rank's part never lands,
@@ -147,9 +149,18 @@ Status transfer_runs(MpiFile& file, Runs& fruns, Runs& mruns, bool write, bool c
   const bool fail = write && take_injected_write_failure();
   int count = mruns.bytes > 0 && !fail && view.is_ok() ? 1 : 0;
   // A write past the end of the file this rank knows: its last byte first
-  // (MpiFile::extend_before_write).
+  // (MpiFile::extend_before_write), unless nothing can sieve it:
+  //  - a write without gaps that no other rank's data joins (independent, or
+  //    a file of one rank) is written as it is, with no read first;
+  //  - in a collective write whose end over all ranks is known, the ranks
+  //    that reach it extend the file for everyone: the others' data lies
+  //    below it (each extension lands before its rank enters the call, so
+  //    before any aggregator reads).
   Status extended;
-  if (write && count > 0 && described.is_ok() && !segments.empty()) {
+  const bool gapless = !segments.empty() && fruns.bytes == fruns.end - segments.front().offset;
+  const bool sievable = !(gapless && (!collective || file.nprocs() == 1));
+  const bool others_reach_further = collective && all_end > fruns.end;
+  if (write && count > 0 && described.is_ok() && !segments.empty() && sievable && !others_reach_further) {
     const Segment& last = segments.back();
     extended = file.extend_before_write(fruns.end, fruns.bytes, last.data + last.length - 1);
     if (!extended.is_ok()) count = 0;
@@ -269,11 +280,11 @@ int64_t flat_segments(const VarGeometry& var, const Selection& sel) {
   return runs;
 }
 
-Status write_segments(MpiFile& file, std::vector<Segment> segments, bool collective) {
+Status write_segments(MpiFile& file, std::vector<Segment> segments, bool collective, int64_t all_end) {
   std::vector<Segment> disjoint = resolve_overlaps(std::move(segments));
   Runs fruns, mruns;
   Status described = describe(disjoint, &fruns, &mruns);
-  return transfer_runs(file, fruns, mruns, true, collective, described, disjoint);
+  return transfer_runs(file, fruns, mruns, true, collective, described, disjoint, all_end);
 }
 
 Status read_segments(MpiFile& file, std::vector<Segment> segments, bool collective) {

@@ -40,7 +40,10 @@ std::vector<Segment> resolve_overlaps(std::vector<Segment> posted);
 
 // One write of all segments (given in posting order: on overlap the later
 // one wins). Collective calls are made by every rank, with or without segments.
-Status write_segments(MpiFile& file, std::vector<Segment> segments, bool collective);
+// `all_end`: in a collective call, one past the last byte any rank writes,
+// when the ranks agreed it before (0: not known); then only the ranks that
+// reach it extend the file first (MpiFile::extend_before_write).
+Status write_segments(MpiFile& file, std::vector<Segment> segments, bool collective, int64_t all_end = 0);
 
 // One read filling every segment (overlaps allowed).
 Status read_segments(MpiFile& file, std::vector<Segment> segments, bool collective);
