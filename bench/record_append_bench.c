@@ -15,6 +15,10 @@
  * over ranks; wall is the max over ranks; writes_1byte is not measured here
  * (strace it).
  *
+ * Build (against one library build, so two builds can be paired with
+ * bench/run_ab_pairs.sh):
+ *   mpicc -O2 -Iinclude bench/record_append_bench.c -L LIBDIR -Wl,-rpath,LIBDIR -lexacdf -o record_append_bench_X
+ *
  * Prints one line:
  *   RESULT bench=record_append mode=M ranks=R records=N per_rank=P cpu_s=.. wall_s=.. bad=0
  */

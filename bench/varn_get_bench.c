@@ -14,6 +14,10 @@
  * CPU time is getrusage(RUSAGE_SELF) user + system of the timed phase, summed
  * over ranks; wall is the max over ranks.
  *
+ * Build (against one library build, so two builds can be paired with
+ * bench/run_ab_pairs.sh):
+ *   mpicc -O2 -Iinclude bench/varn_get_bench.c -L LIBDIR -Wl,-rpath,LIBDIR -lexacdf -o varn_get_bench_X
+ *
  * Prints one line:
  *   RESULT bench=varn_get ranks=R bytes_per_get_rank=B iters=I cpu_s=.. wall_s=.. bad=0
  */
