@@ -39,7 +39,9 @@ extern "C" {
 extern const char *exa_inq_libvers(void);
 
 /** Number of MPI-IO read/write calls this rank has made on the file (header,
- *  data, fill; a collective call counts once per rank). Local. NC_EBADID. */
+ *  data, fill, and the 1-byte writes that extend the file before a write
+ *  with gaps past its end; a collective call counts once per rank). Local.
+ *  NC_EBADID. */
 extern int exa_inq_io_calls(int ncid, MPI_Offset *ncalls);
 
 /** Where this rank's last successful ncmpi_enddef (or the enddef inside

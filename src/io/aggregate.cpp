@@ -6,6 +6,7 @@
 #include <map>
 
 #include "io/mpi_errors.hpp"
+#include "util/byte_buffer.hpp"
 
 namespace exa::io {
 
@@ -47,6 +48,15 @@ std::vector<Segment> resolve_overlaps(std::vector<Segment> posted) {
 }
 
 namespace {
+
+// The bytes a read moved, by its status; 0 when MPI cannot tell (all of
+// them are then zeroed: the safe side).
+int64_t bytes_read(const MPI_Status& status) {
+  MPI_Count got = 0;
+  MPI_Status copy = status;
+  if (MPI_Get_elements_x(&copy, MPI_BYTE, &got) != MPI_SUCCESS || got == MPI_UNDEFINED || got < 0) return 0;
+  return static_cast<int64_t>(got);
+}
 
 // (start, length) runs of bytes, merged where one ends where the next begins
 // and split below INT_MAX, as an hindexed datatype; `base` is subtracted from
@@ -128,8 +138,10 @@ Status describe(const std::vector<Segment>& segs, Runs* file, Runs* memory) {
 // memory `memory` (absolute addresses, so the buffer is MPI_BOTTOM) of the
 // sorted `segments` they describe.
 // `described` is describe()'s outcome: a rank that failed it takes part with nothing.
+// `all_end` (a collective write; 0: not known): one past the last byte any
+// rank writes, agreed before the call.
 Status transfer_runs(MpiFile& file, Runs& fruns, Runs& mruns, bool write, bool collective,
-                     const Status& described, const std::vector<Segment>& segments) {
+                     const Status& described, const std::vector<Segment>& segments, int64_t all_end = 0) {
   MPI_File fh = file.handle();
   Status view = file.set_view(0, fruns.type);
   // An injected failure (exa_debug_fail_write): this rank's part never lands,
@@ -137,9 +149,18 @@ Status transfer_runs(MpiFile& file, Runs& fruns, Runs& mruns, bool write, bool c
   const bool fail = write && take_injected_write_failure();
   int count = mruns.bytes > 0 && !fail && view.is_ok() ? 1 : 0;
   // A write past the end of the file this rank knows: its last byte first
-  // (MpiFile::extend_before_write).
+  // (MpiFile::extend_before_write), unless nothing can sieve it:
+  //  - a write without gaps that no other rank's data joins (independent, or
+  //    a file of one rank) is written as it is, with no read first;
+  //  - in a collective write whose end over all ranks is known, the ranks
+  //    that reach it extend the file for everyone: the others' data lies
+  //    below it (each extension lands before its rank enters the call, so
+  //    before any aggregator reads).
   Status extended;
-  if (write && count > 0 && described.is_ok() && !segments.empty()) {
+  const bool gapless = !segments.empty() && fruns.bytes == fruns.end - segments.front().offset;
+  const bool sievable = !(gapless && (!collective || file.nprocs() == 1));
+  const bool others_reach_further = collective && all_end > fruns.end;
+  if (write && count > 0 && described.is_ok() && !segments.empty() && sievable && !others_reach_further) {
     const Segment& last = segments.back();
     extended = file.extend_before_write(fruns.end, fruns.bytes, last.data + last.length - 1);
     if (!extended.is_ok()) count = 0;
@@ -171,8 +192,13 @@ Status transfer_runs(MpiFile& file, Runs& fruns, Runs& mruns, bool write, bool c
   if (st.is_ok() && write && count > 0) file.note_extent(file_end);
   if (st.is_ok() && !write && count > 0) {
     // Bytes at or past the end of the file read as zeros, whatever the
-    // status's count says (a collective read counts them as read).
-    const bool complete = read_complete(status, memory_bytes);
+    // status's count says (a collective read counts them as read); so do
+    // bytes a short read left unfilled (the memory runs are the segments in
+    // order). Nothing is zeroed before the read: a complete read within the
+    // file's size fills every byte.
+    const int64_t got = bytes_read(status);
+    const bool complete = got >= memory_bytes;
+    if (!complete) zero_segments_unread(segments, got);
     int64_t size = 0;
     st = file.size_for_read(file_end, &size);
     if (st.is_ok() && size < file_end) zero_segments_past(segments, size);
@@ -187,6 +213,14 @@ Status transfer_runs(MpiFile& file, Runs& fruns, Runs& mruns, bool write, bool c
 
 void zero_segments_past(const std::vector<Segment>& segments, int64_t size) {
   for (const Segment& s : segments) zero_past_size(size, s.offset, s.data, s.length);
+}
+
+void zero_segments_unread(const std::vector<Segment>& segments, int64_t got) {
+  for (const Segment& s : segments) {
+    const int64_t keep = std::clamp<int64_t>(got, 0, s.length);
+    if (keep < s.length) std::memset(s.data + keep, 0, static_cast<size_t>(s.length - keep));
+    got -= keep;
+  }
 }
 
 void flatten(const VarGeometry& var, const Selection& sel, uint8_t* packed,
@@ -246,11 +280,11 @@ int64_t flat_segments(const VarGeometry& var, const Selection& sel) {
   return runs;
 }
 
-Status write_segments(MpiFile& file, std::vector<Segment> segments, bool collective) {
+Status write_segments(MpiFile& file, std::vector<Segment> segments, bool collective, int64_t all_end) {
   std::vector<Segment> disjoint = resolve_overlaps(std::move(segments));
   Runs fruns, mruns;
   Status described = describe(disjoint, &fruns, &mruns);
-  return transfer_runs(file, fruns, mruns, true, collective, described, disjoint);
+  return transfer_runs(file, fruns, mruns, true, collective, described, disjoint, all_end);
 }
 
 Status read_segments(MpiFile& file, std::vector<Segment> segments, bool collective) {
@@ -262,8 +296,7 @@ Status read_segments(MpiFile& file, std::vector<Segment> segments, bool collecti
   if (!overlap) {  // straight into the requests' buffers
     Runs fruns, mruns;
     Status described = describe(segments, &fruns, &mruns);
-    // Bytes past the end of the file read as zeros.
-    for (const Segment& s : segments) std::memset(s.data, 0, static_cast<size_t>(s.length));
+    // (No zeroing first: transfer_runs zeroes what the read did not fill.)
     return transfer_runs(file, fruns, mruns, false, collective, described, segments);
   }
   // Overlapping reads: read the union once into staging, then copy out.
@@ -278,7 +311,7 @@ Status read_segments(MpiFile& file, std::vector<Segment> segments, bool collecti
   }
   int64_t total = 0;
   for (const Segment& r : runs) total += r.length;
-  std::vector<uint8_t> staging(static_cast<size_t>(total), 0);
+  ByteBuffer staging(static_cast<size_t>(total));  // (transfer_runs zeroes what the read did not fill)
   int64_t at = 0;
   for (Segment& r : runs) {
     r.data = staging.data() + at;

@@ -27,6 +27,9 @@ void flatten(const VarGeometry& var, const Selection& sel, uint8_t* packed,
 // Zeroes the bytes of segments (read from the file) at or past file offset
 // `size`: bytes past the end of the file read as zeros.
 void zero_segments_past(const std::vector<Segment>& segments, int64_t size);
+// Zeroes what a short read left unfilled: the bytes of segments (in memory
+// order, as they were read) after the first `got`.
+void zero_segments_unread(const std::vector<Segment>& segments, int64_t got);
 
 // How many segments flatten() appends for a selection (to reserve them).
 int64_t flat_segments(const VarGeometry& var, const Selection& sel);
@@ -37,7 +40,10 @@ std::vector<Segment> resolve_overlaps(std::vector<Segment> posted);
 
 // One write of all segments (given in posting order: on overlap the later
 // one wins). Collective calls are made by every rank, with or without segments.
-Status write_segments(MpiFile& file, std::vector<Segment> segments, bool collective);
+// `all_end`: in a collective call, one past the last byte any rank writes,
+// when the ranks agreed it before (0: not known); then only the ranks that
+// reach it extend the file first (MpiFile::extend_before_write).
+Status write_segments(MpiFile& file, std::vector<Segment> segments, bool collective, int64_t all_end = 0);
 
 // One read filling every segment (overlaps allowed).
 Status read_segments(MpiFile& file, std::vector<Segment> segments, bool collective);

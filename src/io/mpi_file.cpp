@@ -243,7 +243,11 @@ Status MpiFile::extend_before_write(int64_t end, int64_t nbytes, const void* las
   const int err = MPI_File_write_at(fh_, nbytes - 1, last, 1, MPI_BYTE, &status);
   // (The write itself notes `end`: with a file type whose bytes do not rise
   // in file order its last byte need not be the highest.)
-  return check_written(err, status, 1, "MPI_File_write_at (the end of a write first)");
+  Status st = check_written(err, status, 1, "MPI_File_write_at (the end of a write first)");
+  // An MPI-IO write call of its own (io_calls); its byte is the transfer's,
+  // counted in bytes_written once, by the transfer.
+  if (st.is_ok()) ++io_calls_;
+  return st;
 }
 
 Status MpiFile::check_short_read(int64_t end) {

@@ -17,6 +17,7 @@
 #include "io/mpi_errors.hpp"
 #include "io/packed_two_phase.hpp"
 #include "io/record_view.hpp"
+#include "io/type_runs.hpp"
 #include "layer/native_connector.hpp"
 #include "layer/native_internal.hpp"
 #include "layer/native_plan.hpp"
@@ -525,10 +526,43 @@ Status partitioned_vard_reach(const NativeFile& nf, int varid, const format::Var
   return {NC_EINVALCOORDS, "vard file type reaches beyond the variable's data in a partitioned file"};
 }
 
+// After a read of `bytes` (one instance of the view type `type` at file
+// offset `disp`, whose bytes end at `end`) into `data`: bytes at or past the
+// end of the file read as zeros, whatever the status says (Open MPI's
+// collective read counts them as read and leaves stale bytes there), and so
+// do bytes a short read left unfilled. The view's bytes are in file order
+// (MPI requires a file type's displacements to rise), `data` holds them in
+// that order.
+Status zero_view_unread(io::MpiFile& file, const MPI_Status& status, MPI_Datatype type, int64_t disp,
+                        uint8_t* data, int64_t bytes, int64_t end) {
+  const bool complete = io::read_complete(status, bytes);
+  if (!complete) io::zero_unread(status, data, bytes);
+  int64_t size = 0;
+  EXA_RETURN_IF_ERROR(file.size_for_read(end, &size));
+  if (size < end) {
+    int64_t at = 0;
+    EXA_RETURN_IF_ERROR(io::for_each_type_run(type, [&](const format::ByteRun& r) {
+      const int64_t n = std::min(r.length, bytes - at);
+      if (n > 0) io::zero_past_size(size, disp + r.offset, data + at, n);
+      at += std::max<int64_t>(n, 0);
+      return Status::ok();
+    }));
+  }
+  return complete && size >= end ? Status::ok() : file.check_short_read(end);
+}
+
 // One MPI transfer of `bytes` through the file's current view (any size:
-// io::memory_run); a write must move every byte.
-Status vard_transfer(io::MpiFile& file, uint8_t* data, int64_t bytes, bool put, bool collective) {
+// io::memory_run) of one instance of `type` at file offset `disp` whose
+// bytes end at `end`. A write that reaches past the end of the file this
+// rank knows first writes its last byte alone (MpiFile::extend_before_write)
+// and must move every byte; a read zeroes what lies past the end of the
+// file (zero_view_unread).
+Status vard_transfer(io::MpiFile& file, uint8_t* data, int64_t bytes, bool put, bool collective,
+                     MPI_Datatype type = MPI_BYTE, int64_t disp = 0, int64_t end = 0) {
   io::MemoryRun run;
+  Status extended;
+  if (put && bytes > 0) extended = file.extend_before_write(end, bytes, data + bytes - 1);
+  if (!extended.is_ok()) bytes = 0;  // (a collective call still takes part, with nothing)
   EXA_RETURN_IF_ERROR(io::memory_run(bytes, &run));
   MPI_File fh = file.handle();
   MPI_Status status;
@@ -537,6 +571,11 @@ Status vard_transfer(io::MpiFile& file, uint8_t* data, int64_t bytes, bool put, 
                 : (collective ? MPI_File_read_all(fh, data, run.count, run.type, &status)
                               : MPI_File_read(fh, data, run.count, run.type, &status));
   Status st = put ? io::check_written(err, status, bytes, "vard write") : io::from_mpi(err, io::MpiOp::kRead, "vard");
+  if (st.is_ok() && !extended.is_ok()) st = extended;
+  if (st.is_ok() && bytes > 0) {
+    if (put) file.note_extent(end);
+    else st = zero_view_unread(file, status, type, disp, data, bytes, end);
+  }
   if (run.owned) {
     Status freed = EXA_MPI(MPI_Type_free(&run.type));
     if (st.is_ok()) st = freed;
@@ -637,7 +676,11 @@ Status NativeConnector::vard(FileState& f, int varid, MPI_Datatype filetype, voi
       const bool go = view.is_ok() && io_st.is_ok();
       Status v = file.set_view(0, go ? b.type : MPI_BYTE);
       if (view.is_ok()) view = v;
-      Status moved_st = vard_transfer(file, moved, go && v.is_ok() ? b.bytes : 0, put, collective);
+      MPI_Aint blb = 0, bextent = 0;  // the batch's file extent (its view's displacement is 0)
+      Status ext = go && v.is_ok() ? EXA_MPI(MPI_Type_get_true_extent(b.type, &blb, &bextent)) : Status::ok();
+      if (view.is_ok()) view = ext;
+      Status moved_st = vard_transfer(file, moved, go && v.is_ok() && ext.is_ok() ? b.bytes : 0, put, collective,
+                                      b.type, 0, int64_t(blb) + int64_t(bextent));
       if (io_st.is_ok()) io_st = moved_st;
       if (!put && reorders && moved_st.is_ok()) io::RecordView::from_view_order(b, moved, packed);
       return Status::ok();
@@ -648,7 +691,8 @@ Status NativeConnector::vard(FileState& f, int varid, MPI_Datatype filetype, voi
     view = in_sections ? file.set_view(0, MPI_BYTE)
                        : file.set_view(var && bytes ? var->begin : 0, bytes ? filetype : MPI_BYTE);
     if (!view.is_ok()) bytes = 0;  // (a collective call still takes part, with nothing)
-    io_st = vard_transfer(file, external.data(), bytes, put, collective);
+    io_st = vard_transfer(file, external.data(), bytes, put, collective, filetype, var ? var->begin : 0,
+                          bytes > 0 ? type_end : 0);
     done = 1;
   }
   for (; collective && done < rounds; ++done) {  // the rounds other ranks still make

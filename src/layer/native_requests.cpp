@@ -134,7 +134,8 @@ Status move_puts(NativeFile& nf, PutPath path, bool collective, std::vector<io::
     case PutPath::kView:
       break;
   }
-  return io::write_segments(handle_for(nf, collective), std::move(puts), collective);
+  // (hi was agreed over the ranks in a collective wait)
+  return io::write_segments(handle_for(nf, collective), std::move(puts), collective, collective ? hi : 0);
 }
 
 // Forgets a completed or cancelled request: gives back its share of the

@@ -13,8 +13,13 @@
  *    past the end of the file that read is short, and the gaps went to disk
  *    as whatever its buffer held.
  *
- * Part 1: explicit gets straddling the end of the file -- vara, vars, varn,
- * and nonblocking gets with wait_all / wait -- collective and independent.
+ * Part 1: explicit gets straddling the end of the file -- vara, vars, varn
+ * (also of overlapping regions), nonblocking gets with wait_all / wait, and
+ * vard (the caller's own file type) -- collective and independent. In the
+ * last two rounds the file is written by put_vard_all, then put_vard (a file
+ * type with gaps).
+ * Part 3: holes inside the file (never written, below its end) read through
+ * varn and wait_all as the fill value (NC_FILL) or zeros (NC_NOFILL).
  * Part 2: random sequences of puts and gets on the ranks' own rows (the
  * sequence of the former tests/mpi_exacdf/test_async_random.c), every get
  * compared with what the rank put there (0 where it never put).
@@ -27,7 +32,7 @@
 
 enum { R = 4, C = 32, kSentinel = 0x7f7f7f7f };
 
-static int failures_part[2];
+static int failures_part[3];
 
 static int value_at(int row, int col) { return row * 1000 + col + 1; }
 
@@ -73,6 +78,21 @@ static void check_region(const char *what, int last, const MPI_Offset *st, const
     }
 }
 
+/* A vard file type over the ints of a region (start, count, stride) of a
+ * variable of `ncols` columns: one block per element. */
+static MPI_Datatype region_type(const MPI_Offset *st, const MPI_Offset *ct, const MPI_Offset *sd, int ncols) {
+  int n = (int)(ct[0] * ct[1]), k = 0;
+  int *displs = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+  for (MPI_Offset i = 0; i < ct[0]; ++i)
+    for (MPI_Offset j = 0; j < ct[1]; ++j)
+      displs[k++] = (int)((st[0] + i * (sd ? sd[0] : 1)) * ncols + st[1] + j * (sd ? sd[1] : 1));
+  MPI_Datatype t;
+  CHECK(MPI_Type_create_indexed_block(n, 1, displs, MPI_INT, &t) == MPI_SUCCESS);
+  CHECK(MPI_Type_commit(&t) == MPI_SUCCESS);
+  free(displs);
+  return t;
+}
+
 static void straddling_gets(const char *path) {
   const int last = mpi_test_nprocs - 1, nrows = R * mpi_test_nprocs;
   int ncid, dim[2], v, old;
@@ -89,7 +109,20 @@ static void straddling_gets(const char *path) {
     if (mpi_test_rank == last && g_round % 2 == 1) sd[1] = 2, ct[1] = (g_half + 1) / 2;
     for (int i = 0; i < (int)ct[0]; ++i)
       for (int j = 0; j < (int)ct[1]; ++j) buf[i * ct[1] + j] = value_at((int)st[0] + i, j * (int)sd[1]);
-    CHECK_OK(ncmpi_put_vars_int_all(ncid, v, st, ct, sd, buf));
+    if (g_round < 4) {
+      CHECK_OK(ncmpi_put_vars_int_all(ncid, v, st, ct, sd, buf));
+    } else { /* the same bytes through the caller's file type: collective, then independent */
+      MPI_Datatype ft = region_type(st, ct, sd, C);
+      if (g_round == 4) {
+        CHECK_OK(ncmpi_put_vard_all(ncid, v, ft, buf, ct[0] * ct[1], MPI_INT));
+      } else {
+        CHECK_OK(ncmpi_begin_indep_data(ncid));
+        CHECK_OK(ncmpi_put_vard(ncid, v, ft, buf, ct[0] * ct[1], MPI_INT));
+        CHECK_OK(ncmpi_sync(ncid));
+        CHECK_OK(ncmpi_end_indep_data(ncid));
+      }
+      MPI_Type_free(&ft);
+    }
   }
   /* The region: the row before the end's row (written, when there is one),
    * the end's row from a quarter on (half written), the row after (never). */
@@ -99,7 +132,7 @@ static void straddling_gets(const char *path) {
   /* varn: one region of real data, then the straddling one */
   MPI_Offset rs0[2] = {0, 1}, rc0[2] = {1, 4};
   MPI_Offset *starts[2] = {rs0, st}, *counts[2] = {rc0, ct};
-  int got[3 * C + 4], got2[3 * C];
+  int got[3 * C + 4], got2[3 * C], gotn[3 * C + C];
   for (int collective = 1; collective >= 0; --collective) {
     const char *mode = collective ? "collective" : "independent";
     char what[96];
@@ -145,6 +178,96 @@ static void straddling_gets(const char *path) {
     check_region(what, last, rs0, rc0, NULL, got2);
     check_region(what, last, st, ct, NULL, got);
 
+    /* varn of overlapping regions (read once into staging, then copied):
+     * the straddling region, and its last two rows again from column C/2 */
+    {
+      MPI_Offset os[2] = {st[0] + 1, C / 2}, oc[2] = {2, C / 2};
+      MPI_Offset *ostarts[2] = {st, os}, *ocounts[2] = {ct, oc};
+      read_real(ncid, v, collective, ct, one1);
+      for (int k = 0; k < 3 * C + C; ++k) gotn[k] = kSentinel;
+      CHECK_OK(collective ? ncmpi_get_varn_int_all(ncid, v, 2, ostarts, ocounts, gotn)
+                          : ncmpi_get_varn_int(ncid, v, 2, ostarts, ocounts, gotn));
+      snprintf(what, sizeof what, "%s get_varn overlapping", mode);
+      check_region(what, last, st, ct, NULL, gotn);
+      check_region(what, last, os, oc, NULL, gotn + ct[0] * ct[1]);
+    }
+
+    /* vard: the straddling region, and the strided one, as file types */
+    for (int strided = 0; strided <= 1; ++strided) {
+      const MPI_Offset *c = strided ? cts : ct, *d = strided ? sd : NULL;
+      MPI_Datatype ft = region_type(st, c, d, C);
+      read_real(ncid, v, collective, c, strided ? sd : one1);
+      for (int k = 0; k < 3 * C; ++k) got[k] = kSentinel;
+      CHECK_OK(collective ? ncmpi_get_vard_all(ncid, v, ft, got, c[0] * c[1], MPI_INT)
+                          : ncmpi_get_vard(ncid, v, ft, got, c[0] * c[1], MPI_INT));
+      snprintf(what, sizeof what, "%s get_vard%s", mode, strided ? " strided" : "");
+      check_region(what, last, st, c, d, got);
+      MPI_Type_free(&ft);
+    }
+
+    if (!collective) CHECK_OK(ncmpi_end_indep_data(ncid));
+  }
+  CHECK_OK(ncmpi_close(ncid));
+}
+
+/* Part 3. Holes inside the file: variable "a" (first in the file) never
+ * written, or written in every other row, while "b" after it is written
+ * whole, so a's holes lie below the end of the file. Gets of a through varn
+ * and iget + wait_all (each rank its own rows, then rows of other ranks)
+ * read the fill value (NC_FILL) or zeros (NC_NOFILL; only exacdf checked). */
+enum { HR = 3, HC = 16 };
+static void holes(const char *path, int fill) {
+  const int nrows = HR * mpi_test_nprocs;
+  int ncid, dim[2], a, b, old;
+  CHECK_OK(ncmpi_create(MPI_COMM_WORLD, path, NC_CLOBBER | NC_64BIT_DATA, MPI_INFO_NULL, &ncid));
+  CHECK_OK(ncmpi_set_fill(ncid, fill ? NC_FILL : NC_NOFILL, &old));
+  CHECK_OK(ncmpi_def_dim(ncid, "row", nrows, &dim[0]));
+  CHECK_OK(ncmpi_def_dim(ncid, "col", HC, &dim[1]));
+  CHECK_OK(ncmpi_def_var(ncid, "a", NC_INT, 2, dim, &a));
+  CHECK_OK(ncmpi_def_var(ncid, "b", NC_INT, 2, dim, &b));
+  CHECK_OK(ncmpi_enddef(ncid));
+  int buf[HR * HC], got[2 * HR * HC];
+  MPI_Offset st[2] = {(MPI_Offset)mpi_test_rank * HR, 0}, ct[2] = {HR, HC}, one[2] = {1, HC};
+  for (int k = 0; k < HR * HC; ++k) buf[k] = value_at((int)st[0] + k / HC, k % HC);
+  CHECK_OK(ncmpi_put_vara_int_all(ncid, b, st, ct, buf));
+  /* a: the even rows of this rank's, one put each */
+  for (int i = 0; i < HR; i += 2) {
+    MPI_Offset rs[2] = {st[0] + i, 0};
+    CHECK_OK(ncmpi_put_vara_int_all(ncid, a, rs, one, buf + i * HC));
+  }
+  CHECK_OK(ncmpi_sync(ncid));
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK_OK(ncmpi_sync(ncid));
+  /* the region: this rank's rows, and the next rank's (wrapping) */
+  const MPI_Offset next = (MPI_Offset)((mpi_test_rank + 1) % mpi_test_nprocs) * HR;
+  MPI_Offset s1[2] = {next, 0};
+  MPI_Offset *starts[2] = {st, s1}, *counts[2] = {ct, ct};
+  for (int kind = 0; kind < 4; ++kind) { /* varn coll/indep, iget + wait_all/wait */
+    const int collective = kind % 2 == 0;
+    if (!collective) CHECK_OK(ncmpi_begin_indep_data(ncid));
+    for (int k = 0; k < 2 * HR * HC; ++k) got[k] = kSentinel;
+    if (kind < 2) {
+      CHECK_OK(collective ? ncmpi_get_varn_int_all(ncid, a, 2, starts, counts, got)
+                          : ncmpi_get_varn_int(ncid, a, 2, starts, counts, got));
+    } else {
+      int req[2], status[2];
+      CHECK_OK(ncmpi_iget_vara_int(ncid, a, st, ct, got, &req[0]));
+      CHECK_OK(ncmpi_iget_vara_int(ncid, a, s1, ct, got + HR * HC, &req[1]));
+      CHECK_OK(collective ? ncmpi_wait_all(ncid, 2, req, status) : ncmpi_wait(ncid, 2, req, status));
+      CHECK(status[0] == NC_NOERR && status[1] == NC_NOERR);
+    }
+    for (int k = 0; k < 2 * HR * HC; ++k) {
+      const int row = (int)(k < HR * HC ? st[0] : next) + (k % (HR * HC)) / HC, col = k % HC;
+      const int written = row % HR % 2 == 0;
+      const int want = written ? value_at(row, col) : fill ? NC_FILL_INT : 0;
+      if (!written && !fill && !MPI_TEST_IS_EXACDF) continue;
+      if (got[k] != want) {
+        if (failures_part[2] < 8)
+          fprintf(stderr, "[rank %d] holes (%s, %s): a(%d, %d) read %d, expected %d\n", mpi_test_rank,
+                  fill ? "fill" : "nofill", kind < 2 ? "varn" : "iget", row, col, got[k], want);
+        failures_part[2]++;
+      }
+    }
     if (!collective) CHECK_OK(ncmpi_end_indep_data(ncid));
   }
   CHECK_OK(ncmpi_close(ncid));
@@ -241,10 +364,13 @@ int main(int argc, char **argv) {
     g_half = C / 2 - 3 * g_round;
     straddling_gets(mpi_test_path("past_eof.nc"));
   }
-  if (failures_part[0] || failures_part[1])
-    fprintf(stderr, "[rank %d] wrong values: %d in the straddling gets, %d in the random sequences\n", mpi_test_rank,
-            failures_part[0], failures_part[1]);
+  holes(mpi_test_path("past_eof_holes.nc"), 1);
+  holes(mpi_test_path("past_eof_holes.nc"), 0);
+  if (failures_part[0] || failures_part[1] || failures_part[2])
+    fprintf(stderr, "[rank %d] wrong values: %d in the straddling gets, %d in the random sequences, %d in the holes\n",
+            mpi_test_rank, failures_part[0], failures_part[1], failures_part[2]);
   CHECK(failures_part[0] == 0);
   CHECK(failures_part[1] == 0);
+  CHECK(failures_part[2] == 0);
   return mpi_test_finish();
 }
